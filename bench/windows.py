@@ -1,0 +1,155 @@
+"""How well conversation windows keep replies together, on the annotated IRC samples.
+
+    python -m bench.windows [--data DIR] [--quick]
+
+A reply link (parent, reply), self-links excluded, is *seen* when one extraction call sees both
+messages: both in one window, or the parent in the carried-over context of the reply's window.
+Compares grapevine's policy (defaults, other quiet times, other context sizes) with one window
+per message and with fixed windows of 30 messages (neither carries context).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from bench.datasets import DATA_DIR, IrcSample, dev_samples, load_irc
+from grapevine.settings import WindowSettings
+from ingest.replay import replay
+from ingest.windows import ClosedWindow, WindowMessage
+
+Policy = Callable[[list[WindowMessage]], list[ClosedWindow]]
+
+
+@dataclass(frozen=True)
+class Score:
+    policy: str
+    messages: int
+    windows: int
+    links: int
+    in_window: int  # both messages inside one window
+    seen: int  # in one window, or the parent in that window's context
+    largest: int
+    mean_context: float
+    worst_sample: float  # lowest share of links seen in any one sample
+
+    @property
+    def seen_share(self) -> float:
+        return self.seen / self.links if self.links else 0.0
+
+    @property
+    def window_share(self) -> float:
+        return self.in_window / self.links if self.links else 0.0
+
+    @property
+    def calls_per_100(self) -> float:
+        return 100 * self.windows / self.messages if self.messages else 0.0
+
+    @property
+    def mean_size(self) -> float:
+        return self.messages / self.windows if self.windows else 0.0
+
+
+def window_settings(**overrides: Any) -> WindowSettings:
+    """The built-in defaults (not the environment's) with some fields changed."""
+    values = {name: field.default for name, field in WindowSettings.model_fields.items()}
+    return WindowSettings(**{**values, **overrides})
+
+
+def grapevine_policy(settings: WindowSettings) -> Policy:
+    return lambda messages: list(replay(messages, settings))
+
+
+def fixed_policy(size: int) -> Policy:
+    """Cut every `size` messages, no context: size 1 is one call per message."""
+
+    def cut(messages: list[WindowMessage]) -> list[ClosedWindow]:
+        chunks = [tuple(messages[i : i + size]) for i in range(0, len(messages), size)]
+        return [ClosedWindow(c[0].message.channel_id, c[0].message.guild_id, c, (), "fixed") for c in chunks]
+
+    return cut
+
+
+def score(name: str, samples: Sequence[IrcSample], policy: Policy) -> Score:
+    messages = windows = links = in_window = seen = largest = context = 0
+    worst = 1.0
+    for sample in samples:
+        links_before, seen_before = links, seen
+        closed = policy(sample.messages)
+        window_of = {wm.message.id: i for i, w in enumerate(closed) for wm in w.messages}
+        contexts = [{wm.message.id for wm in w.context} for w in closed]
+        for parent, reply in sample.reply_links:
+            if parent == reply or parent not in window_of or reply not in window_of:
+                continue  # conversation starts, and links to system lines
+            links += 1
+            same = window_of[parent] == window_of[reply]
+            in_window += same
+            seen += same or parent in contexts[window_of[reply]]
+        messages += len(sample.messages)
+        windows += len(closed)
+        largest = max([largest, *(len(w.messages) for w in closed)])
+        context += sum(len(w.context) for w in closed)
+        if links > links_before:
+            worst = min(worst, (seen - seen_before) / (links - links_before))
+    mean_context = context / windows if windows else 0.0
+    return Score(name, messages, windows, links, in_window, seen, largest, mean_context, worst)
+
+
+def policies() -> list[tuple[str, Policy]]:
+    defaults = window_settings()
+    n = defaults.context_messages
+    rows: list[tuple[str, Policy]] = [(f"grapevine defaults: quiet 180 s, context {n}", grapevine_policy(defaults))]
+    for quiet in (60, 120, 300, 600):
+        rows.append((f"grapevine          quiet {quiet} s, context {n}", grapevine_policy(window_settings(quiet_seconds=quiet))))
+    for size in sorted({0, 5, 10, 15, 20, 30} - {n}):
+        rows.append((f"grapevine          quiet 180 s, context {size}", grapevine_policy(window_settings(context_messages=size))))
+    rows.append(("one window per message", fixed_policy(1)))
+    rows.append(("fixed 30 messages, no context", fixed_policy(30)))
+    return rows
+
+
+def table(scores: Sequence[Score], title: str) -> Table:
+    out = Table(title=title)
+    out.add_column("policy", no_wrap=True)
+    for header in ("links seen", "worst sample", "in window", "calls/100 msgs", "mean size", "largest", "mean context"):
+        out.add_column(header, justify="right")
+    for s in scores:
+        out.add_row(
+            s.policy,
+            f"{100 * s.seen_share:.1f}%",
+            f"{100 * s.worst_sample:.1f}%",
+            f"{100 * s.window_share:.1f}%",
+            f"{s.calls_per_100:.2f}",
+            f"{s.mean_size:.1f}",
+            str(s.largest),
+            f"{s.mean_context:.1f}",
+        )
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.windows", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA_DIR, help="shared data folder (or a folder of *.raw.txt)")
+    parser.add_argument("--quick", action="store_true", help="use only the first 2 samples")
+    args = parser.parse_args(argv)
+    try:
+        paths = dev_samples(args.data)[: 2 if args.quick else None]
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
+    samples = [load_irc(p) for p in paths]
+    scores = [score(name, samples, policy) for name, policy in policies()]
+    total = sum(len(s.messages) for s in samples)
+    title = f"Conversation windows on {len(samples)} IRC samples ({total} messages, {scores[0].links} reply links)"
+    Console(width=None if sys.stdout.isatty() else 140).print(table(scores, title))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Rows from the query files, turned into the store's records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graph.models import Episode, EpisodeStatus, EntityView, FactView, Message, MessageView, User, utc
+
+
+def _dt(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    return utc(value)
+
+
+def fact(row: dict[str, Any]) -> FactView:
+    reporters = sorted(
+        ((r[0], r[1] or r[0], _dt(r[2])) for r in row.get("reporters") or []),
+        key=lambda r: (r[2] is None, r[2] or datetime.max, r[0]),
+    )
+    about = row.get("about") or []
+    superseded_by = row.get("superseded_by") or []
+    return FactView(
+        uuid=row["uuid"],
+        text=row["text"],
+        category=row.get("category") or "other",
+        importance=int(row.get("importance") or 5),
+        confidence=float(row.get("confidence") if row.get("confidence") is not None else 0.8),
+        valid_at=_dt(row.get("valid_at")),
+        invalid_at=_dt(row.get("invalid_at")),
+        expires_at=_dt(row.get("expires_at")),
+        created_at=_dt(row.get("created_at")),
+        expired_at=_dt(row.get("expired_at")),
+        about=tuple(a[1] or a[0] for a in about),
+        about_ids=tuple(a[0] for a in about),
+        reporters=tuple(reporters),
+        superseded_by=superseded_by[0] if superseded_by else None,
+    )
+
+
+def entity(row: dict[str, Any]) -> EntityView:
+    return EntityView(uuid=row["uuid"], name=row["name"], kind=row.get("kind") or "other", aliases=tuple(row.get("aliases") or ()))
+
+
+def message_view(row: dict[str, Any]) -> MessageView:
+    return MessageView(
+        id=row["id"],
+        channel_id=row["channel_id"],
+        author_id=row["author_id"],
+        author_name=row.get("author_display_name") or row.get("author_name") or row["author_id"],
+        author_is_bot=bool(row.get("author_is_bot")),
+        content=row.get("content") or "",
+        created_at=_dt(row["created_at"]),  # type: ignore[arg-type]
+        reply_to_id=row.get("reply_to_id"),
+    )
+
+
+def message_and_author(row: dict[str, Any]) -> tuple[Message, User]:
+    msg = Message(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        author_id=row["author_id"],
+        content=row.get("content") or "",
+        created_at=_dt(row["created_at"]),  # type: ignore[arg-type]
+        edited_at=_dt(row.get("edited_at")),
+        reply_to_id=row.get("reply_to_id"),
+    )
+    author = User(
+        id=row["author_id"],
+        name=row.get("author_name") or row["author_id"],
+        display_name=row.get("author_display_name") or row.get("author_name") or row["author_id"],
+        is_bot=bool(row.get("author_is_bot")),
+    )
+    return msg, author
+
+
+def user(row: dict[str, Any]) -> User:
+    return User(id=row["id"], name=row.get("name") or row["id"], display_name=row.get("display_name") or row.get("name") or row["id"], is_bot=bool(row.get("is_bot")))
+
+
+def episode(row: dict[str, Any]) -> Episode:
+    return Episode(
+        uuid=row["uuid"],
+        key=row["key"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        started_at=_dt(row["started_at"]),  # type: ignore[arg-type]
+        ended_at=_dt(row["ended_at"]),  # type: ignore[arg-type]
+        message_count=int(row.get("message_count") or 0),
+        summary=row.get("summary") or "",
+        status=EpisodeStatus(row["status"]),
+        attempts=int(row.get("attempts") or 0),
+        error=row.get("error"),
+    )

@@ -1,0 +1,59 @@
+"""Text helpers shared by the store and resolution: name keys, full-text queries, name matching."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ARTICLES = ("the ", "a ", "an ")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an and are as at be but by did do does for from had has have he her him his how i if in is it its "
+    "me my no not of on or our she so that the their them then there they this to too us was we were what "
+    "when where which who why will with you your yes yeah ok lol just like about know think".split()
+)
+
+
+def name_key(name: str) -> str:
+    """Casefolded name without accents, punctuation or a leading article: 'The Celtics!' -> 'celtics'."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode() or name
+    text = " ".join(_WORD.findall(text.casefold()))
+    for article in _ARTICLES:
+        if text.startswith(article):
+            text = text[len(article):]
+            break
+    return text.strip()
+
+
+def keywords(text: str, limit: int = 24) -> list[str]:
+    """Distinct content words of a text, in order, for full-text search."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.casefold()):
+        if len(word) > 1 and word not in _STOP and not word.isdigit():
+            seen.setdefault(word, None)
+        if len(seen) >= limit:
+            break
+    return list(seen)
+
+
+def lucene_query(text: str, limit: int = 24) -> str:
+    """A Lucene query matching any keyword; only word characters survive, so nothing is syntax."""
+    return " OR ".join(keywords(text, limit))
+
+
+def names_word(text: str, names: list[str]) -> bool:
+    """Whether `text` contains one of `names` as a whole word, case-insensitively."""
+    folded = text.casefold()
+    for name in names:
+        if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", folded):
+            return True
+    return False
+
+
+def redact(text: str, needles: list[str], replacement: str = "[forgotten]") -> str:
+    for needle in sorted((n for n in needles if n), key=len, reverse=True):
+        text = re.sub(rf"<@!?{re.escape(needle)}>" if needle.isdigit() else rf"(?<!\w){re.escape(needle)}(?!\w)",
+                      replacement, text, flags=re.IGNORECASE)
+        if needle.isdigit():
+            text = text.replace(needle, replacement)
+    return text

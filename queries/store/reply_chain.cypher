@@ -1,0 +1,10 @@
+// A message and the messages it replies to, up the chain, oldest first.
+MATCH (start:Message {id: $message_id})-[:REPLIES_TO*0..40]->(m:Message)
+WHERE m.guild_id = $guild_id
+MATCH (u:User)-[:SENT]->(m)
+RETURN DISTINCT m.id AS id, m.guild_id AS guild_id, m.channel_id AS channel_id, m.author_id AS author_id,
+       m.content AS content, m.created_at AS created_at, m.edited_at AS edited_at,
+       m.reply_to_id AS reply_to_id, u.name AS author_name, u.display_name AS author_display_name,
+       u.is_bot AS author_is_bot
+ORDER BY created_at, id
+LIMIT $limit

@@ -1,0 +1,77 @@
+"""Shared fixtures: a real ArcadeDB server for the session, a fresh database per test, and
+Neo4j 5 through testcontainers wherever a Docker engine answers (skipped with the reason here)."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
+from graph.engines.neo4j import Neo4jEngine
+from graph.store import GraphStore
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def arcadedb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArcadeDBEngine]:
+    engine = ArcadeDBEngine(password="grapevine-tests", database="grapevine", bolt_port=free_port(), http_port=free_port())
+    server = ArcadeDBServer(tmp_path_factory.mktemp("arcadedb"), engine, heap="1g")
+    server.start()
+    yield engine
+    server.stop()
+
+
+def _docker_reason() -> str | None:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
+        return f"no Docker engine for the Neo4j 5 container (testcontainers): {type(exc).__name__}: {str(exc)[:120]}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def neo4j_engine() -> Iterator[Neo4jEngine]:
+    reason = _docker_reason()
+    if reason:
+        pytest.skip(reason)
+    from testcontainers.neo4j import Neo4jContainer
+
+    with Neo4jContainer("neo4j:5-community", password="grapevine-tests") as container:
+        yield Neo4jEngine(container.get_connection_url(), "neo4j", "grapevine-tests")
+
+
+@pytest.fixture(params=["arcadedb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[GraphStore]:
+    """A GraphStore with its schema set up on an empty database of each engine."""
+    if request.param == "arcadedb":
+        server: ArcadeDBEngine = request.getfixturevalue("arcadedb_server")
+        engine = server.for_database(f"t{uuid.uuid4().hex[:12]}")
+        await engine.create_database()
+        driver = engine.driver()
+        graph = GraphStore(driver, engine)
+        await graph.setup_schema()
+        yield graph
+        await driver.close()
+        await engine.drop_database()
+    else:
+        neo: Neo4jEngine = request.getfixturevalue("neo4j_engine")
+        driver = neo.driver()
+        await driver.execute_query("MATCH (n) DETACH DELETE n", database_=neo.database)
+        graph = GraphStore(driver, neo)
+        await graph.setup_schema()
+        yield graph
+        await driver.close()

@@ -1,0 +1,56 @@
+"""Forget-me on a populated graph: the user's subgraph goes, everyone else's facts stay, no residue."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graph.forget import forget_user, residue_audit
+from graph.models import EpisodeWrite
+from graph.store import GraphStore
+from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate
+
+
+async def _all_fact_texts(store: GraphStore, guild: str) -> set[str]:
+    facts = await store.facts_history(guild, user_ids=list(PEOPLE.values()), entity_uuids=[], history=True)
+    return {f.text for f in facts}
+
+
+async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: GraphStore) -> None:
+    p = await populate(store)
+    # Someone else's fact that names Charlie, and one that only mentions him.
+    msg = await p.say(GENERAL, "bob", "Charlie and I are going climbing on Sunday", T0 + timedelta(days=3))
+    msg2 = await p.say(GENERAL, "bob", "hey <@%s> bring the rope" % PEOPLE["charlie"], T0 + timedelta(days=3, seconds=5))
+    key = await p.episode(GENERAL, [msg, msg2])
+    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, summary="Bob and Charlie plan climbing on Sunday.", facts=(
+        p.fact("bob_climbing", "Bob is going climbing with Charlie on Sunday", [U("bob")], msg, mentions=[U("charlie")]),
+        p.fact("bob_rope", "Bob owns a climbing rope", [U("bob")], msg2, mentions=[U("charlie")]),
+    )))
+    before_g1 = await _all_fact_texts(store, G1)
+    before_g2 = await _all_fact_texts(store, G2)
+
+    report = await forget_user(store.runner, PEOPLE["charlie"])
+
+    assert report.deleted["User"] == 1
+    assert report.deleted["Fact"] == 3  # Celtics fan, the sister in Austin (only he reported it), climbing (names him)
+    assert report.deleted["Entity"] == 2  # Charlie's sister and the Celtics, left with no facts
+    assert report.deleted["Message"] == 4
+    assert report.residue == []
+    assert await residue_audit(store.runner, PEOPLE["charlie"], ["charlie", "Charlie"]) == []
+    after_g1 = await _all_fact_texts(store, G1)
+    assert before_g1 - after_g1 == {"Charlie is a Celtics fan", "Bob is going climbing with Charlie on Sunday"}
+    assert "Bob owns a climbing rope" in after_g1
+    assert await _all_fact_texts(store, G2) == before_g2
+    alice = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
+    assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
+    assert await store.linked_entities(G1, PEOPLE["charlie"]) == []
+    summaries = (await store.channel_context(G1, GENERAL, episodes=10, messages=50)).summaries
+    assert not any("Charlie" in s for _, s in summaries)
+    assert "[forgotten]" in " ".join(s for _, s in summaries)
+
+
+async def test_forget_in_one_guild_keeps_the_other(store: GraphStore) -> None:
+    await populate(store)
+    report = await forget_user(store.runner, PEOPLE["alice"], guild_id=G1)
+    assert report.deleted["User"] == 0  # Alice still has a life in the climbing gym
+    assert await store.facts_about(G1, user_ids=[PEOPLE["alice"]]) == []
+    assert [f.text for f in await store.facts_about(G2, user_ids=[PEOPLE["alice"]])] == ["Alice is vegetarian"]

@@ -1,0 +1,184 @@
+"""Conformance suite: every store operation on a populated graph, on ArcadeDB and (with Docker) Neo4j."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from graph.models import Channel, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, SchemaMismatch, User
+from graph.store import GraphStore
+from tests.support.busy_server import BOT, G1, G2, GENERAL, PEOPLE, T0, THREAD, E, U, populate
+
+
+async def test_schema_setup_is_idempotent_and_refuses_other_embeddings(store: GraphStore) -> None:
+    await store.setup_schema()
+    with pytest.raises(SchemaMismatch, match="embeddings"):
+        await store.setup_schema("all-minilm-l6-v2", 384)
+
+
+async def test_records_are_idempotent_on_discord_ids(store: GraphStore) -> None:
+    p = await populate(store)
+    before = await store.stats()
+    await store.upsert_users([User(id=PEOPLE["alice"], name="alice", display_name="Alice A.")])
+    await store.record_messages(p.messages[:5])
+    assert (await store.stats())["nodes"] == before["nodes"]
+    alice = (await store.users([PEOPLE["alice"]]))[0]
+    assert alice.display_name == "Alice A."
+
+
+async def test_edit_and_delete_follow_discord(store: GraphStore) -> None:
+    p = await populate(store)
+    msg = p.messages[0]
+    assert await store.edit_message(msg.id, "where did you move, Alice?", T0 + timedelta(minutes=1))
+    chain = await store.reply_chain(G1, msg.id)
+    assert chain[0].content == "where did you move, Alice?"
+    assert await store.delete_message(msg.id)
+    assert await store.reply_chain(G1, msg.id) == []
+    assert not await store.delete_message(msg.id)
+
+
+async def test_facts_about_user_hold_now_ordered_with_reporters(store: GraphStore) -> None:
+    p = await populate(store)
+    facts = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
+    assert [f.uuid for f in facts] == [p.facts["alice_austin"], p.facts["alice_luna"]]
+    assert facts[0].reporters[0][:2] == (PEOPLE["alice"], "Alice")
+    assert facts[0].about == ("Alice",)
+    assert facts[0].valid_at == T0 + timedelta(days=30)
+    assert all("vegetarian" not in f.text for f in facts), "a fact of another guild leaked"
+
+
+async def test_third_party_fact_is_about_frank_and_corroborated(store: GraphStore) -> None:
+    p = await populate(store)
+    facts = await store.facts_about(G1, user_ids=[PEOPLE["frank"]])
+    assert [f.uuid for f in facts] == [p.facts["frank_engaged"]]
+    assert [r[0] for r in facts[0].reporters] == [PEOPLE["eve"], PEOPLE["grace"]]
+    assert await store.facts_about(G1, user_ids=[PEOPLE["eve"]]) == []
+
+
+async def test_writing_the_same_episode_twice_changes_nothing(store: GraphStore) -> None:
+    p = await populate(store)
+    key = p.episodes[0]
+    before = await store.stats()
+    again = EpisodeWrite(key=key, guild_id=G1, summary="something else", facts=(
+        p.fact("dup", "Alice is moving to Austin next month", [U("alice")], p.messages[1]),
+    ))
+    outcome = await store.write_episode(again)
+    assert not outcome.written
+    assert await store.stats() == before
+    assert (await store.episode(key)).summary.startswith("Alice is moving")  # type: ignore[union-attr]
+
+
+async def test_supersession_keeps_history(store: GraphStore) -> None:
+    p = await populate(store)
+    at = T0 + timedelta(days=10)
+    msg = await p.say(GENERAL, "bob", "moved to Munich last week!", at)
+    key = await p.episode(GENERAL, [msg])
+    munich = p.fact("bob_munich", "Bob moved to Munich", [U("bob")], msg, valid_at=at - timedelta(days=7),
+                    supersedes=["bob_berlin"], category="location")
+    outcome = await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))
+    assert outcome.superseded == 1
+    now = await store.facts_about(G1, user_ids=[PEOPLE["bob"]], now=at)
+    assert [f.text for f in now] == ["Bob moved to Munich"]
+    history = await store.facts_history(G1, user_ids=[PEOPLE["bob"]], history=True)
+    by_text = {f.text: f for f in history}
+    berlin = by_text["Bob lives in Berlin"]
+    assert berlin.invalid_at == at - timedelta(days=7)
+    assert berlin.expired_at is not None
+    assert berlin.superseded_by == p.facts["bob_munich"]
+    was = await store.facts_history(G1, user_ids=[PEOPLE["bob"]], at=T0 + timedelta(days=2))
+    assert [f.text for f in was] == ["Bob lives in Berlin"]
+
+
+async def test_two_hop_context_through_linked_entities(store: GraphStore) -> None:
+    p = await populate(store)
+    linked = await store.linked_entities(G1, PEOPLE["charlie"])
+    assert [(e.name, rel) for e, rel in linked] == [("Charlie's sister", "sister")]
+    facts = await store.facts_about(G1, entity_uuids=[e.uuid for e, _ in linked])
+    assert [f.text for f in facts] == ["Charlie's sister lives in Austin"]
+    assert await store.linked_entities(G2, PEOPLE["charlie"]) == []
+
+
+async def test_full_text_search_is_scoped_to_the_guild(store: GraphStore) -> None:
+    p = await populate(store)
+    found = await store.search_facts(G1, "anyone been to Austin? (AND OR ~ *")
+    assert {f.uuid for f in found} == {p.facts["alice_austin"], p.facts["sister_austin"]}
+    assert await store.search_facts(G1, "vegetarian") == []
+    assert [f.text for f in await store.search_facts(G2, "vegetarian")] == ["Alice is vegetarian"]
+    entities = await store.search_entities(G1, "how is ATX these days")
+    assert [e.name for e in entities] == ["Austin"]
+    assert [e.name for e in await store.entities_by_names(G1, ["the celtics"])] == ["Celtics"]
+    assert await store.search_facts(G1, "") == []
+
+
+async def test_members_by_name_are_guild_members(store: GraphStore) -> None:
+    await populate(store)
+    found = await store.members_by_name(G1, ["Frank", "Heather", "Dave"])
+    assert sorted(u.name for u in found) == ["dave"]  # Frank never wrote in the guild
+    assert [u.name for u in await store.members_by_name(G2, ["alice"])] == ["alice"]
+
+
+async def test_channel_context_and_reply_chain(store: GraphStore) -> None:
+    p = await populate(store)
+    ctx = await store.channel_context(G1, GENERAL, episodes=2, messages=3, before=T0 + timedelta(days=5))
+    assert [s for _, s in ctx.summaries] == ["Members introduced themselves.",
+                                             "Eve shared that Frank got engaged to Heather; Bob lives in Berlin."]
+    assert [m.author_id for m in ctx.messages] == [PEOPLE["mallory"], PEOPLE["oscar"], PEOPLE["peggy"]]
+    thread = await store.channel_context(G1, THREAD, episodes=0, messages=2)
+    assert len(thread.messages) == 2 and thread.messages[-1].content.startswith("job offer detail 4")
+    chain = await store.reply_chain(G1, p.messages[1].id)
+    assert [m.content for m in chain] == ["where did you move again?", "Austin!"]
+
+
+async def test_candidates_and_expiry_and_cap(store: GraphStore) -> None:
+    p = await populate(store)
+    dave_now = await store.facts_about(G1, user_ids=[PEOPLE["dave"]], now=T0 + timedelta(days=2, hours=1))
+    assert len(dave_now) == 2
+    later = T0 + timedelta(days=4)
+    assert len(await store.facts_about(G1, user_ids=[PEOPLE["dave"]], now=later)) == 1
+    assert await store.retire_expired(later) == 1
+    assert await store.retire_expired(later) == 0
+    retired = await store.enforce_user_cap(2, now=later)
+    assert retired == 5 * 2  # five filler people with four facts each keep their two most important
+    ivan = await store.facts_about(G1, user_ids=[PEOPLE["ivan"]], now=later)
+    assert [f.importance for f in ivan] == [6, 5]
+
+
+async def test_buffered_messages_and_episode_lifecycle(store: GraphStore) -> None:
+    p = await populate(store)
+    assert await store.buffered_messages() == []
+    late = await p.say(GENERAL, "judy", "anyone around?", T0 + timedelta(days=6))
+    bot = Message(id=p.mid(), guild_id=G1, channel_id=GENERAL, author_id=BOT, content="hello", created_at=late.created_at + timedelta(seconds=1))
+    await store.record_messages([bot])
+    buffered = await store.buffered_messages()
+    assert [(m.id, u.is_bot) for m, u in buffered] == [(late.id, False), (bot.id, True)]
+    close = EpisodeClose(key=f"{GENERAL}:{late.id}:{bot.id}", uuid="e-late", guild_id=G1, channel_id=GENERAL,
+                         started_at=late.created_at, ended_at=bot.created_at, message_ids=(late.id, bot.id),
+                         participant_ids=(late.author_id, BOT))
+    assert await store.close_episode(close) == "pending"
+    assert await store.close_episode(close) == "pending"
+    assert await store.buffered_messages() == []
+    await store.mark_episode(close.key, EpisodeStatus.FAILED, "LLM down", attempt=True)
+    parked = await store.episodes([EpisodeStatus.FAILED])
+    assert [(e.key, e.attempts, e.error) for e in parked] == [(close.key, 1, "LLM down")]
+    assert [m.id for m, _ in await store.episode_messages(close.key)] == [late.id, bot.id]
+    with pytest.raises(LookupError):
+        await store.close_episode(close.model_copy(update={"key": "x", "channel_id": "nope"}))
+
+
+async def test_consent_is_stored_as_a_keyed_hash(store: GraphStore) -> None:
+    await store.opt_out(PEOPLE["mallory"])
+    keys = await store.opted_out_keys()
+    assert keys == {store.consent_key(PEOPLE["mallory"])} and PEOPLE["mallory"] not in next(iter(keys))
+    assert await store.opt_in(PEOPLE["mallory"])
+    assert await store.opted_out_keys() == set()
+
+
+async def test_stats_per_label_and_guild(store: GraphStore) -> None:
+    p = await populate(store)
+    stats = await store.stats()
+    facts = {(r["guild_id"]): r["count"] for r in stats["nodes"] if r["label"] == "Fact"}
+    assert facts == {G1: len(p.facts) - 1, G2: 1}
+    types = {r["type"] for r in stats["relationships"]}
+    assert {"ABOUT", "MENTIONS", "REPORTED_BY", "FROM", "EXTRACTED_FROM", "RELATED_TO", "SENT", "IN_EPISODE",
+            "TOOK_PART_IN", "IN_CHANNEL", "IN_GUILD", "REPLIES_TO"} <= types

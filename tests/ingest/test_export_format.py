@@ -1,0 +1,187 @@
+"""Reading DiscordChatExporter JSON exports (ingest/export_format.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graph.models import ChannelKind
+from ingest.export_format import ExportFormatError, ParsedExport, parse_export
+from tests.support.dce_builder import BOT_NICK, export_from_irc, user_id
+
+SAMPLE = Path("/work/shared/data/irc/dev/2004-11-15_03.raw.txt")
+SYSTEM = {"GuildMemberJoin", "ChannelPinnedMessage", "RecipientAdd", "ThreadCreated"}
+
+pytestmark = pytest.mark.skipif(not SAMPLE.is_file(), reason=f"shared IRC sample {SAMPLE} absent")
+
+
+@pytest.fixture(scope="module")
+def export_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dce") / "ubuntu.json"
+    export_from_irc(SAMPLE, out, channel_id="4242")
+    return out
+
+
+@pytest.fixture(scope="module")
+def document(export_path: Path) -> dict[str, Any]:
+    return json.loads(export_path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def parsed(export_path: Path) -> ParsedExport:
+    return parse_export(export_path)
+
+
+def write(tmp_path: Path, doc: dict[str, Any], name: str = "export.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path
+
+
+def test_header_maps_to_guild_and_text_channel(parsed: ParsedExport) -> None:
+    assert parsed.guild.id == "g-irc"
+    assert parsed.channel.id == "4242" and parsed.channel.guild_id == "g-irc"
+    assert parsed.channel.kind is ChannelKind.TEXT and parsed.channel.parent_id is None
+    assert parsed.channel.name == "ubuntu"
+
+
+def test_every_irc_line_becomes_one_message(parsed: ParsedExport, document: dict) -> None:
+    raw = SAMPLE.read_text(encoding="utf-8").split("\n")
+    spoken = [i for i, line in enumerate(raw) if re.match(r"^\[\d\d:\d\d\] (<|\s+\* )", line)]
+    humans = [m for m in parsed.messages if m.author_id != user_id(BOT_NICK)]
+    assert [int(m.id) & 0x3FFFFF for m in humans] == spoken  # the low bits carry the raw line
+    assert len(parsed.messages) == len(spoken) + 2  # and the Discord bot's two messages
+    assert parsed.skipped == []
+    system = [m for m in document["messages"] if m["type"] in SYSTEM]
+    assert parsed.system_messages == len(system) > 0
+    times = [m.created_at for m in parsed.messages]
+    assert times == sorted(times) and all(t.tzinfo is timezone.utc for t in times)
+    assert times[0].date().isoformat() == "2004-11-14"  # the log starts the day before line 1000
+    assert all(m.guild_id == "g-irc" and m.channel_id == "4242" for m in parsed.messages)
+
+
+def test_authors_by_id_survive_renames(parsed: ParsedExport, document: dict) -> None:
+    spoken = [m for m in document["messages"] if m["type"] not in SYSTEM]
+    last_seen = {m["author"]["id"]: m["author"] for m in spoken}
+    for uid, author in last_seen.items():
+        user = parsed.users[uid]
+        assert (user.name, user.display_name, user.is_bot) == (
+            author["name"], author["nickname"], author["isBot"]
+        )
+    by_id = {m.id: m for m in parsed.messages}
+    renamed = [m for m in document["messages"] if m["author"]["nickname"] == "ubuntor"]
+    assert renamed, "the sample renames usual to ubuntor"
+    assert {by_id[m["id"]].author_id for m in renamed} == {user_id("usual")}
+    mentioned = {u["id"] for m in document["messages"] for u in m["mentions"]}
+    assert mentioned and mentioned <= parsed.users.keys()
+
+
+def test_reply_links_follow_the_annotations(parsed: ParsedExport) -> None:
+    by_line = {int(m.id) & 0x3FFFFF: m for m in parsed.messages}
+    annotation = SAMPLE.with_name(SAMPLE.name.replace(".raw.", ".annotation."))
+    links: dict[int, int] = {}
+    for row in annotation.read_text(encoding="utf-8").splitlines():
+        a, b = map(int, row.split()[:2])
+        if a < b and a in by_line and b in by_line:
+            links[b] = max(links.get(b, a), a)
+    assert len(links) > 50
+    for b, a in links.items():
+        assert by_line[b].reply_to_id == by_line[a].id
+    ids = {m.id for m in parsed.messages}
+    replies = [m for m in parsed.messages if m.reply_to_id]
+    assert all(m.reply_to_id in ids for m in replies)
+
+
+def test_edits_and_bot(parsed: ParsedExport, document: dict) -> None:
+    edited = {m["id"] for m in document["messages"] if m["timestampEdited"]}
+    assert len(edited) >= 3
+    assert {m.id for m in parsed.messages if m.edited_at} == edited
+    assert all(m.edited_at > m.created_at for m in parsed.messages if m.edited_at)
+    bot = parsed.users[user_id(BOT_NICK)]
+    assert bot.is_bot and bot.display_name == BOT_NICK
+    assert sum(m.author_id == bot.id for m in parsed.messages) == 2
+    assert not parsed.users[user_id("usual")].is_bot
+
+
+def test_truncated_file_names_line_and_column(export_path: Path, tmp_path: Path) -> None:
+    text = export_path.read_text(encoding="utf-8")
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(ExportFormatError) as caught:
+        parse_export(cut)
+    err = caught.value
+    assert err.line is not None and err.line > 100 and err.column is not None
+    assert "cut.json" in str(err) and f"line {err.line}, column {err.column}" in str(err)
+
+
+def test_not_an_export(tmp_path: Path) -> None:
+    with pytest.raises(ExportFormatError, match="guild, channel"):
+        parse_export(write(tmp_path, {"messages": []}))
+    with pytest.raises(ExportFormatError, match="bad header"):
+        parse_export(write(tmp_path, {"guild": {}, "channel": {"id": "1"}, "messages": []}))
+
+
+def test_malformed_messages_are_skipped_with_their_index(document: dict, tmp_path: Path) -> None:
+    doc = copy.deepcopy(document)
+    spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
+    no_author, bad_time, not_object = spoken[5], spoken[9], spoken[12]
+    del doc["messages"][no_author]["author"]
+    doc["messages"][bad_time]["timestamp"] = "last tuesday"
+    bad_time_id = doc["messages"][bad_time]["id"]
+    doc["messages"][not_object] = "oops"
+    result = parse_export(write(tmp_path, doc))
+    assert [s.index for s in result.skipped] == [no_author, bad_time, not_object]
+    assert "author" in result.skipped[0].reason
+    assert result.skipped[1].message_id == bad_time_id and "timestamp" in result.skipped[1].reason
+    assert result.skipped[2].message_id is None
+    assert len(result.messages) == len(spoken) - 3
+
+
+def test_unicode_empty_attachments_forwards_and_offsets(document: dict, tmp_path: Path) -> None:
+    doc = copy.deepcopy(document)
+    base = next(m for m in doc["messages"] if m["type"] == "Default")
+    texts = ["Ünïcödé 🍇 👩‍👩‍👧 日本語 עברית e\u0301 \U0001d11e", "\\n\"quoted\"\t\u2028", ""]
+    doc["messages"] = []
+    for n, text in enumerate(texts + ["", "fwd"]):
+        doc["messages"].append(base | {"id": f"90{n}", "content": text})
+    doc["messages"][3]["attachments"] = [{"id": "7", "url": "u", "fileName": "résumé.pdf"}]
+    doc["messages"][4]["reference"] = {"type": "Forward", "messageId": "1", "channelId": "2"}
+    doc["messages"][4]["timestamp"] = "2024-03-01T12:00:00.123+02:00"
+    result = parse_export(write(tmp_path, doc))
+    assert [m.content for m in result.messages] == texts + ["[attachment: résumé.pdf]", "fwd"]
+    assert result.messages[4].reply_to_id is None
+    assert result.messages[4].created_at == datetime(2024, 3, 1, 10, 0, 0, 123000, timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("export_type", "guild", "kind", "guild_id", "parent"),
+    [
+        ("GuildPublicThread", "55", ChannelKind.THREAD, "55", "777"),
+        ("GuildNewsThread", "55", ChannelKind.THREAD, "55", "777"),
+        ("GuildVoiceChat", "55", ChannelKind.VOICE, "55", None),
+        ("DirectTextChat", "0", ChannelKind.DM, "dm:4242", None),
+        ("DirectGroupTextChat", "0", ChannelKind.DM, "dm:4242", None),
+    ],
+)
+def test_channel_kinds(
+    document: dict,
+    tmp_path: Path,
+    export_type: str,
+    guild: str,
+    kind: ChannelKind,
+    guild_id: str,
+    parent: str | None,
+) -> None:
+    doc = {**document, "messages": document["messages"][:20]}
+    doc["guild"] = {"id": guild, "name": "Direct Messages" if guild == "0" else "G", "iconUrl": ""}
+    doc["channel"] = {**document["channel"], "type": export_type, "categoryId": "777"}
+    result = parse_export(write(tmp_path, doc))
+    assert result.channel.kind is kind and result.channel.parent_id == parent
+    assert result.guild.id == result.channel.guild_id == guild_id
+    assert all(m.guild_id == guild_id for m in result.messages)

@@ -1,0 +1,1 @@
+"""Helpers shared by tests: builders of realistic input files."""
