@@ -199,12 +199,12 @@ def parse_export(path: Path) -> ParsedExport:
     parsed = ParsedExport(guild=guild, channel=channel, users={}, messages=[])
     seen: set[str] = set()
     for index, raw in enumerate(raw_messages):
-        raw_id = raw.get("id") if isinstance(raw, dict) else None
-        message_id = str(raw_id) if isinstance(raw_id, (str, int)) and raw_id != "" else None
         if not isinstance(raw, dict):
             parsed.skipped.append(SkippedMessage(index, None, "not a JSON object"))
             continue
-        if raw.get("type") in SYSTEM_MESSAGE_TYPES:
+        raw_id = raw.get("id")
+        message_id = str(raw_id) if isinstance(raw_id, (str, int)) and raw_id != "" else None
+        if str(raw.get("type")) in SYSTEM_MESSAGE_TYPES:
             parsed.system_messages += 1
             continue
         try:

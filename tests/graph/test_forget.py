@@ -33,7 +33,7 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert report.deleted["User"] == 1
     assert report.deleted["Fact"] == 3  # Celtics fan, the sister in Austin (only he reported it), climbing (names him)
     assert report.deleted["Entity"] == 2  # Charlie's sister and the Celtics, left with no facts
-    assert report.deleted["Message"] == 4
+    assert report.deleted["Message"] == 3  # two in the Book Club, one in the climbing gym
     assert report.residue == []
     assert await residue_audit(store.runner, PEOPLE["charlie"], ["charlie", "Charlie"]) == []
     after_g1 = await _all_fact_texts(store, G1)
