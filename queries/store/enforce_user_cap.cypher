@@ -6,5 +6,5 @@ ORDER BY f.importance DESC, f.valid_at DESC, f.created_at DESC
 WITH u, guild_id, collect(f) AS facts
 WHERE size(facts) > $cap
 UNWIND facts[$cap..] AS old
-SET old.expired_at = datetime($now)
+SET old.expired_at = datetime($now), old:Closed
 RETURN count(old) AS retired

@@ -3,6 +3,6 @@ UNWIND $supersessions AS row
 MATCH (new:Fact {uuid: row.new_uuid, guild_id: $guild_id})
 MATCH (old:Fact {uuid: row.old_uuid, guild_id: $guild_id})
 WHERE old.invalid_at IS NULL AND old.uuid <> new.uuid
-SET old.invalid_at = new.valid_at, old.expired_at = datetime($now)
+SET old.invalid_at = new.valid_at, old.expired_at = datetime($now), old:Closed
 MERGE (new)-[:SUPERSEDES]->(old)
 RETURN count(old) AS superseded
