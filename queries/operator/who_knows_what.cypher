@@ -1,10 +1,9 @@
 // title: Who was present when a fact was said
-// answers: For one fact, or for every fact about a user, the people who took part in the episodes the fact was extracted from (and so may know it).
-// params: guild_id (string, required) - the guild; fact_uuid (string, optional) - one fact; user_id (string, optional) - every fact about this Discord user (give fact_uuid or user_id)
+// answers: For one fact, every fact about a user, or every fact of the guild, the people who took part in the episodes the fact was extracted from (and so may know it).
+// params: guild_id (string, required) - the guild; fact_uuid (string, optional) - one fact; user_id (string, optional) - every fact about this Discord user (neither: every fact of the guild)
 // Bots are left out. first_present_at is the start of the earliest such episode.
 MATCH (f:Fact {guild_id: $guild_id})
-WHERE ($fact_uuid IS NOT NULL OR $user_id IS NOT NULL)
-  AND ($fact_uuid IS NULL OR f.uuid = $fact_uuid)
+WHERE ($fact_uuid IS NULL OR f.uuid = $fact_uuid)
   AND ($user_id IS NULL OR EXISTS { MATCH (f)-[:ABOUT]->(:User {id: $user_id}) })
 MATCH (f)-[:EXTRACTED_FROM]->(ep:Episode {guild_id: $guild_id})<-[:TOOK_PART_IN]-(u:User)
 WHERE NOT coalesce(u.is_bot, false)

@@ -6,5 +6,5 @@ UNWIND keys(n) AS key
 WITH n, key, toStringOrNull(n[key]) AS value
 WHERE value IS NOT NULL
   AND (value CONTAINS $user_id OR any(name IN $names WHERE toLower(value) CONTAINS name))
-RETURN elementId(n) AS element_id, labels(n)[0] AS label, key, value,
+RETURN elementId(n) AS element_id, [l IN labels(n) WHERE l <> 'Closed'][0] AS label, key, value,
        coalesce(n.id, n.uuid, n.key) AS node_key
