@@ -38,7 +38,7 @@ def roomy(**overrides: int) -> ContextSettings:
 
 
 def sample() -> Gathered:
-    a1 = fact("a1", "Bob lives in Berlin", [("bob", "Bob")], about=("bob",), day=1)
+    a1 = fact("a1", "Bob lives in Berlin with two cats and an old piano", [("bob", "Bob")], about=("bob",), day=1)
     return Gathered(
         author_id="bob", author_name="Bob",
         author_facts=[a1, fact("a2", "Bob plays chess", [("eve", "Eve")], about=("bob",))],
@@ -47,9 +47,9 @@ def sample() -> Gathered:
                   fact("r3", "Alice adopted a cat named Luna", [("alice", "Alice")])]],
         summaries=[(D + timedelta(minutes=2), "Bob and Eve talked about chess.")],
         channel_messages=[msg("c1", "Eve", "first", 1), msg("c2", "Bob", "second", 3),
-                          msg("c3", "grapevine", "third <@alice>", 4, bot=True, author_id="bot"), msg("t1", "Eve", "in the thread", 5)],
-        thread_messages=[msg("t1", "Eve", "in the thread", 5), msg("t2", "Alice", "hi <@bob>", 6)],
-        thread_kind="reply_chain", names={"bob": "Bob"}, bot_user_id="bot",
+                          msg("c3", "grapevine", "third <@77>", 4, bot=True, author_id="bot"), msg("t1", "Eve", "in the thread", 5)],
+        thread_messages=[msg("t1", "Eve", "in the thread", 5), msg("t2", "Alice", "hi <@42>", 6)],
+        thread_kind="reply_chain", names={"42": "Bob"}, bot_user_id="bot",
     )
 
 
@@ -65,7 +65,7 @@ def test_fact_lines_say_who_said_what_and_when() -> None:
 def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
     ctx = assemble(sample(), roomy())
     assert [p.name for p in ctx.parts] == ["author", "related", "channel", "thread"]
-    assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin",
+    assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin with two cats and an old piano",
                                         "- Eve said on 3 May 2024 that: Bob plays chess"]
     # round-robin over sources, and a1 (already in the author part) not repeated
     assert ctx.part("related").ids == ["r1", "r2", "r3"]
@@ -74,7 +74,7 @@ def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
         "[3 May 2024 18:01] Eve: first",
         "[conversation summary up to 3 May 2024 18:02] Bob and Eve talked about chess.",
         "[3 May 2024 18:03] Bob: second",
-        "[3 May 2024 18:04] grapevine (you): third <@alice>",
+        "[3 May 2024 18:04] grapevine (you): third <@77>",
     ]  # t1 is shown in the thread part only
     assert ctx.part("thread").lines == ["[3 May 2024 18:05] Eve: in the thread", "[3 May 2024 18:06] Alice: hi @Bob"]
     assert ctx.fact_uuids == {"a1", "a2", "r1", "r2", "r3"}
@@ -137,7 +137,7 @@ def test_chain_bounds_and_name_candidates() -> None:
     assert [m.id for m in bound_chain(chain, req, ContextSettings(reply_chain_messages=3))] == ["7", "8", "9"]
     assert [m.id for m in bound_chain(chain, req, ContextSettings(reply_chain_chars=450))] == ["6", "7", "8", "9"]
     assert [m.id for m in bound_chain(chain, req, ContextSettings(reply_chain_minutes=5))] == ["5", "6", "7", "8", "9"]
-    assert name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")[:3] == ["celtics", "fan", "like"]
+    assert name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")[:3] == ["celtics", "fan", "charlie"]  # "like" is a stop word
     assert "charlie s sister" in name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")
 
 
@@ -191,8 +191,9 @@ async def test_mentioned_user_facts_with_reporter(store: GraphStore) -> None:
                                          "- Alice said on 3 May 2024: Alice adopted a cat named Luna"]
     assert ctx.fact_uuids == {p.facts["bob_berlin"], p.facts["alice_austin"], p.facts["alice_luna"]}
     named = await build_context(store, ask("bob", "has Frank set a date yet?"), ContextSettings())
-    assert named.part("related").lines == []  # Frank never wrote in the guild: not a member by name
-    dave = await build_context(store, ask("bob", "is Dave taking that job?"), ContextSettings())
+    assert named.part("related").lines == [  # Frank never wrote in the guild: found by full text, not as a member
+        "- Eve and Grace said on 4 May 2024 that: Frank got engaged to Heather"]
+    dave = await build_context(store, ask("bob", "is Dave taking that job?", at=T0 + timedelta(days=4)), ContextSettings())
     assert dave.part("related").ids == [p.facts["dave_offer"]]  # dave_drunk expired on 6 May
 
 
@@ -229,8 +230,9 @@ async def test_guilds_never_see_each_other(store: GraphStore) -> None:
         "Alice: I'm vegetarian, no meat at the meetup please", "Charlie: noted Alice", "Alice is vegetarian."]
     here = await build_context(store, ask("charlie", "is Alice vegetarian?", mentioned_user_ids=[PEOPLE["alice"]]),
                                ContextSettings())
-    assert p.facts["alice_veg"] not in here.fact_uuids and "vegetarian" not in here.render().replace("is Alice", "")
-    assert here.part("related").ids == [p.facts["alice_austin"], p.facts["alice_luna"]]
+    assert p.facts["alice_veg"] not in here.fact_uuids and "vegetarian" not in here.render()
+    # round-robin: Alice's best fact, Charlie's linked sister, Alice's next fact
+    assert here.part("related").ids == [p.facts["alice_austin"], p.facts["sister_austin"], p.facts["alice_luna"]]
 
 
 async def test_thread_tail_and_bots(store: GraphStore) -> None:
@@ -246,15 +248,15 @@ async def test_thread_tail_and_bots(store: GraphStore) -> None:
     req = ask("dave", "so should I take it?", at=at, channel=THREAD, in_thread=True)
     ctx = await build_context(store, req, ContextSettings(thread_messages=4))
     assert [line.split("] ", 1)[1] for line in ctx.part("thread").lines] == [
-        "Dave: job offer detail 2: Acme wants me as a staff engineer",
         "Dave: job offer detail 3: Acme wants me as a staff engineer",
         "Dave: job offer detail 4: Acme wants me as a staff engineer",
         "grapevine (you): congrats Dave!",
-    ]  # four read, the other bot's message left out
+    ]  # the last four read, the other bot's message left out
     assert ctx.part("thread").header.startswith("## Latest messages of this thread")
     assert [line.split("] ", 1)[1] for line in ctx.part("channel").lines] == [
         "Dave: job offer detail 0: Acme wants me as a staff engineer",
         "Dave: job offer detail 1: Acme wants me as a staff engineer",
+        "Dave: job offer detail 2: Acme wants me as a staff engineer",
         "Dave got a staff engineer offer from Acme.",
     ]
     assert "buy crypto" not in ctx.render()
@@ -262,24 +264,24 @@ async def test_thread_tail_and_bots(store: GraphStore) -> None:
 
 async def test_reply_chain_in_a_channel_is_included_and_bounded(store: GraphStore) -> None:
     p = await populate(store)
-    celtics = p.messages[5]  # Charlie's "Celtics all the way", a reply to Bob's question
+    celtics = p.messages[6]  # Charlie's "Celtics all the way", a reply to Bob's question
     req = ask("bob", "haha same", at=celtics.created_at + timedelta(minutes=1), reply_to_id=celtics.id)
     ctx = await build_context(store, req, ContextSettings())
     assert [line.split("] ", 1)[1] for line in ctx.part("thread").lines] == [
         "Bob: did you see the Celtics game", "Charlie: Celtics all the way, I never miss a game"]
-    assert {p.messages[4].id, celtics.id} <= ctx.message_ids
-    assert p.messages[4].id not in ctx.part("channel").ids  # shown once, in the chain
+    assert {p.messages[5].id, celtics.id} <= ctx.message_ids
+    assert p.messages[5].id not in ctx.part("channel").ids  # shown once, in the chain
 
     start = T0 + timedelta(days=8)
     parent = None
     for i in range(45):  # deeper than the store follows (40 hops), each message 300 characters
-        parent = (await p.say(GENERAL, "eve" if i % 2 else "grace", f"{i:03d} " + "blah " * 59, start + timedelta(minutes=i),
+        parent = (await p.say(GENERAL, "eve" if i % 2 else "grace", f"{i:03d} " + "blah " * 59 + "!", start + timedelta(minutes=i),
                               reply_to=parent)).id
     deep = ask("bob", "tl;dr?", at=start + timedelta(minutes=45), reply_to_id=parent)
     roomy_parts = {"total_tokens": 50000, "thread_tokens": 20000}
     by_chars = await build_context(store, deep, ContextSettings(**roomy_parts))
     assert by_chars.part("thread").items == 26  # 26 × 300 characters fit in 8,000
-    assert by_chars.part("thread").lines[0].split("] ", 1)[1].startswith("Grace: 018 blah")
+    assert by_chars.part("thread").lines[0].split("] ", 1)[1].startswith("Eve: 019 blah")
     by_count = await build_context(store, deep, ContextSettings(**roomy_parts, reply_chain_chars=100000))
     assert by_count.part("thread").items == 40
     by_age = await build_context(store, deep, ContextSettings(**roomy_parts, reply_chain_minutes=10))
@@ -304,7 +306,8 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    driver = AsyncGraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=("root", "x"), connection_timeout=1)
+    driver = AsyncGraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=("root", "x"),
+                                          connection_timeout=1, max_transaction_retry_time=0)
     try:
         with pytest.raises(GraphUnavailable):
             await build_context(GraphStore(driver, store.engine), ask("bob", "hello there"), ContextSettings())
