@@ -17,9 +17,9 @@ from ingest.pipeline import Ingestor
 class Services:
     settings: Settings
     store: GraphStore
-    llm: StructuredLLM
+    llm: StructuredLLM | None
     meter: UsageMeter
     consent: Consent
     ingestor: Ingestor
-    windows: LiveWindows
+    live: LiveWindows
     embed: Embed | None = None

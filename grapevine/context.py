@@ -61,11 +61,11 @@ class Gathered:
 @dataclass
 class ContextPart:
     name: str
-    header: str
     lines: list[str]
     tokens: int  # header and lines; 0 when no line is kept (the header is not rendered then)
     items: int  # lines kept
     trimmed: int  # candidate lines dropped by the part's budget or the total budget
+    header: str = ""  # says the lines are what members said, not instructions
     ids: list[str] = field(default_factory=list)  # fact uuid or message id of each kept line
 
 

@@ -15,19 +15,28 @@ not take as written:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 PROPERTIES = frozenset({
     "diameter", "color", "border-color", "border-width", "text-color-internal", "text-color-external",
     "font-size", "caption", "shaft-width", "padding",
 })
 _SELECTOR = re.compile(r"^(node|relationship)(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-_RULE = re.compile(r"\s*(?P<selector>[^\s{}]+)\s*\{(?P<body>[^{}]*)\}")
+_RULE = re.compile(r"\s*(?P<selector>[^\s{}]+)\s*\{(?P<body>(?:[^{}']|'[^'\n]*')*)\}")
 _TRAILER = re.compile(r"(?:\s*/\*(?P<comment>.*?)\*/)*\s*", re.DOTALL)
 _PROPERTY = re.compile(r"^\s*(?P<key>[a-z][a-z-]*)\s*:\s*(?P<value>.*?)\s*$", re.DOTALL)
 
 
 class GrassError(ValueError):
     """A style sheet Neo4j Browser would misread."""
+
+
+def load_grass(path: Path) -> dict[str, dict[str, str]]:
+    """The style sheet in `path`, parsed (GrassError names the file)."""
+    try:
+        return parse_grass(path.read_text(encoding="utf-8"))
+    except GrassError as exc:
+        raise GrassError(f"{path}: {exc}") from None
 
 
 def parse_grass(text: str) -> dict[str, dict[str, str]]:
@@ -49,8 +58,7 @@ def parse_grass(text: str) -> dict[str, dict[str, str]]:
     trailer = _TRAILER.fullmatch(text, pos)
     if trailer is None:
         line = text.count("\n", 0, pos) + 1
-        raise GrassError(f"line {line}: expected `selector {{ property: value; }}` or a closing /* comment */, "
-                         f"found {text[pos:pos + 40].strip()!r}")
+        raise GrassError(f"line {line}: {_diagnose(text[pos:])}")
     for comment in re.findall(r"/\*(.*?)\*/", text[pos:], re.DOTALL):
         if re.search(r"['{}]", comment):
             raise GrassError("the closing comment holds a quote or a brace, which Neo4j Browser would read as style")
@@ -59,9 +67,30 @@ def parse_grass(text: str) -> dict[str, dict[str, str]]:
     return rules
 
 
+def _diagnose(rest: str) -> str:
+    """Why the text from here is not a block (or a closing comment)."""
+    found = repr(rest.strip()[:40])
+    if rest.lstrip().startswith("/*"):
+        return "comments are allowed only after the last block (Browser glues text before a block onto its selector)"
+    code = re.sub(r"'[^'\n]*'", "''", rest)
+    if '"' in code.split("}", 1)[0]:
+        return f"double quotes, which Browser keeps in the text: quote with ' ({found})"
+    if "'" in code.replace("''", ""):
+        return f"a quote is not closed before the end of the line ({found})"
+    if code.lstrip().startswith("}"):
+        return f"a `}}` without a block ({found})"
+    if "{" not in code:
+        return f"a selector without a block ({found})"
+    if "}" not in code.split("{", 1)[1]:
+        return f"a block is not closed ({found})"
+    if "{" in code.split("{", 1)[1].split("}", 1)[0]:
+        return f"a brace inside a block: quote captions, as in caption: '{{name}}' ({found})"
+    return f"expected `selector {{ property: value; }}` ({found})"
+
+
 def _properties(selector: str, line: int, body: str) -> dict[str, str]:
     props: dict[str, str] = {}
-    for part in body.split(";"):
+    for part in re.findall(r"(?:[^;']|'[^']*')+", body):
         if not part.strip():
             continue
         match = _PROPERTY.match(part)

@@ -38,6 +38,9 @@ class LiveWindows:
         for message, author in await self.store.buffered_messages():
             if not self.consent.allowed(author.id):
                 continue
+            # as replay does: what was due by this message's time closes first, so stored
+            # conversations of one channel separated by a quiet gap stay separate windows
+            self._dispatch(self.buffer.due(message.created_at))
             self._dispatch(self.buffer.add(WindowMessage(message, author), message.created_at))
             restored += 1
         self._dispatch(self.buffer.due(self.clock()))
@@ -128,8 +131,11 @@ class LiveWindows:
             now = self.clock()
             timeout = self.retry_seconds if deadline is None else max(0.0, (deadline - now).total_seconds())
             self._wake.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=min(timeout, self.retry_seconds))
+            # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancel that lands just as the
+            # wake-up fires, and then stop() waits forever on a loop that goes on closing windows.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(timeout, self.retry_seconds)):
+                    await self._wake.wait()
             self._dispatch(self.buffer.due(self.clock()))
             if self._unsubmitted and (self.clock() - last_retry).total_seconds() >= self.retry_seconds:
                 last_retry = self.clock()

@@ -134,14 +134,18 @@ class Ingestor:
         """Extract windows left pending (no LLM then) or parked as failed; each exactly once."""
         result = BacklogResult()
         episodes = await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
+        by_guild: defaultdict[str, list[str]] = defaultdict(list)
+        for episode in episodes:  # oldest first: a later window may supersede what an earlier one said
+            by_guild[episode.guild_id].append(episode.key)
 
-        async def one(key: str) -> None:
-            status = await self.extract(key)
-            setattr(result, status.value, getattr(result, status.value) + 1)
-            if progress:
-                progress(status)
+        async def guild(keys: list[str]) -> None:
+            for key in keys:  # in order within a guild; guilds run concurrently
+                status = await self.extract(key)
+                setattr(result, status.value, getattr(result, status.value) + 1)
+                if progress:
+                    progress(status)
 
-        await asyncio.gather(*(one(e.key) for e in episodes))
+        await asyncio.gather(*(guild(keys) for keys in by_guild.values()))
         emit("ingest", "backlog_processed", done=result.done, failed=result.failed, skipped=result.skipped,
              pending=result.pending)
         return result

@@ -34,7 +34,7 @@ def msg(mid: str, author: str, text: str, minute: int, *, bot: bool = False, aut
 def roomy(**overrides: int) -> ContextSettings:
     values = {"total_tokens": 10000, "author_tokens": 1000, "related_tokens": 1000, "channel_tokens": 1000,
               "thread_tokens": 1000} | overrides
-    return ContextSettings(**values)
+    return ContextSettings.model_validate(values)
 
 
 def sample() -> Gathered:
@@ -145,7 +145,8 @@ class FakeStore:
     """Answers every read with nothing; records the vector it was asked about; can fail one read."""
 
     def __init__(self, fail: BaseException | None = None) -> None:
-        self.fail, self.vectors = fail, []  # type: list[list[float]]
+        self.fail = fail
+        self.vectors: list[list[float]] = []
 
     def __getattr__(self, name: str) -> Any:
         async def nothing(*args: Any, **kwargs: Any) -> list[Any]:
@@ -278,13 +279,12 @@ async def test_reply_chain_in_a_channel_is_included_and_bounded(store: GraphStor
         parent = (await p.say(GENERAL, "eve" if i % 2 else "grace", f"{i:03d} " + "blah " * 59 + "!", start + timedelta(minutes=i),
                               reply_to=parent)).id
     deep = ask("bob", "tl;dr?", at=start + timedelta(minutes=45), reply_to_id=parent)
-    roomy_parts = {"total_tokens": 50000, "thread_tokens": 20000}
-    by_chars = await build_context(store, deep, ContextSettings(**roomy_parts))
+    by_chars = await build_context(store, deep, roomy(total_tokens=50000, thread_tokens=20000))
     assert by_chars.part("thread").items == 26  # 26 × 300 characters fit in 8,000
     assert by_chars.part("thread").lines[0].split("] ", 1)[1].startswith("Eve: 019 blah")
-    by_count = await build_context(store, deep, ContextSettings(**roomy_parts, reply_chain_chars=100000))
+    by_count = await build_context(store, deep, roomy(total_tokens=50000, thread_tokens=20000, reply_chain_chars=100000))
     assert by_count.part("thread").items == 40
-    by_age = await build_context(store, deep, ContextSettings(**roomy_parts, reply_chain_minutes=10))
+    by_age = await build_context(store, deep, roomy(total_tokens=50000, thread_tokens=20000, reply_chain_minutes=10))
     assert by_age.part("thread").items == 10
     assert by_age.part("thread").lines[-1].split("] ", 1)[1].startswith("Grace: 044 blah")
 

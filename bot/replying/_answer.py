@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.convert import place_of, reply_to_id
-from bot.replying._split import split_message
+from bot.sending import split_message
 from bot.services import Services
 from grapevine.context import ContextRequest, ReplyContext, build_reply_messages
 from grapevine.context_builder import GraphUnavailable, build_context

@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.addressing import addressed_text
 from bot.replying._answer import compose
-from bot.replying._split import send_reply
+from bot.sending import send_reply
 from grapevine.events import emit
 
 if TYPE_CHECKING:

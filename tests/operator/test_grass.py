@@ -50,26 +50,45 @@ def test_every_relationship_type_has_a_caption() -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("node.User { caption: '{name}'; ", "not closed"),
-    ("node.User  caption: x; }", "without a block"),
-    ("node.User { caption {name}; }", "inside the block"),
-    ("node.User { color #fff; }", "lacks `:`"),
-    ("node.User { color: #fff diameter: 5px; }", "more than one `:`"),
-    ("node.User { caption: 'a:b'; }", "more than one `:`"),
-    ("person.User { color: #fff; }", "is not node, relationship"),
-    ("node.User { color: #fff; }\nnode.User { diameter: 5px; }", "appears twice"),
-    ("/* style */ node { color: #fff; }", "comments"),
-    ("node { caption: 'open; }", "not closed before the end of the line"),
+    ("node.User { caption: '{name}'; ", "block is not closed"),
+    ("node.User  caption: x; }", "selector without a block"),
+    ("node.User { caption {name}; }", "brace inside a block"),
+    ("node.User { color #fff; }", "cannot read"),
+    ("node.User { caption: 'a:b'; }", "holds a ':'"),
+    ("node.User { color: #fff diameter: 5px; }", "holds a ':'"),
+    ("person.User { color: #fff; }", "not a node or relationship selector"),
+    ("node.User-x { color: #fff; }", "not a node or relationship selector"),
+    ("node.User { color: #fff; }\nnode.User { diameter: 5px; }", "line 2: node.User is styled twice"),
+    ("/* style */ node { color: #fff; }", "comments are allowed only after the last block"),
+    ("node { color: #fff; } /* between */ relationship { color: #fff; }", "comments are allowed only after"),
+    ("node { color: #fff; } /* it's */", "closing comment holds a quote"),
+    ("node { caption: 'open; }", "quote is not closed"),
+    ('node { caption: "{name}"; }', "double quotes"),
     ("node { color: ; }", "no value"),
+    ("node { colour: #fff; }", "unknown property 'colour'"),
     ("node { color: #fff; color: #000; }", "set twice"),
-    ("", "no style rules"),
-    ("node { color: #fff; } node.User", "has no block"),
+    ("", "no style blocks"),
+    ("node { color: #fff; } node.User", "selector without a block"),
+    ("node { color: #fff; } }", "without a block"),
 ])
 def test_malformed_style_sheets_are_refused(text: str, message: str) -> None:
     with pytest.raises(GrassError, match=message):
         parse_grass(text)
 
 
-def test_quotes_are_removed_and_the_last_semicolon_is_optional() -> None:
-    assert parse_grass('node.A {\n  caption: "{x}";\n  color: #fff\n}\nrelationship { caption: \'<type>\' }') == {
-        "node.A": {"caption": "{x}", "color": "#fff"}, "relationship": {"caption": "<type>"}}
+def test_single_quotes_are_removed_and_the_last_semicolon_is_optional() -> None:
+    text = "node.A {\n  caption: '{x} ; {y}';\n  color: #fff\n}\nrelationship { caption: '<type>' }\n/* notes */\n"
+    assert parse_grass(text) == {"node.A": {"caption": "{x} ; {y}", "color": "#fff"}, "relationship": {"caption": "<type>"}}
+
+
+def test_load_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.grass"
+    bad.write_text("node { color #fff; }", encoding="utf-8")
+    with pytest.raises(GrassError, match="bad.grass: node"):
+        load_grass(bad)
+
+
+def test_the_notes_explain_closed_facts() -> None:
+    notes = GRASS.read_text(encoding="utf-8").rsplit("/*", 1)[1]
+    for word in ("Closed", "closed_facts_marked", "write_supersessions", "retire_expired", ":style"):
+        assert word in notes

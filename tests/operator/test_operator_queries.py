@@ -163,20 +163,21 @@ async def test_who_knows_what_lists_people_present(store: GraphStore) -> None:
 
 async def test_who_knows_what_graph_returns_paths(store: GraphStore) -> None:
     p = await busy(store)
-    rows = await run(store, "who_knows_what_graph", guild_id=G1, fact_uuid=p.facts["frank_engaged"])
-    assert rows
+    [row] = await run(store, "who_knows_what_graph", guild_id=G1, fact_uuid=p.facts["frank_engaged"])
+    assert row["fact"]["_labels"] == ["Fact"] and row["fact"]["text"] == "Frank got engaged to Heather"
     people = set()
-    for row in rows:
-        nodes, rels = row["present"]["nodes"], row["present"]["relationships"]
-        assert [n["_labels"][0] for n in nodes] == ["Fact", "Episode", "User"]
-        assert [r["_type"] for r in rels] == ["EXTRACTED_FROM", "TOOK_PART_IN"]
-        people.add(nodes[2]["display_name"])
-        assert [r["_type"] for r in row["about"]["relationships"]] == ["ABOUT"]
-        assert row["about"]["nodes"][1]["display_name"] == "Frank"
-    assert people == {"Eve", "Grace", "Bob"}
+    for path in row["present"]:
+        assert [n["_labels"][0] for n in path["nodes"]] == ["Fact", "Episode", "User"]
+        assert [r["_type"] for r in path["relationships"]] == ["EXTRACTED_FROM", "TOOK_PART_IN"]
+        people.add(path["nodes"][2]["display_name"])
+    assert people == {"Eve", "Grace", "Bob"} and len(row["present"]) == 4  # Grace: the telling and her corroboration
+    assert [(a["relationships"][0]["_type"], a["nodes"][1]["display_name"]) for a in row["about"]] == [("ABOUT", "Frank")]
+    assert sorted(r["nodes"][1]["display_name"] for r in row["reported"]) == ["Eve", "Grace"]
+    assert all(r["relationships"][0]["_type"] == "REPORTED_BY" for r in row["reported"])
     bob = await run(store, "who_knows_what_graph", guild_id=G1, user_id=PEOPLE["bob"])
-    berlin = [r["present"]["nodes"][0] for r in bob if r["present"]["nodes"][0]["text"] == "Bob lives in Berlin"]
-    assert berlin and all("Closed" in n["_labels"] for n in berlin)
+    assert sorted((r["fact"]["text"], r["fact"]["_labels"] == ["Closed", "Fact"]) for r in bob) == [
+        ("Bob lives in Berlin", True), ("Bob moved to Munich", False)]
+    assert len(await run(store, "who_knows_what_graph", guild_id=G1, limit="3")) == 3
 
 
 async def test_superseded_recently_finds_berlin_to_munich(store: GraphStore) -> None:

@@ -64,6 +64,14 @@ def answer(summary: str, *, facts: Sequence[dict[str, Any]] = (), entities: Sequ
     return value
 
 
+# --- settings that ignore the environment (window_settings, extraction_settings: below) --------------
+def llm_settings(base_url: str, **overrides: object) -> LLMSettings:
+    """A client for the scripted server: short timeout, two attempts per request."""
+    values: dict[str, object] = dict(base_url=base_url, api_key="test-key", model="extract-model", timeout=2.0,
+                                     max_attempts=2, reply_model=None)
+    return LLMSettings(**(values | overrides))  # type: ignore[arg-type]
+
+
 # --- a clock the test moves ----------------------------------------------------------------------
 @dataclass
 class Clock:

@@ -1,0 +1,242 @@
+"""Shared helpers of the benchmarks: a throw-away ArcadeDB, the scripted LLM server with the real
+client, extraction prompts read back into their refs, percentiles and rich tables.
+
+Benchmarks print figures; nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+import queries
+from grapevine.scripted_llm import Responder, ScriptedLLMServer
+from grapevine.settings import ContextSettings, ExtractionSettings, LLMSettings, WindowSettings
+from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
+from graph.session import Runner
+from graph.store import GraphStore
+from ingest.llm import OpenAILLM, UsageMeter
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --- settings that ignore the environment ---------------------------------------------------------
+def defaults(cls: type, **overrides: Any) -> Any:
+    """A settings section with its built-in defaults (never the environment's), some fields changed."""
+    values = {name: f.default for name, f in cls.model_fields.items()}
+    return cls(**{**values, **overrides})
+
+
+def window_settings(**overrides: Any) -> WindowSettings:
+    return defaults(WindowSettings, **overrides)
+
+
+def extraction_settings(**overrides: Any) -> ExtractionSettings:
+    return defaults(ExtractionSettings, **overrides)
+
+
+def context_settings(**overrides: Any) -> ContextSettings:
+    return defaults(ContextSettings, **overrides)
+
+
+# --- a throw-away ArcadeDB --------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class TempArcadeDB:
+    """The embedded engine in a child process, in a temporary folder removed on exit.
+
+        with TempArcadeDB() as db:
+            store = await db.store("bench")
+    """
+
+    heap: str = "2g"
+    root: Path = field(init=False)
+    engine: ArcadeDBEngine = field(init=False)
+    server: ArcadeDBServer = field(init=False)
+    _drivers: list[Any] = field(default_factory=list, init=False)
+
+    def __enter__(self) -> TempArcadeDB:
+        self.root = Path(tempfile.mkdtemp(prefix="grapevine-bench-"))
+        self.engine = ArcadeDBEngine(password=uuid.uuid4().hex, database="bench", bolt_port=free_port(),
+                                     http_port=free_port())
+        self.server = ArcadeDBServer(self.root, self.engine, heap=self.heap)
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    @property
+    def pid(self) -> int | None:
+        proc = getattr(self.server, "_proc", None)
+        return proc.pid if proc is not None else None
+
+    def rss_mb(self) -> float | None:
+        """Resident memory of the ArcadeDB child process (VmRSS from /proc), in MB."""
+        pid = self.pid
+        try:
+            status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+        except (OSError, TypeError):
+            return None
+        match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+        return int(match[1]) / 1024 if match else None
+
+    async def store(self, database: str) -> GraphStore:
+        """A GraphStore with its schema set up on a new, empty database (one driver per database)."""
+        engine = self.engine.for_database(database)
+        if await engine.database_exists():
+            await engine.drop_database()
+        await engine.create_database()
+        driver = engine.driver()
+        self._drivers.append(driver)
+        graph = GraphStore(driver, engine)
+        await graph.setup_schema()
+        return graph
+
+    async def close_drivers(self) -> None:
+        for driver in self._drivers:
+            await driver.close()
+        self._drivers.clear()
+
+
+def runner_of(store: GraphStore) -> Runner:
+    return store.runner
+
+
+async def bench_read(store: GraphStore, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    """Rows of one bench-only query file, `queries/bench/<name>.cypher`."""
+    return await store.runner.read(f"bench/{name}", **params)
+
+
+async def bench_write(store: GraphStore, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    return await store.runner.write_one(f"bench/{name}", **params)
+
+
+def bench_query(name: str) -> str:
+    return queries.load(f"bench/{name}")
+
+
+# --- the scripted LLM server with the real client ----------------------------------------------------
+@contextmanager
+def scripted_llm(responder: Responder) -> Iterator[tuple[ScriptedLLMServer, OpenAILLM]]:
+    """The scripted server answering from `responder`, and grapevine's own client talking to it."""
+    with ScriptedLLMServer() as srv:
+        srv.responder = responder
+        settings = LLMSettings(base_url=srv.base_url, api_key="bench", model="scripted-model",  # type: ignore[arg-type]
+                               timeout=30.0, max_attempts=2, reply_model=None)
+        llm = OpenAILLM(settings, UsageMeter(), min_wait=0.001, max_wait=0.01)
+        yield srv, llm
+
+
+# --- extraction prompts read back ---------------------------------------------------------------------
+_PARTICIPANT = re.compile(r"^(U\d+) = (.*?) \(discord id ([^,)]+)(?:, @[^)]*)?\)")
+_MESSAGE = re.compile(r"^([mc]\d+) \[[^\]]*\] (U\d+)?[^:\"]*?(?: \(reply to [^)]*\))?(?: \(edited\))?: (\".*)$")
+_FACT = re.compile(r"^(F\d+) about .*?: (.*)$")
+_ENTITY = re.compile(r"^(K\d+) (.*) \(([^;()]*)(?:; aliases: .*)?\)$")
+
+
+@dataclass
+class PromptRefs:
+    """The refs of one grapevine extraction prompt, as a model reads them."""
+
+    users: dict[str, str] = field(default_factory=dict)  # user id -> U ref
+    names: dict[str, str] = field(default_factory=dict)  # U ref -> shown name
+    messages: list[tuple[str, str | None, str]] = field(default_factory=list)  # (m ref, U ref, content)
+    facts: dict[str, str] = field(default_factory=dict)  # F ref -> text
+    entities: dict[str, str] = field(default_factory=dict)  # casefolded name -> K ref
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for block in text.split("\n\n"):
+        head, _, body = block.partition("\n")
+        found[head.split(" (")[0]] = [] if body.strip() == "(none)" else body.splitlines()
+    return found
+
+
+def user_prompt(request: dict[str, Any]) -> str:
+    for message in request.get("messages", []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content or [])
+    return ""
+
+
+def read_prompt(request: dict[str, Any]) -> PromptRefs:
+    """Participants, window messages, known facts and entities of an extraction request."""
+    sections = _sections(user_prompt(request))
+    refs = PromptRefs()
+    for line in sections.get("PARTICIPANTS", []):
+        if m := _PARTICIPANT.match(line):
+            refs.users[m[3]] = m[1]
+            refs.names[m[1]] = m[2]
+    for line in sections.get("WINDOW", []):
+        if m := _MESSAGE.match(line):
+            content, _ = json.JSONDecoder().raw_decode(m[3])
+            refs.messages.append((m[1], m[2], content))
+    for line in sections.get("KNOWN FACTS", []):
+        if m := _FACT.match(line):
+            refs.facts[m[1]] = m[2]
+    for line in sections.get("KNOWN ENTITIES", []):
+        if m := _ENTITY.match(line):
+            refs.entities.setdefault(m[2].casefold(), m[1])
+    return refs
+
+
+# --- figures and tables ---------------------------------------------------------------------------------
+def percentile(values: Sequence[float], p: float) -> float:
+    """The p-th percentile (0-100), nearest-rank on sorted values; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
+    return ordered[rank]
+
+
+def mean(values: Sequence[float]) -> float:
+    return statistics.fmean(values) if values else 0.0
+
+
+def console() -> Console:
+    return Console(width=None if sys.stdout.isatty() else 150, highlight=False)
+
+
+def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], *, left: int = 1) -> Table:
+    """A rich table: the first `left` columns left-aligned, the others right-aligned."""
+    out = Table(title=title)
+    for i, header in enumerate(headers):
+        out.add_column(header, justify="left" if i < left else "right", no_wrap=i < left)
+    for row in rows:
+        out.add_row(*(str(cell) for cell in row))
+    return out
+
+
+def quiet_logs() -> None:
+    """Keep grapevine's event log and library chatter off a benchmark's output."""
+    import logging
+
+    logging.getLogger().setLevel(logging.ERROR)
+    for name in ("grapevine", "neo4j", "httpx", "graphiti_core", "openai"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")

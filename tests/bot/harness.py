@@ -1,0 +1,58 @@
+"""The harness the bot tests drive: the message cogs on a MockBot, fed as discord.py dispatches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import discord
+
+from bot.listening import Listening
+from bot.memory import Memory
+from bot.replying import Replying
+from tests.bot.helpers import MockBot, MockGuild, MockMember, MockMessage, MockTextChannel
+from tests.support.busy_server import PEOPLE, T0
+
+AT = T0 + timedelta(days=4)  # after everything populate() says
+
+
+@dataclass
+class Harness:
+    """The three message-handling cogs on a MockBot, fed the way discord.py dispatches `on_message`."""
+
+    bot: MockBot
+    listening: Listening
+    memory: Memory
+    replying: Replying
+    guild: MockGuild
+    general: MockTextChannel
+    members: dict[str, MockMember] = field(default_factory=dict)
+
+    async def deliver(self, message: MockMessage) -> MockMessage:
+        for cog in (self.listening, self.memory, self.replying):
+            await cog.on_message(message)
+        await self.bot.services.live.drain()
+        return message
+
+    def member(self, name: str, **kwargs: object) -> MockMember:
+        if name not in self.members:
+            ident = int(PEOPLE[name]) if name in PEOPLE else kwargs.pop("id", None)
+            extra = {"id": ident} if ident is not None else {}
+            self.members[name] = MockMember(name=name, display_name=name.capitalize(), guild=self.guild, **extra, **kwargs)
+        return self.members[name]
+
+    def mention(self) -> str:
+        return f"<@{self.bot.user.id}>"
+
+    def message(self, author: object, content: str, *, channel: object = None, at: datetime = AT, to_bot: bool = False,
+                **kwargs: object) -> MockMessage:
+        """A message; `to_bot` puts the bot's mention in front of the text (and in `mentions`)."""
+        if to_bot:
+            content = f"{self.mention()} {content}"
+            kwargs["mentions"] = [self.bot.user, *kwargs.get("mentions", [])]  # type: ignore[list-item]
+        return MockMessage(author=author, content=content, channel=channel or self.general, created_at=at, **kwargs)
+
+
+def allowed_none(call: object) -> bool:
+    mentions = call.kwargs.get("allowed_mentions")  # type: ignore[attr-defined]
+    return isinstance(mentions, discord.AllowedMentions) and mentions.to_dict() == {"parse": []}
