@@ -39,6 +39,14 @@ from ingest.replay import replay
 from ingest.windows import WindowMessage
 
 QUICK_MESSAGES = 300
+
+
+def builtin(cls: type[Any], **overrides: Any) -> Any:
+    """A settings section with its built-in defaults, whatever the environment or `.env` say."""
+    values = {name: f.get_default(call_default_factory=True) for name, f in cls.model_fields.items()}
+    return cls(**(values | overrides))
+
+
 _FIRST_LINE = re.compile(r"^m1 \[([^\]]+)\] (U\d+) ([^:]*?)(?: \(reply to [^)]*\))?(?: \(edited\))?: ")
 
 
@@ -73,14 +81,11 @@ class ReplayFigures:
 
 
 def window_settings(**overrides: Any) -> WindowSettings:
-    """The built-in defaults (not the environment's) with some fields changed."""
-    values = {name: field.default for name, field in WindowSettings.model_fields.items()}
-    return WindowSettings(**{**values, **overrides})
+    return builtin(WindowSettings, **overrides)  # type: ignore[no-any-return]
 
 
 def extraction_settings(**overrides: Any) -> ExtractionSettings:
-    values = {name: field.default for name, field in ExtractionSettings.model_fields.items()}
-    return ExtractionSettings(**{**values, **overrides})
+    return builtin(ExtractionSettings, **overrides)  # type: ignore[no-any-return]
 
 
 def minimal_answer(request: dict[str, Any]) -> dict[str, Any]:

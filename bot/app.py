@@ -84,12 +84,18 @@ async def run_bot(settings: Settings) -> None:
             await consent.load()
             ingestor = Ingestor(store, llm, settings.extraction, settings.window)
             live = LiveWindows(store, ingestor, consent, settings.window)
-            services = Services(settings, store, llm, meter, consent, ingestor, live, embed)
+            services = Services(settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor,
+                                live=live, embed=embed)
             await live.start()
             try:
                 async with GrapevineBot(services) as bot:
                     _stop_on_sigterm(bot)
                     await bot.start(token)
+            except discord.LoginFailure:
+                raise ValueError("Discord rejected DISCORD_TOKEN: copy the bot token again from the developer portal") from None
+            except discord.PrivilegedIntentsRequired:
+                raise RuntimeError("Discord refused the Message Content intent: enable it for the bot in the developer "
+                                   "portal (Bot > Privileged Gateway Intents)") from None
             finally:
                 await live.stop()
     finally:

@@ -3,6 +3,8 @@ breaks where possible, else at spaces, and only mid-word when a single word is l
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 
 LIMIT = 2000
@@ -35,13 +37,16 @@ def split_message(text: str, limit: int = LIMIT) -> list[str]:
     return chunks
 
 
-async def send_reply(message: discord.Message, chunks: list[str], **kwargs: object) -> list[discord.Message]:
-    """The first chunk as a reply to `message`, the rest after it in the channel; nothing pings anyone."""
+async def send_reply(message: discord.Message, chunks: list[str], *,
+                     view: discord.ui.View | None = None) -> list[discord.Message]:
+    """The first chunk as a reply to `message` (with `view`, if any), the rest after it in the channel;
+    nothing pings anyone."""
     sent = []
     for i, chunk in enumerate(chunks):
         if i == 0:
+            extra: dict[str, Any] = {"view": view} if view is not None else {}
             sent.append(await message.reply(chunk, mention_author=False, allowed_mentions=discord.AllowedMentions.none(),
-                                            **kwargs))  # type: ignore[arg-type]
+                                            **extra))
         else:
             sent.append(await message.channel.send(chunk, allowed_mentions=discord.AllowedMentions.none()))
     return sent

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from discord.ext import commands, tasks
 
@@ -15,6 +16,8 @@ from grapevine.events import emit
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -28,37 +31,37 @@ class UpkeepReport:
     errors: int = 0
 
 
+async def _step(report: UpkeepReport, name: str, work: Awaitable[T]) -> T | None:
+    """Run one step; a failure is logged and counted, and the next step still runs (the graph may be back)."""
+    try:
+        return await work
+    except Exception as exc:  # noqa: BLE001 - the next pass tries again
+        report.errors += 1
+        emit("bot", "upkeep_step_failed", level=logging.WARNING, step=name, error=type(exc).__name__,
+             reason=str(exc)[:300])
+        return None
+
+
 async def run_upkeep(services: Services) -> UpkeepReport:
-    """One pass; each step runs even when an earlier one failed (the graph may be back by then)."""
+    """One pass; emits `upkeep_done` with what it did."""
     report = UpkeepReport()
     started = time.perf_counter()
     store = services.store
-    steps = [
-        ("retire_expired", lambda: store.retire_expired()),
-        ("enforce_user_cap", lambda: store.enforce_user_cap(services.settings.memory.max_facts_per_user)),
-        ("process_backlog", lambda: services.ingestor.process_backlog()),
-        ("tick", lambda: services.live.tick()),
-    ]
-    for name, step in steps:
-        try:
-            result = await step()
-        except Exception as exc:  # noqa: BLE001 - logged; the next pass tries again
-            report.errors += 1
-            emit("bot", "upkeep_step_failed", level=logging.WARNING, step=name, error=type(exc).__name__,
-                 reason=str(exc)[:300])
-            continue
-        if name == "retire_expired":
-            report.expired = result
-        elif name == "enforce_user_cap":
-            report.capped = result
-        elif name == "process_backlog":
-            report.extracted, report.failed = result.done, result.failed
-            report.skipped, report.pending = result.skipped, result.pending
+    cap = services.settings.memory.max_facts_per_user
+    report.expired = await _step(report, "retire_expired", store.retire_expired()) or 0
+    report.capped = await _step(report, "enforce_user_cap", store.enforce_user_cap(cap)) or 0
+    backlog = await _step(report, "process_backlog", services.ingestor.process_backlog())
+    if backlog is not None:
+        report.extracted, report.failed = backlog.done, backlog.failed
+        report.skipped, report.pending = backlog.skipped, backlog.pending
+    await _step(report, "tick", services.live.tick())
     emit("bot", "upkeep_done", **asdict(report), latency_ms=round((time.perf_counter() - started) * 1000))
     return report
 
 
 class Upkeep(commands.Cog):
+    """The loop (discord.ext.tasks); `GrapevineBot.setup_hook` starts it, and its first pass waits for ready."""
+
     def __init__(self, bot: GrapevineBot) -> None:
         self.bot = bot
         self.loop = tasks.loop(hours=bot.services.settings.memory.upkeep_interval_hours)(self._pass)

@@ -142,7 +142,8 @@ def import_(files: Annotated[list[Path], typer.Argument(help="DiscordChatExporte
             out.print("[yellow]no LLM configured (LLM_BASE_URL): windows are stored as pending[/yellow]")
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window)
+        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window,
+                            hidden=lambda uid: not consent.allowed(uid))
         failures = 0
         for path in files:
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -189,6 +190,7 @@ def ingest(pending: Annotated[bool, typer.Option("--pending", help="process wind
     if not pending:
         raise typer.BadParameter("say what to ingest: --pending")
     settings = _settings()
+    from ingest.consent import Consent
     from ingest.llm import build_llm
     from ingest.pipeline import Ingestor
 
@@ -196,7 +198,10 @@ def ingest(pending: Annotated[bool, typer.Option("--pending", help="process wind
         llm = build_llm(settings.llm)
         if llm is None:
             raise ConfigError("LLM_BASE_URL is not set: pending windows need an LLM to be extracted")
-        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window)
+        consent = Consent(rt.store)
+        await consent.load()
+        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window,
+                            hidden=lambda uid: not consent.allowed(uid))
         with Progress(TextColumn("windows"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=out) as progress:
             task = progress.add_task("windows", total=None)
             result = await ingestor.process_backlog(guild_id=guild, progress=lambda _: progress.advance(task, 1))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from grapevine.events import emit
 from grapevine.settings import ExtractionSettings, WindowSettings
-from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, User
+from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.store import GraphStore, now_utc
 from graph.text import keywords
 from ingest.extraction import Extraction, PromptInput, build_prompt
@@ -38,12 +38,14 @@ class BacklogResult:
 
 class Ingestor:
     def __init__(self, store: GraphStore, llm: StructuredLLM | None, extraction: ExtractionSettings,
-                 windows: WindowSettings, *, rng: Callable[[], float] = random.random) -> None:
+                 windows: WindowSettings, *, rng: Callable[[], float] = random.random,
+                 hidden: Callable[[str], bool] | None = None) -> None:
         self.store = store
         self.llm = llm
         self.extraction = extraction
         self.windows = windows
         self.rng = rng
+        self.hidden = hidden  # opted-out ids: their mentions in others' messages never reach the LLM
         self._guild_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._slots = asyncio.Semaphore(extraction.guild_concurrency)
 
@@ -77,7 +79,7 @@ class Ingestor:
             await self.store.mark_episode(key, EpisodeStatus.SKIPPED, "sampled out by EXTRACTION_PROBABILITY")
             emit("ingest", "extraction_skipped", key=key)
             return EpisodeStatus.SKIPPED
-        stored = await self.store.episode_messages(key)
+        stored = [(self._without_hidden(m), u) for m, u in await self.store.episode_messages(key)]
         if not stored:
             await self.store.write_episode(EpisodeWrite(key=key, guild_id=episode.guild_id))
             return EpisodeStatus.DONE
@@ -120,7 +122,8 @@ class Ingestor:
         known = {e.uuid: e for e in await self.store.search_entities(guild, text, limit=20)}
         known.update({e.uuid: e for e in await self.store.entities_by_names(guild, words)})
         people = [*window.participant_ids, *(u.id for u in members)]
-        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known), limit=80)
+        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known),
+                                                  now=window.ended_at, limit=80)
         return PromptInput(
             window=window, members=_distinct(members), candidates=candidates, known_entities=list(known.values()),
             max_facts_per_person=self.extraction.max_facts_per_person,
@@ -149,6 +152,13 @@ class Ingestor:
         emit("ingest", "backlog_processed", done=result.done, failed=result.failed, skipped=result.skipped,
              pending=result.pending)
         return result
+
+
+    def _without_hidden(self, message: Message) -> Message:
+        if self.hidden is None:
+            return message
+        content = _MENTION.sub(lambda m: "@someone" if self.hidden(m.group(1)) else m.group(0), message.content)  # type: ignore[misc]
+        return message if content == message.content else message.model_copy(update={"content": content})
 
 
 def _distinct(users: list[User]) -> list[User]:

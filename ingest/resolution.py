@@ -234,6 +234,9 @@ class _Resolver:
                 reports.setdefault(wm.author.id, Report(user_id=wm.author.id, message_id=wm.message.id,
                                                         at=wm.message.created_at))  # fmt: skip
         claimed = {_canon(r) for r in fact.reported_by}
+        if fact.source_messages and not cited:
+            self.drop(f"{label}: cites no message of the window, so no reporter can be trusted")
+            return {}
         if reports:
             if claimed and claimed != {self.refs.user_ref(uid) for uid in reports}:
                 self.drop(f"{label}: reported_by {sorted(claimed)} ignored; reporters are the cited messages' authors")

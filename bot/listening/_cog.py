@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 import discord
@@ -30,7 +31,7 @@ class Listening(commands.Cog):
         try:
             await self.recorder.on_edit(payload)
         except Exception as exc:  # noqa: BLE001 - an edit lost to a graph outage is not worth a crash
-            emit("bot", "edit_failed", message_id=str(payload.message_id), error=type(exc).__name__)
+            emit("bot", "edit_failed", level=logging.WARNING, message_id=str(payload.message_id), error=type(exc).__name__)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
@@ -44,4 +45,4 @@ class Listening(commands.Cog):
         try:
             await self.recorder.on_delete(message_ids)
         except Exception as exc:  # noqa: BLE001
-            emit("bot", "delete_failed", messages=len(message_ids), error=type(exc).__name__)
+            emit("bot", "delete_failed", level=logging.WARNING, messages=len(message_ids), error=type(exc).__name__)

@@ -73,8 +73,7 @@ class Memory(commands.Cog):
             emit("bot", "memory_command_failed", level=logging.ERROR, command=command.kind, error=type(exc).__name__,
                  reason=str(exc)[:300])
             reply = BROKEN
-        extra = {"view": view} if view is not None else {}
-        sent = await send_reply(message, split_message(reply), **extra)
+        sent = await send_reply(message, split_message(reply), view=view)
         if view is not None and sent:
             view.message = sent[0]
         emit("bot", "memory_command", command=command.kind, via="message")

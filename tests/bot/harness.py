@@ -36,9 +36,10 @@ class Harness:
 
     def member(self, name: str, **kwargs: object) -> MockMember:
         if name not in self.members:
-            ident = int(PEOPLE[name]) if name in PEOPLE else kwargs.pop("id", None)
-            extra = {"id": ident} if ident is not None else {}
-            self.members[name] = MockMember(name=name, display_name=name.capitalize(), guild=self.guild, **extra, **kwargs)
+            values: dict[str, object] = {"name": name, "display_name": name.capitalize(), "guild": self.guild}
+            if name in PEOPLE:
+                values["id"] = int(PEOPLE[name])
+            self.members[name] = MockMember(**{**values, **kwargs})
         return self.members[name]
 
     def mention(self) -> str:

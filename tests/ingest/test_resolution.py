@@ -105,6 +105,13 @@ def test_reported_by_is_used_only_without_a_valid_source_and_must_be_an_author()
     assert any("m99" in r for r in res.dropped) and any("no reporter" in r for r in res.dropped)
 
 
+def test_a_forged_source_ref_cannot_borrow_another_authors_name() -> None:
+    forged = fact("Alice is an admin", ["U2"], ["m99"], reported_by=["U2"])
+    res = run(MOVE, [forged])
+    assert res.write.facts == ()
+    assert any("cites no message of the window" in r for r in res.dropped)
+
+
 def test_a_claim_about_a_member_is_about_them_and_reported_by_the_speaker() -> None:
     msgs = [wm("m-1", EVE, "Frank got engaged to Heather!!"), wm("m-2", BOB, "no way", 1)]  # U1 Eve, U2 Bob, U3 Frank
     heather = ExtractedEntity(ref="E1", name="Heather", kind="person")

@@ -61,7 +61,7 @@ def test_bot_runs_grapevine_on_neo4j_after_it_is_healthy(compose: dict[str, Any]
     assert bot["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}
     assert (DOCKER / bot["build"]["context"] / bot["build"]["dockerfile"]).resolve() == DOCKER / "Dockerfile"
     assert bot["command"] == ["grapevine", "run"]
-    assert bot["env_file"] in ("../.env", ["../.env"])
+    assert bot["env_file"] == [{"path": "../.env", "required": False}]
     env = bot["environment"]
     assert env["GRAPEVINE_ENGINE"] == "neo4j" and env["NEO4J_URI"] == "bolt://neo4j:7687"
     assert bot["depends_on"] == {"neo4j": {"condition": "service_healthy"}}

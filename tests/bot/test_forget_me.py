@@ -1,0 +1,101 @@
+"""Forget-me from Discord: a confirmation only the requester can press, then Charlie is gone everywhere
+(guilds and DMs, no residue), Alice's facts stay, and nothing Charlie says afterwards is stored."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.memory._forget_me import CANCELLED, NOT_YOURS, PROMPT, ConfirmForget
+from graph.forget import residue_audit
+from graph.store import GraphStore
+from grapevine.scripted_llm import ScriptedLLMServer
+from tests.bot.harness import AT, Harness
+from tests.bot.helpers import MockDMChannel, MockInteraction, MockMessage, reply_to, sent_texts
+from tests.support.busy_server import G1, PEOPLE, populate
+from tests.support.scripted import count
+
+CHARLIE = PEOPLE["charlie"]
+
+
+async def _ask_to_forget(harness: Harness, at_minutes: int) -> tuple[MockMessage, ConfirmForget]:
+    ask = harness.message(harness.member("charlie"), "forget me", to_bot=True, at=AT + timedelta(minutes=at_minutes))
+    await harness.deliver(ask)
+    ask.reply.assert_awaited_once()
+    call = ask.reply.await_args
+    assert call.args == (PROMPT,)
+    view = call.kwargs["view"]
+    assert isinstance(view, ConfirmForget)
+    return ask, view
+
+
+async def test_forget_me_removes_charlie_and_keeps_alice(store: GraphStore, harness: Harness,
+                                                         llm_server: ScriptedLLMServer) -> None:
+    p = await populate(store)
+    charlie = harness.member("charlie")
+    dm = MockDMChannel(recipient=charlie)
+    llm_server.push("Hi Charlie, noted!")
+    private = harness.message(charlie, "hi, my cat is called Tom", channel=dm, guild=None, at=AT)
+    await harness.deliver(private)
+    [bot_said] = sent_texts(private.reply)
+    await harness.deliver(MockMessage(author=harness.bot.user, content=bot_said, channel=dm, guild=None,
+                                      created_at=AT + timedelta(seconds=5), reference=reply_to(private)))
+    dm_scope = f"dm:{CHARLIE}"
+    assert await count(store, "MATCH (m:Message) WHERE m.guild_id = $g RETURN count(m) AS n", g=dm_scope) == 2
+    alice_before = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=AT)
+
+    ask, view = await _ask_to_forget(harness, 1)
+
+    alice_press = MockInteraction(user=harness.member("alice"))
+    await view._scheduled_task(view.confirm, alice_press)
+    assert sent_texts(alice_press.response.send_message) == [NOT_YOURS]
+    assert view.value is None and await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 1
+
+    press = MockInteraction(user=charlie)
+    await view._scheduled_task(view.confirm, press)
+    press.response.edit_message.assert_awaited_once()
+    assert press.response.edit_message.await_args.kwargs["view"] is None
+    [done] = sent_texts(press.followup.send)
+    assert done.startswith("Done: I deleted 2 facts, 6 messages")  # 3 in guilds, the request, both sides of the DM
+    assert view.value is True and view.is_finished()
+
+    assert await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
+    assert await count(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n", g=dm_scope) == 0
+    assert await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=AT) == alice_before
+    assert {f.uuid for f in alice_before} == {p.facts["alice_austin"], p.facts["alice_luna"]}
+
+    later = harness.message(charlie, "I'm still here, remember me?", at=AT + timedelta(minutes=5))
+    await harness.deliver(later)
+    again = harness.message(charlie, "and in private", channel=dm, guild=None, at=AT + timedelta(minutes=6))
+    llm_server.push("Hello again.")
+    await harness.deliver(again)
+    assert await count(store, "MATCH (m:Message) WHERE m.id IN $ids RETURN count(m) AS n",
+                       ids=[str(later.id), str(again.id)]) == 0
+    assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 0
+    assert not harness.bot.services.consent.allowed(CHARLIE)
+
+
+async def test_cancel_deletes_nothing(store: GraphStore, harness: Harness) -> None:
+    await populate(store)
+    _, view = await _ask_to_forget(harness, 1)
+    press = MockInteraction(user=harness.member("charlie"))
+    await view._scheduled_task(view.cancel, press)
+    assert press.response.edit_message.await_args.kwargs == {"content": CANCELLED, "view": None}
+    press.followup.send.assert_not_awaited()
+    assert view.value is False
+    assert await count(store, "MATCH (u:User {id: $id})<-[:ABOUT]-(f:Fact) RETURN count(f) AS n", id=CHARLIE) == 1
+    assert harness.bot.services.consent.allowed(CHARLIE)
+
+
+async def test_slash_forget_me_answers_with_the_view(store: GraphStore, harness: Harness) -> None:
+    await populate(store)
+    memory = harness.memory
+    interaction = MockInteraction(user=harness.member("charlie"), guild=harness.guild)
+    await memory.forget_me_command.callback(memory, interaction)
+    call = interaction.response.send_message.await_args
+    assert call.args == (PROMPT,) and call.kwargs["ephemeral"] is True
+    view = call.kwargs["view"]
+    press = MockInteraction(user=harness.member("charlie"))
+    await view._scheduled_task(view.confirm, press)
+    [done] = sent_texts(press.followup.send)
+    assert done.startswith("Done: I deleted 2 facts, 3 messages")
+    assert await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
