@@ -219,7 +219,14 @@ def mean(values: Sequence[float]) -> float:
 
 
 def console() -> Console:
-    return Console(width=None if sys.stdout.isatty() else 150, highlight=False)
+    """Plain text (no markup: notes quote things like `.[bench]`), wide enough for the tables."""
+    return Console(width=None if sys.stdout.isatty() else 150, highlight=False, markup=False)
+
+
+def machine_note() -> str:
+    """The machine's CPUs and load, printed with timings: other processes skew every latency."""
+    one, five, _ = os.getloadavg()
+    return f"machine: {os.cpu_count()} CPUs, load average {one:.1f} (1 min) / {five:.1f} (5 min)"
 
 
 def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], *, left: int = 1) -> Table:

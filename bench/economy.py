@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import (
+    machine_note,
     TempArcadeDB,
     console,
     extraction_settings,
@@ -474,6 +475,7 @@ def responder(request: dict[str, Any]) -> Any:
 
 def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[IrcSample]) -> None:
     out = console()
+    out.print(machine_note())
     total = sum(len(s.messages) for s in samples)
     headers = ("contender", "LLM calls", "calls/100 msgs", "prompt tok/100", "completion tok/100", "total tok/100",
                "schema tok/100*", "facts", "run s")

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import (
+    machine_note,
     TempArcadeDB,
     bench_read,
     console,
@@ -480,6 +481,7 @@ async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
 
 def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path: Path) -> None:
     out = console()
+    out.print(machine_note())
     headers = ["budget", "context", *(f"{c} {name}" for c, name in CATEGORIES.items()), "overall", "tokens used",
                "build p50 ms", "build p95 ms"]
     rows = []

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bench.common import TempArcadeDB, console, context_settings, percentile, quiet_logs, table
+from bench.common import machine_note, TempArcadeDB, console, context_settings, percentile, quiet_logs, table
 from grapevine.context import ContextRequest
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
@@ -262,8 +262,9 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
     entity = rng.choice(g.entities)
     reply = rng.choice(g.messages)
     text = f"hey {other['display_name']}, did you hear about {entity['name']}? the {rng.choice(_WORDS)} was fun"
+    at = datetime.fromisoformat(reply["created_at"]) + timedelta(minutes=1)  # a reply chain within its time bound
     return ContextRequest(guild_id=GUILD, channel_id=reply["channel_id"], author_id=author["id"], message_text=text,
-                          message_id=None, at=NOW, reply_to_id=reply["id"])
+                          message_id=None, at=at, reply_to_id=reply["id"])
 
 
 async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random) -> None:
@@ -382,6 +383,7 @@ async def run_neo4j(g: Guild, authors: int, writes: int) -> Figures:
 
 def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
     out = console()
+    out.print(machine_note())
     title = (f"Scale: {len(g.users):,} users, {len(g.entities):,} entities, {len(g.facts):,} facts, "
              f"{len(g.messages):,} messages, {len(g.episodes):,} episodes, about {g.edges:,} edges")
     rows = []

@@ -82,7 +82,8 @@ async def run_bot(settings: Settings) -> None:
             store = runtime.store
             consent = Consent(store)
             await consent.load()
-            ingestor = Ingestor(store, llm, settings.extraction, settings.window)
+            ingestor = Ingestor(store, llm, settings.extraction, settings.window, embed=embed,
+                                hidden=lambda uid: not consent.allowed(uid))
             live = LiveWindows(store, ingestor, consent, settings.window)
             services = Services(settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor,
                                 live=live, embed=embed)

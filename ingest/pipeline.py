@@ -39,12 +39,14 @@ class BacklogResult:
 class Ingestor:
     def __init__(self, store: GraphStore, llm: StructuredLLM | None, extraction: ExtractionSettings,
                  windows: WindowSettings, *, rng: Callable[[], float] = random.random,
-                 hidden: Callable[[str], bool] | None = None) -> None:
+                 hidden: Callable[[str], bool] | None = None,
+                 embed: Callable[[str], list[float]] | None = None) -> None:
         self.store = store
         self.llm = llm
         self.extraction = extraction
         self.windows = windows
         self.rng = rng
+        self.embed = embed  # facts get an embedding for the vector index when embeddings are on
         self.hidden = hidden  # opted-out ids: their mentions in others' messages never reach the LLM
         self._guild_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._slots = asyncio.Semaphore(extraction.guild_concurrency)
@@ -68,7 +70,7 @@ class Ingestor:
             return EpisodeStatus.DONE
         if self.llm is None:
             return episode.status
-        async with self._slots, self._guild_locks[episode.guild_id]:
+        async with self._guild_locks[episode.guild_id], self._slots:
             return await self._extract_locked(key)
 
     async def _extract_locked(self, key: str) -> EpisodeStatus:
@@ -103,7 +105,12 @@ class Ingestor:
         counter = iter(range(1_000_000))
         resolution = resolve(answer, refs, inp, episode_key=key, now=now_utc(),
                              new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex)
-        outcome = await self.store.write_episode(resolution.write)
+        write = resolution.write
+        if self.embed is not None and write.facts:
+            vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]
+            write = write.model_copy(update={"facts": tuple(
+                f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))})
+        outcome = await self.store.write_episode(write)
         emit("ingest", "extraction_done", key=key, guild_id=episode.guild_id, messages=len(window.messages),
              facts=outcome.facts, corroborations=outcome.corroborations, superseded=outcome.superseded,
              entities=outcome.entities, dropped=resolution.dropped[:20],

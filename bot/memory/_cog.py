@@ -73,7 +73,12 @@ class Memory(commands.Cog):
             emit("bot", "memory_command_failed", level=logging.ERROR, command=command.kind, error=type(exc).__name__,
                  reason=str(exc)[:300])
             reply = BROKEN
-        sent = await send_reply(message, split_message(reply), view=view)
+        try:
+            sent = await send_reply(message, split_message(reply), view=view)
+        except discord.HTTPException as exc:
+            emit("bot", "reply_failed", level=logging.WARNING, channel_id=str(message.channel.id), status=exc.status,
+                 error=type(exc).__name__)
+            return
         if view is not None and sent:
             view.message = sent[0]
         emit("bot", "memory_command", command=command.kind, via="message")

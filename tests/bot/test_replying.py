@@ -16,7 +16,16 @@ from grapevine.scripted_llm import Fault, ScriptedLLMServer
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
-from tests.bot.helpers import MockBot, MockClientUser, MockDMChannel, MockMember, MockThread, reply_to, sent_texts
+from tests.bot.helpers import (
+    MockBot,
+    MockClientUser,
+    MockDMChannel,
+    MockMember,
+    MockMessage,
+    MockThread,
+    reply_to,
+    sent_texts,
+)
 from tests.support.busy_server import GENERAL, PEOPLE, populate
 from tests.support.scripted import count
 
@@ -159,9 +168,8 @@ async def test_graph_down_answers_without_memory(services: Services, llm_server:
     down.runner.attempts = 1
     bot = MockBot(services=Services(**{**services.__dict__, "store": down}), user=MockClientUser(name="grapevine"))
     llm_server.push("Hello! (no memory today)")
-    harness_member = MockMember(name="bob", display_name="Bob")
-    from tests.bot.helpers import MockMessage
-    ask = MockMessage(author=harness_member, content=f"<@{bot.user.id}> hello", mentions=[bot.user], created_at=AT)
+    ask = MockMessage(author=MockMember(name="bob", display_name="Bob"), content=f"<@{bot.user.id}> hello",
+                      mentions=[bot.user], created_at=AT)
     with caplog.at_level(logging.INFO, logger="grapevine.events"):
         await Replying(bot).on_message(ask)
     await driver.close()

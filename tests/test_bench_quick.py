@@ -1,0 +1,80 @@
+"""Each benchmark runs in quick mode and prints its table rows (figures are printed, never asserted)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+
+pytestmark = pytest.mark.slow
+
+
+def run_bench(name: str, *args: str, timeout: float = 300, pythonpath: Path | None = None) -> str:
+    env = {**os.environ, "GRAPHITI_TELEMETRY_ENABLED": "false", "COLUMNS": "200"}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    result = subprocess.run([sys.executable, "-m", f"bench.{name}", "--quick", *args], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def _graphiti_installed() -> bool:
+    try:
+        import graphiti_core  # noqa: F401
+        import kuzu  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not (SHARED / "irc" / "dev").is_dir(), reason="the shared IRC samples are not next to the repository")
+def test_economy_quick_prints_every_contender() -> None:
+    out = run_bench("economy")
+    assert "LLM cost per 100 messages" in out
+    assert "grapevine (one call per closed window)" in out
+    assert "per-message extraction" in out
+    assert "ratio per-message extraction / grapevine" in out
+    if _graphiti_installed():
+        assert "graphiti-core add_episode (same windows)" in out
+        assert "NOT RUN" not in out, out
+    else:
+        assert "graphiti-core add_episode (same windows): NOT RUN: graphiti-core" in out
+
+
+@pytest.mark.skipif(not (SHARED / "irc" / "dev").is_dir(), reason="the shared IRC samples are not next to the repository")
+def test_economy_without_graphiti_runs_the_others_and_says_why(tmp_path: Path) -> None:
+    fake = tmp_path / "graphiti_core"  # shadows an installed graphiti-core: as if it were not installed
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('graphiti-core hidden by the test')\n", encoding="utf-8")
+    out = run_bench("economy", pythonpath=tmp_path)
+    assert "grapevine (one call per closed window)" in out and "per-message extraction" in out
+    assert "ratio per-message extraction / grapevine" in out
+    assert "graphiti-core add_episode (same windows): NOT RUN: graphiti-core with its Kuzu driver is not installed" in out
+
+
+@pytest.mark.skipif(not (SHARED / "locomo" / "locomo-dev.json").is_file(), reason="the shared LoCoMo file is absent")
+def test_locomo_quick_prints_recall_rows() -> None:
+    pytest.importorskip("rank_bm25", reason="rank-bm25 (bench extra) is not installed")
+    out = run_bench("locomo")
+    assert "LoCoMo evidence recall" in out
+    for budget in ("500", "1000", "2000"):
+        assert any(line.lstrip("│ ").startswith(budget) and "grapevine context" in line for line in out.splitlines()), out
+    assert "BM25 over raw messages" in out and "last messages of the channel" in out
+    assert "nearest messages (all-MiniLM-L6-v2)" in out or "nearest messages by embedding: skipped" in out
+    assert "measure storage and retrieval, not extraction" in out
+
+
+def test_scale_quick_prints_engine_rows() -> None:
+    out = run_bench("scale", "--no-neo4j")
+    assert "Scale: 50 users, 500 entities, 5,000 facts" in out
+    assert "ArcadeDB (embedded, Bolt)" in out
+    assert "residue audit: nothing left" in out
+    assert "Neo4j 5 (Docker): SKIPPED: switched off with --no-neo4j" in out
+    assert "facts (REPORTED_BY, FROM, EXTRACTED_FROM)" in out
