@@ -167,7 +167,7 @@ class PromptRefs:
     entities: dict[str, str] = field(default_factory=dict)  # casefolded name -> K ref
 
 
-def _sections(text: str) -> dict[str, list[str]]:
+def prompt_sections(text: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for block in text.split("\n\n"):
         head, _, body = block.partition("\n")
@@ -185,7 +185,7 @@ def user_prompt(request: dict[str, Any]) -> str:
 
 def read_prompt(request: dict[str, Any]) -> PromptRefs:
     """Participants, window messages, known facts and entities of an extraction request."""
-    sections = _sections(user_prompt(request))
+    sections = prompt_sections(user_prompt(request))
     refs = PromptRefs()
     for line in sections.get("PARTICIPANTS", []):
         if m := _PARTICIPANT.match(line):

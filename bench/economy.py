@@ -13,9 +13,10 @@ calls and tokens on its side with one estimate (`grapevine.tokens.estimate_token
 - graphiti-core's `add_episode` on the same windows (Kuzu in memory), its LLM client answering
   every call with the entities and facts grapevine's scripted answer holds for that window.
 
-The scripted answers are deterministic: a message stating something about its author ("my",
-"I'm", ...) and naming a piece of software or hardware yields one fact about the author, with
-that thing as an entity; each window's answer keeps at most 5 facts per person and 15 in all.
+The scripted answers are deterministic: a message saying something about its author ("my",
+"I'm", "I have", ...; a question only when it discloses something, "I have an ATI card, how do
+I ...?") and naming a piece of software or hardware yields one fact about the author, with that
+thing as an entity; each window's answer keeps at most 5 facts per person and 15 in all.
 """
 
 from __future__ import annotations
@@ -36,14 +37,16 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import (
-    machine_note,
     TempArcadeDB,
     console,
     extraction_settings,
+    machine_note,
+    prompt_sections,
     quiet_logs,
     read_prompt,
     scripted_llm,
     table,
+    user_prompt,
     window_settings,
 )
 from bench.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
@@ -75,6 +78,8 @@ _TERM = re.compile(r"\b(" + "|".join(_TERMS) + r")\b", re.IGNORECASE)
 _UPPER = {"kde", "ati", "usb", "dvd", "hp", "ibm", "ssh", "nfs", "php", "gcc", "lvm", "raid", "xp", "vlc", "osx",
           "bios", "xfs", "ntfs", "gimp", "xmms"}
 _SELF = re.compile(r"\b(i|i'm|im|i've|ive|i'd|my|mine|me)\b", re.IGNORECASE)
+_DISCLOSES = re.compile(r"\b(i'm|im|i am|i've|ive|i have|i had|i got|i use|i run|i installed|i bought|i just|my)\b",
+                        re.IGNORECASE)  # says something about the speaker even inside a question
 _TROUBLE = re.compile(r"\b(can't|cant|cannot|doesn't|doesnt|won't|wont|isn't|not working|error|problem|issue|"
                       r"broken|fails?|crash\w*|stuck|freez\w*)\b", re.IGNORECASE)
 _USES = re.compile(r"\b(use|using|used|run|running|installed|install|have|got|on|switched|upgraded)\b", re.IGNORECASE)
@@ -106,8 +111,10 @@ def thing_name(word: str) -> str:
 def message_facts(author: str, content: str) -> list[ScriptFact]:
     """What the scripted model reads in one message: at most one fact about its author."""
     text = content.strip()
-    if len(text.split()) < 4 or text.endswith("?") or not _SELF.search(text):
+    if len(text.split()) < 4 or not _SELF.search(text):
         return []
+    if text.endswith("?") and not _DISCLOSES.search(text):
+        return []  # "how do I ...?" asks, it tells nothing about the asker
     found = _TERM.search(text)
     if found is None:
         return []
@@ -185,6 +192,7 @@ class Usage:
     seconds: float = 0.0
     note: str = ""
     by_prompt: Counter[str] = field(default_factory=Counter)
+    sections: dict[str, float] = field(default_factory=dict)  # mean prompt tokens per call, by prompt section
 
     def per_100(self, value: float) -> float:
         return 100 * value / self.messages if self.messages else 0.0
@@ -194,6 +202,14 @@ def _take(srv: ScriptedLLMServer, usage: Usage) -> Usage:
     usage.calls, usage.prompt_tokens, usage.completion_tokens = srv.calls, srv.prompt_tokens, srv.completion_tokens
     usage.schema_tokens = sum(estimate_tokens(json.dumps(r["response_format"])) for r in srv.requests
                               if r.get("response_format"))
+    sections: Counter[str] = Counter()
+    ours = [r for r in srv.requests if "bench_reply" not in r]
+    for request in ours:
+        sections["system prompt"] += sum(estimate_tokens(m.get("content") or "") for m in request["messages"]
+                                         if m.get("role") == "system")
+        for title, lines in prompt_sections(user_prompt(request)).items():
+            sections[title.lower()] += estimate_tokens("\n".join([title, *lines]))
+    usage.sections = {k: v / len(ours) for k, v in sections.items()} if ours else {}
     srv.reset()
     return usage
 
@@ -499,6 +515,11 @@ def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[Ir
                       f"{tokens / base_tokens if base_tokens else 0:.1f}x the tokens "
                       f"({u.prompt_tokens / base.prompt_tokens if base.prompt_tokens else 0:.1f}x prompt, "
                       f"{u.completion_tokens / base.completion_tokens if base.completion_tokens else 0:.1f}x completion)")
+    with_sections = [u for u in usages if u.sections]
+    if with_sections:
+        names = list(dict.fromkeys(k for u in with_sections for k in u.sections))
+        out.print(table("Prompt tokens per call by section (grapevine's prompt builder)", ["section", *(u.name for u in with_sections)],
+                        [[n, *(f"{u.sections.get(n, 0):,.0f}" for u in with_sections)] for n in names]))
     for u in usages:
         if u.by_prompt:
             parts = ", ".join(f"{name} {count}" for name, count in u.by_prompt.most_common())

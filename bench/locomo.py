@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import (
-    machine_note,
     TempArcadeDB,
     bench_read,
     console,
     context_settings,
     extraction_settings,
+    machine_note,
     mean,
     percentile,
     quiet_logs,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bench.common import machine_note, TempArcadeDB, console, context_settings, percentile, quiet_logs, table
+from bench.common import TempArcadeDB, console, context_settings, machine_note, percentile, quiet_logs, table
 from grapevine.context import ContextRequest
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
@@ -246,6 +246,7 @@ class Figures:
     context_ms: list[float] = field(default_factory=list)
     context_tokens: list[int] = field(default_factory=list)
     parts_filled: dict[str, int] = field(default_factory=dict)
+    reads: dict[str, list[float]] = field(default_factory=dict)  # each context read alone, ms
     write_ms: list[float] = field(default_factory=list)
     forget_s: float = 0.0
     forget_deleted: dict[str, int] = field(default_factory=dict)
@@ -280,6 +281,47 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
         figures.context_tokens.append(ctx.total_tokens)
         for part in ctx.parts:
             figures.parts_filled[part.name] += part.items > 0
+
+
+def _reads(store: GraphStore) -> dict[str, Any]:
+    """Each graph read of one context build, as build_context issues it (for the per-read breakdown)."""
+    from graph.text import keywords, lucene_query
+    from grapevine.context_builder import AUTHOR_FACTS, SOURCE_FACTS, name_candidates
+
+    r = store.runner
+    return {
+        "store/facts_about (author, 50)": lambda q: r.read("store/facts_about", guild_id=GUILD, user_ids=[q.author_id],
+                                                            entity_uuids=[], now=iso(q.at), limit=AUTHOR_FACTS),
+        "store/search_facts": lambda q: r.read("store/search_facts", guild_id=GUILD, query=lucene_query(q.message_text),
+                                               now=iso(q.at), limit=SOURCE_FACTS),
+        "store/messages_before (30)": lambda q: r.read("store/messages_before", channel_id=q.channel_id,
+                                                       before=iso(q.at), limit=30),
+        "store/reply_chain": lambda q: r.read("store/reply_chain", guild_id=GUILD, message_id=q.reply_to_id, limit=41),
+        "store/members_by_name": lambda q: r.read("store/members_by_name", guild_id=GUILD,
+                                                  names=keywords(q.message_text), limit=20),
+        "store/search_entities": lambda q: r.read("store/search_entities", guild_id=GUILD,
+                                                  query=lucene_query(q.message_text), limit=20),
+        "store/entities_by_keys": lambda q: r.read("store/entities_by_keys", guild_id=GUILD,
+                                                   keys=name_candidates(q.message_text)),
+        "store/linked_entities": lambda q: r.read("store/linked_entities", guild_id=GUILD, user_id=q.author_id, limit=20),
+        "store/channel_summaries": lambda q: r.read("store/channel_summaries", guild_id=GUILD, channel_id=q.channel_id,
+                                                    limit=5),
+        "store/users_by_id": lambda q: r.read("store/users_by_id", ids=[q.author_id]),
+    }
+
+
+async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
+    """Each read of the context alone, one at a time: where a build's time goes."""
+    requests = [_request(g, rng) for _ in range(count)]
+    for name, read in _reads(store).items():
+        for req in requests[:5]:
+            await read(req)
+        times = []
+        for req in requests:
+            started = time.perf_counter()
+            await read(req)
+            times.append((time.perf_counter() - started) * 1000)
+        figures.reads[name] = times
 
 
 async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
@@ -337,6 +379,7 @@ async def run_engine(figures: Figures, store: GraphStore, g: Guild, authors: int
     figures.load = await load(store, g)
     figures.rss_loaded = rss() if rss else None
     await measure_context(store, g, figures, authors, rng)
+    await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
     await measure_forget(store, g, figures)
     figures.rss_end = rss() if rss else None
@@ -408,6 +451,10 @@ def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
             continue
         out.print(table(f"{f.engine}: load steps (UNWIND batches of {BATCH:,})", ["step", "rows", "seconds", "rows/s"],
                         [[w, f"{n:,}", f"{s:.1f}", f"{n / s:,.0f}" if s else "-"] for w, n, s in f.load]))
+        if f.reads:
+            out.print(table(f"{f.engine}: each read of a context build alone, one at a time (build_context runs them "
+                            "concurrently)", ["read", "p50 ms", "p95 ms"],
+                            [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()]))
         filled = ", ".join(f"{name} {count}/{len(f.context_ms)}" for name, count in f.parts_filled.items())
         out.print(f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens")
         deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
