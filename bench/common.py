@@ -24,11 +24,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-import queries
 from grapevine.scripted_llm import Responder, ScriptedLLMServer
 from grapevine.settings import ContextSettings, ExtractionSettings, LLMSettings, WindowSettings
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
-from graph.session import Runner
 from graph.store import GraphStore
 from ingest.llm import OpenAILLM, UsageMeter
 
@@ -120,21 +118,9 @@ class TempArcadeDB:
         self._drivers.clear()
 
 
-def runner_of(store: GraphStore) -> Runner:
-    return store.runner
-
-
 async def bench_read(store: GraphStore, name: str, /, **params: Any) -> list[dict[str, Any]]:
     """Rows of one bench-only query file, `queries/bench/<name>.cypher`."""
     return await store.runner.read(f"bench/{name}", **params)
-
-
-async def bench_write(store: GraphStore, name: str, /, **params: Any) -> list[dict[str, Any]]:
-    return await store.runner.write_one(f"bench/{name}", **params)
-
-
-def bench_query(name: str) -> str:
-    return queries.load(f"bench/{name}")
 
 
 # --- the scripted LLM server with the real client ----------------------------------------------------

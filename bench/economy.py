@@ -57,7 +57,7 @@ from ingest.extraction import Extraction, PromptInput, build_prompt
 from ingest.llm import OpenAILLM
 from ingest.pipeline import Ingestor
 from ingest.replay import replay
-from ingest.windows import ClosedWindow, WindowMessage
+from ingest.windows import ClosedWindow
 
 QUICK_MESSAGES = 400  # --quick: the first 400 messages of the first sample
 AUTHOR_FACTS = 50  # facts of the author shown to a per-message extractor (MEMORY_MAX_FACTS_PER_USER)

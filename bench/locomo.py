@@ -413,6 +413,7 @@ class Run:
     dropped_evidence: int = 0
     embedding_skipped: str | None = None
     ingest_s: float = 0.0
+    ceiling: list[float] = field(default_factory=list)  # per question: share of evidence some annotated fact cites
 
 
 def over_caps(conv: Conversation) -> int:
@@ -470,6 +471,8 @@ async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
                                                        baseline_outcome(rank, corpus, question, budget, latest))
                 out.scores[(UNBOUNDED, 0)].add(
                     question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of))
+            cited = {e for s in conv.sessions for items in s.observations.values() for _, ev in items for e in ev}
+            out.ceiling += [recall(q.evidence, cited) for q in conv.questions]
             out.questions += len(conv.questions)
             out.dropped_evidence += conv.dropped_evidence
             out.over_default_caps += over_caps(conv)
@@ -507,6 +510,8 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
               f"{CAPS['max_facts_per_person']}/{CAPS['max_facts_per_window']} per person/window so every annotation is "
               f"written; grapevine's defaults ({DEFAULT_CAPS[0]}/{DEFAULT_CAPS[1]}) would set aside "
               f"{result.over_default_caps}.")
+    out.print(f"Evidence turns that some annotated fact cites: {100 * mean(result.ceiling):.1f}% (per question): the most "
+              "the facts alone can recall; the rest only as raw messages.")
     if result.mismatched:
         out.print(f"WARNING: {result.mismatched} prompt messages did not line up with their session's turns")
     if result.dropped_evidence:

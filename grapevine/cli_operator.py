@@ -12,6 +12,14 @@ from grapevine.cli import _cell, _date, _run, _settings, _table, _with_store, ap
 from grapevine.settings import ConfigError
 
 
+def _print_rows(rows: list[dict[str, Any]], title: str, as_json: bool) -> None:
+    if as_json:
+        for row in rows:
+            print(json.dumps(row, default=str, ensure_ascii=False))
+    else:
+        out.print(_table(rows, title))
+
+
 @app.command()
 def context(guild: Annotated[str, typer.Option(help="guild id")], channel: Annotated[str, typer.Option(help="channel id")],
             user: Annotated[str, typer.Option(help="the author's user id")],
@@ -31,7 +39,7 @@ def context(guild: Annotated[str, typer.Option(help="guild id")], channel: Annot
         for part in ctx.parts:
             out.rule(f"{part.name}: {part.tokens} tokens, {part.items} items" + (f", {part.trimmed} trimmed" if part.trimmed else ""))
             for line in part.lines:
-                out.print(line, markup=False, highlight=False)
+                print(line)
         out.rule(f"total {ctx.total_tokens} tokens (budget {settings.context.total_tokens})")
 
     _run(_with_store(settings, work))
@@ -62,11 +70,7 @@ def facts(guild: Annotated[str, typer.Option(help="guild id")],
                  "superseded_by": f.superseded_by} for f in found]
         if not history:
             rows = [{k: v for k, v in r.items() if k not in ("invalid_at", "expired_at", "superseded_by")} for r in rows]
-        if as_json:
-            for row in rows:
-                out.print(json.dumps(row, default=str, ensure_ascii=False), markup=False, highlight=False)
-        else:
-            out.print(_table(rows, f"{len(rows)} facts"))
+        _print_rows(rows, f"{len(rows)} facts", as_json)
 
     _run(_with_store(settings, work))
 
@@ -100,11 +104,7 @@ def query(name: Annotated[str | None, typer.Argument(help="an operator query (se
 
     async def work(rt: Any) -> None:
         rows = await run_operator_query(rt.driver, rt.engine.database, q, params)
-        if as_json:
-            for row in rows:
-                out.print(json.dumps(row, default=str, ensure_ascii=False), markup=False, highlight=False)
-        else:
-            out.print(_table(rows, f"{q.title}: {len(rows)} rows"))
+        _print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
 
     _run(_with_store(settings, work))
 
