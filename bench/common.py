@@ -206,7 +206,7 @@ def mean(values: Sequence[float]) -> float:
 
 def console() -> Console:
     """Plain text (no markup: notes quote things like `.[bench]`), wide enough for the tables."""
-    return Console(width=None if sys.stdout.isatty() else 150, highlight=False, markup=False)
+    return Console(width=None if sys.stdout.isatty() else 150, highlight=False, markup=False, soft_wrap=True)
 
 
 def machine_note() -> str:

@@ -485,8 +485,9 @@ async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
 def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path: Path) -> None:
     out = console()
     out.print(machine_note())
-    headers = ["budget", "context", *(f"{c} {name}" for c, name in CATEGORIES.items()), "overall", "tokens used",
-               "build p50 ms", "build p95 ms"]
+    first = next(iter(result.scores.values()), Scores())
+    headers = ["budget", "context", *(f"{c} {name} ({len(first.by_category.get(c, []))})" for c, name in CATEGORIES.items()),
+               f"overall ({len(first.overall)})", "tokens used", "build p50 ms", "build p95 ms"]
     rows = []
     methods = list(dict.fromkeys(name for name, _ in result.scores))
     for budget in [*budgets, 0]:
@@ -494,8 +495,7 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
             s = result.scores.get((name, budget))
             if s is None:
                 continue
-            cells = [f"{100 * mean(s.by_category[c]):.1f}% ({len(s.by_category[c])})" if s.by_category.get(c) else "-"
-                     for c in CATEGORIES]
+            cells = [f"{100 * mean(s.by_category[c]):.1f}%" if s.by_category.get(c) else "-" for c in CATEGORIES]
             rows.append([budget or "none", name, *cells, f"{100 * mean(s.overall):.1f}%", f"{mean(s.tokens):.0f}",
                          f"{percentile(s.ms, 50):.1f}", f"{percentile(s.ms, 95):.1f}"])
     sessions = sum(len(c.sessions) for c in convs)
