@@ -1,7 +1,9 @@
 // Who said each fact: one REPORTED_BY edge per reporter and message. A second person stating a
 // fact that already holds adds an edge here (corroboration) instead of a second Fact.
 UNWIND $reports AS row
-MATCH (f:Fact {uuid: row.fact_uuid, guild_id: $guild_id})
+MATCH (f:Fact {uuid: row.fact_uuid})
+WITH f, row
+WHERE f.guild_id = $guild_id
 MATCH (u:User {id: row.user_id})
 MERGE (f)-[r:REPORTED_BY {message_id: coalesce(row.message_id, '')}]->(u)
 ON CREATE SET r.at = datetime(row.at)
