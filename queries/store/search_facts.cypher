@@ -6,9 +6,11 @@ WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
 WITH f, max(score) AS score
 ORDER BY score DESC
 LIMIT $limit
-WITH f, score, [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)]] AS about,
-     [(f)-[r:REPORTED_BY]->(rep:User) | [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)]] AS reporters,
-     [(newer:Fact)-[:SUPERSEDES]->(f) | newer.uuid] AS superseded_by
+CALL (f) {
+  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)] } AS about,
+         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)] } AS reporters,
+         COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by
+}
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
        f.confidence AS confidence, f.valid_at AS valid_at, f.invalid_at AS invalid_at,
        f.expires_at AS expires_at, f.created_at AS created_at, f.expired_at AS expired_at,
