@@ -6,7 +6,10 @@ callers pass it as `content=` and this module drops it otherwise.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 import logging
 import sys
 from datetime import datetime, timezone
@@ -16,6 +19,14 @@ from typing import Any
 _logger = logging.getLogger("grapevine.events")
 _log_content = False
 _CONTENT_KEYS = frozenset({"content", "text", "prompt", "completion"})
+_PERSON_KEYS = frozenset({"user_id", "author_id", "member_id"})
+# Logs name people by a keyed hash that changes with every process, so a forgotten member's id is
+# never written to a log, and events of one run can still be followed.
+_LOG_KEY = secrets.token_bytes(16)
+
+
+def pseudonym(user_id: str) -> str:
+    return "u-" + hmac.new(_LOG_KEY, user_id.encode(), hashlib.sha256).hexdigest()[:12]
 
 
 class _JsonLines(logging.Formatter):
@@ -49,6 +60,6 @@ def emit(subsystem: str, event: str, *, level: int = logging.INFO, **fields: Any
     for key, value in fields.items():
         if key in _CONTENT_KEYS and not _log_content:
             continue
-        payload[key] = value
+        payload[key] = pseudonym(str(value)) if key in _PERSON_KEYS and value is not None else value
     _logger.log(level, "%s.%s", subsystem, event, extra={"payload": payload})
     return payload
