@@ -25,7 +25,8 @@ from typing import Any
 
 from grapevine.scripted_llm import Fault, Reply, ScriptedLLMServer
 from grapevine.settings import ExtractionSettings, LLMSettings, WindowSettings
-from graph.models import Channel, Guild, Message, User, utc
+from graph.models import Channel, Guild, Message, User
+from graph.rows import _dt
 from graph.store import GraphStore
 from ingest.consent import Consent
 from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
@@ -289,14 +290,6 @@ class GraphFact:
     sources: frozenset[str]  # message ids
     supersedes: frozenset[str]  # fact uuids
     episodes: frozenset[str]
-
-
-def _dt(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
-    return utc(value)
 
 
 async def graph_facts(store: GraphStore, guild_id: str) -> list[GraphFact]:
