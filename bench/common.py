@@ -59,6 +59,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def docker_missing() -> str | None:
+    """Why no Neo4j 5 container can be started here (no Docker engine answers), or None."""
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
+        return f"no Docker engine for the Neo4j 5 container (testcontainers): {type(exc).__name__}: {str(exc)[:160]}"
+    return None
+
+
 @dataclass
 class TempArcadeDB:
     """The embedded engine in a child process, in a temporary folder removed on exit.

@@ -17,20 +17,17 @@ import argparse
 import asyncio
 import json
 import re
-import secrets
-import socket
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.common import TempArcadeDB
 from bench.datasets import DATA_DIR, IRC_GUILD, dev_samples, load_irc
 from grapevine.scripted_llm import ScriptedLLMServer
 from grapevine.settings import ExtractionSettings, LLMSettings, WindowSettings
 from grapevine.tokens import estimate_tokens
-from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.models import Channel, Guild
 from graph.store import GraphStore
 from ingest.llm import OpenAILLM, UsageMeter
@@ -149,25 +146,13 @@ async def replay_ingest(messages: Sequence[WindowMessage], store: GraphStore, sr
     )  # fmt: skip
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def run_replay(messages: Sequence[WindowMessage], *, heap: str = "1g") -> ReplayFigures:
     """`replay_ingest` against a temporary ArcadeDB and a scripted server, both stopped afterwards."""
-    with tempfile.TemporaryDirectory(prefix="grapevine-irc-replay-") as tmp:
-        engine = ArcadeDBEngine(password=secrets.token_urlsafe(12), database="irc_replay",
-                                bolt_port=_free_port(), http_port=_free_port())  # fmt: skip
-        with ArcadeDBServer(Path(tmp) / "arcadedb", engine, heap=heap), ScriptedLLMServer() as srv:
-            driver = engine.driver()
-            try:
-                store = GraphStore(driver, engine)
-                await store.setup_schema()
-                return await replay_ingest(messages, store, srv)
-            finally:
-                await driver.close()
+    with TempArcadeDB(heap=heap) as db, ScriptedLLMServer() as srv:
+        try:
+            return await replay_ingest(messages, await db.store("irc_replay"), srv)
+        finally:
+            await db.close_drivers()
 
 
 def report(name: str, f: ReplayFigures) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bench.common import TempArcadeDB, console, context_settings, machine_note, percentile, quiet_logs, table
+from bench.common import TempArcadeDB, console, docker_missing, context_settings, machine_note, percentile, quiet_logs, table
 from grapevine.context import ContextRequest
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
@@ -383,16 +383,6 @@ async def run_engine(figures: Figures, store: GraphStore, g: Guild, authors: int
     await measure_writes(store, g, figures, writes, rng)
     await measure_forget(store, g, figures)
     figures.rss_end = rss() if rss else None
-
-
-def docker_missing() -> str | None:
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
-        return f"no Docker engine for a Neo4j 5 container: {type(exc).__name__}: {str(exc)[:160]}"
-    return None
 
 
 async def run_arcadedb(g: Guild, authors: int, writes: int) -> Figures:

@@ -3,25 +3,19 @@ Neo4j 5 through testcontainers wherever a Docker engine answers (skipped with th
 
 from __future__ import annotations
 
-import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from bench.common import docker_missing, free_port
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.engines.neo4j import Neo4jEngine
 from graph.store import GraphStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -33,19 +27,9 @@ def arcadedb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arcade
     server.stop()
 
 
-def _docker_reason() -> str | None:
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
-        return f"no Docker engine for the Neo4j 5 container (testcontainers): {type(exc).__name__}: {str(exc)[:120]}"
-    return None
-
-
 @pytest.fixture(scope="session")
 def neo4j_engine() -> Iterator[Neo4jEngine]:
-    reason = _docker_reason()
+    reason = docker_missing()
     if reason:
         pytest.skip(reason)
     from testcontainers.neo4j import Neo4jContainer
