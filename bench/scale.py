@@ -285,28 +285,19 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
 
 def _reads(store: GraphStore) -> dict[str, Any]:
     """Each graph read of one context build, as build_context issues it (for the per-read breakdown)."""
-    from graph.text import keywords, lucene_query
-    from grapevine.context_builder import AUTHOR_FACTS, SOURCE_FACTS, name_candidates
+    from graph.text import keywords
+    from grapevine.context_builder import AUTHOR_FACTS, CHAIN_DEPTH, MESSAGE_EPISODES, SOURCE_FACTS, name_candidates
 
-    r = store.runner
+    settings = context_settings()
     return {
-        "store/facts_about (author, 50)": lambda q: r.read("store/facts_about", guild_id=GUILD, user_ids=[q.author_id],
-                                                            entity_uuids=[], now=iso(q.at), limit=AUTHOR_FACTS),
-        "store/search_facts": lambda q: r.read("store/search_facts", guild_id=GUILD, query=lucene_query(q.message_text),
-                                               now=iso(q.at), limit=SOURCE_FACTS),
-        "store/messages_before (30)": lambda q: r.read("store/messages_before", channel_id=q.channel_id,
-                                                       before=iso(q.at), limit=30),
-        "store/reply_chain": lambda q: r.read("store/reply_chain", guild_id=GUILD, message_id=q.reply_to_id, limit=41),
-        "store/members_by_name": lambda q: r.read("store/members_by_name", guild_id=GUILD,
-                                                  names=keywords(q.message_text), limit=20),
-        "store/search_entities": lambda q: r.read("store/search_entities", guild_id=GUILD,
-                                                  query=lucene_query(q.message_text), limit=20),
-        "store/entities_by_keys": lambda q: r.read("store/entities_by_keys", guild_id=GUILD,
-                                                   keys=name_candidates(q.message_text)),
-        "store/linked_entities": lambda q: r.read("store/linked_entities", guild_id=GUILD, user_id=q.author_id, limit=20),
-        "store/channel_summaries": lambda q: r.read("store/channel_summaries", guild_id=GUILD, channel_id=q.channel_id,
-                                                    limit=5),
-        "store/users_by_id": lambda q: r.read("store/users_by_id", ids=[q.author_id]),
+        "context/facts (every fact source)": lambda q: store.reply_facts(
+            GUILD, author_id=q.author_id, mentioned_ids=[], names=keywords(q.message_text),
+            entity_keys=name_candidates(q.message_text), text=q.message_text, skip_ids=[q.author_id], now=q.at,
+            author_limit=AUTHOR_FACTS, limit=SOURCE_FACTS),
+        "context/conversation (messages, summaries, chain)": lambda q: store.conversation(
+            GUILD, q.channel_id, author_id=q.author_id, at=q.at, reply_to_id=q.reply_to_id,
+            episodes=max(settings.channel_episodes, MESSAGE_EPISODES), messages=settings.channel_messages,
+            chain=CHAIN_DEPTH),
     }
 
 

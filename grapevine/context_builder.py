@@ -15,7 +15,7 @@ from typing import Any
 
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
-from graph.models import FactView, Message, MessageView, User
+from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from graph.text import keywords, name_key
 from grapevine.context import ContextRequest, Gathered, ReplyContext, assemble
@@ -23,7 +23,8 @@ from grapevine.settings import ContextSettings
 
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: people, entities, linked entities, full text, vectors
-CHAIN_DEPTH = 41  # the reply_chain query follows at most 40 hops: the message and 40 ancestors
+CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
+MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3
 MAX_NAME_CANDIDATES = 60
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -100,37 +101,6 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
     return kept[::-1]
 
 
-def _view(message: Message, author: User) -> MessageView:
-    return MessageView(id=message.id, channel_id=message.channel_id, author_id=message.author_id,
-                       author_name=author.display_name, author_is_bot=author.is_bot, content=message.content,
-                       created_at=message.created_at, reply_to_id=message.reply_to_id)
-
-
-async def _recent(store: GraphStore, req: ContextRequest, limit: int) -> list[MessageView]:
-    if limit <= 0:
-        return []
-    found = [_view(m, u) for m, u in await store.messages_before(req.channel_id, req.at, limit) if m.guild_id == req.guild_id]
-    return [m for m in found if keep_message(m, req)]
-
-
-async def _conversation(store: GraphStore, req: ContextRequest, settings: ContextSettings) -> tuple[str | None, list[MessageView]]:
-    if req.in_thread:
-        return "thread", await _recent(store, req, settings.thread_messages)
-    if req.reply_to_id and settings.reply_chain_messages > 0:
-        chain = await store.reply_chain(req.guild_id, req.reply_to_id, limit=CHAIN_DEPTH)
-        kept = [m for m in chain if m.channel_id == req.channel_id and keep_message(m, req)]
-        return "reply_chain", bound_chain(kept, req, settings)
-    return None, []
-
-
-async def _facts(store: GraphStore, req: ContextRequest, *, user_ids: list[str] = (),  # type: ignore[assignment]
-                 entity_uuids: list[str] = (), limit: int = SOURCE_FACTS) -> list[FactView]:  # type: ignore[assignment]
-    if not user_ids and not entity_uuids:
-        return []
-    return await store.facts_about(req.guild_id, user_ids=list(user_ids), entity_uuids=list(entity_uuids),
-                                   now=req.at, limit=limit)
-
-
 async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
     if embed is None or not req.message_text.strip():
         return []
@@ -140,44 +110,49 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) 
 
 async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettings, *,
                  embed: Embed | None = None) -> Gathered:
-    """Every read for one reply, concurrently where independent; all scoped to `req.guild_id`."""
+    """Every read for one reply, all scoped to `req.guild_id`: the facts of every source in one query,
+    the conversation around the message in another, run together (and nearest facts, with embeddings)."""
     text = req.message_text
-    skip = {req.author_id, req.bot_user_id}
-    first = await _concurrently(
-        author=store.users([req.author_id]),
-        author_facts=_facts(store, req, user_ids=[req.author_id], limit=AUTHOR_FACTS),
-        members=store.members_by_name(req.guild_id, keywords(text)),
-        searched=store.search_entities(req.guild_id, text),
-        named=store.entities_by_names(req.guild_id, name_candidates(text)),
-        linked=store.linked_entities(req.guild_id, req.author_id),
-        full_text=store.search_facts(req.guild_id, text, now=req.at, limit=SOURCE_FACTS),
+    skip = [i for i in (req.author_id, req.bot_user_id) if i]
+    chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
+    reads = await _concurrently(
+        facts=store.reply_facts(
+            req.guild_id, author_id=req.author_id, mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
+            names=keywords(text), entity_keys=name_candidates(text), text=text, skip_ids=skip, now=req.at,
+            author_limit=AUTHOR_FACTS, limit=SOURCE_FACTS,
+        ),
+        talk=store.conversation(
+            req.guild_id, req.channel_id, author_id=req.author_id, at=req.at,
+            reply_to_id=req.reply_to_id if chain_wanted else None, skip_message_id=req.message_id,
+            episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+            messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0), chain=CHAIN_DEPTH,
+        ),
         nearest=_nearest(store, req, embed),
-        summaries=store.channel_context(req.guild_id, req.channel_id, episodes=settings.channel_episodes, messages=0),
-        channel=_recent(store, req, settings.channel_messages),
-        conversation=_conversation(store, req, settings),
     )
-    people = list(dict.fromkeys([*req.mentioned_user_ids, *(u.id for u in first["members"] if not u.is_bot)]))
-    people = [p for p in people if p not in skip]
-    entities = list(dict.fromkeys(e.uuid for e in [*first["searched"], *first["named"]]))
-    second = await _concurrently(
-        people=_facts(store, req, user_ids=people),
-        entities=_facts(store, req, entity_uuids=entities),
-        linked=_facts(store, req, entity_uuids=[e.uuid for e, _ in first["linked"]]),
-    )
+    facts, talk = reads["facts"], reads["talk"]
+    recent = [m for m in talk.recent if keep_message(m, req)]
+    channel = recent[-settings.channel_messages:] if settings.channel_messages > 0 else []
+    kind: str | None = None
+    thread: list[MessageView] = []
+    if req.in_thread:
+        kind, thread = "thread", recent[-settings.thread_messages:] if settings.thread_messages > 0 else []
+    elif chain_wanted:
+        kept = [m for m in talk.chain if m.channel_id == req.channel_id and keep_message(m, req)]
+        kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
-    kind, thread = first["conversation"]
-    messages = [*first["channel"], *thread]
+    messages = [*channel, *thread]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in _MENTION.findall(m.content)} - names.keys())
     if unknown:
         names.update({u.id: u.display_name for u in await store.users(unknown)})
+    summaries = list(talk.summaries)[-settings.channel_episodes:] if settings.channel_episodes > 0 else []
     return Gathered(
         author_id=req.author_id,
-        author_name=first["author"][0].display_name if first["author"] else "the author",
-        author_facts=first["author_facts"],
-        related=[second["people"], second["entities"], second["linked"], first["full_text"], first["nearest"]],
-        summaries=sorted((at, s) for at, s in first["summaries"].summaries if at is not None),
-        channel_messages=first["channel"],
+        author_name=talk.author.display_name if talk.author else "the author",
+        author_facts=facts["author"],
+        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], reads["nearest"]],
+        summaries=[(at, s) for at, s in summaries if at is not None],
+        channel_messages=channel,
         thread_messages=thread,
         thread_kind=kind,  # type: ignore[arg-type]
         names=names,

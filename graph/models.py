@@ -219,5 +219,14 @@ class ChannelContext(_Record):
     messages: tuple[MessageView, ...]
 
 
+class Conversation(_Record):
+    """What one read gathers around a reply: its author, the channel's recent past and the reply chain."""
+
+    author: User | None
+    summaries: tuple[tuple[datetime, str], ...]  # (episode end, summary), oldest first
+    recent: tuple[MessageView, ...]  # oldest first
+    chain: tuple[MessageView, ...]  # oldest first
+
+
 class SchemaMismatch(RuntimeError):
     """The graph was set up with another schema version or embedding model."""

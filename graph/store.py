@@ -17,6 +17,7 @@ from graph.engines import Engine
 from graph.models import (
     Channel,
     ChannelContext,
+    Conversation,
     EntityView,
     Episode,
     EpisodeClose,
@@ -30,11 +31,13 @@ from graph.models import (
     SchemaMismatch,
     User,
     iso,
+    utc,
 )
 from graph.session import Runner, Tx, run
 from graph.text import lucene_query, name_key
 
 SCHEMA_VERSION = 1
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def now_utc() -> datetime:
@@ -67,6 +70,7 @@ class GraphStore:
         for statement in queries.statements(queries.load("schema/constraints")):
             await self.runner.statement(statement)
         await self.engine.create_search_indexes(self.driver, embedding_dimension if embedding_model else None)
+        await self.runner.write_one("schema/backfill_user_names")
         meta = await self.runner.read("schema/read_meta")
         if not meta:
             await self.runner.write_one(
@@ -102,7 +106,9 @@ class GraphStore:
 
     async def upsert_users(self, users: list[User]) -> None:
         if users:
-            await self.runner.write_one("store/upsert_users", users=[u.model_dump() for u in users])
+            rows_ = [{**u.model_dump(), "name_lower": u.name.casefold(), "display_lower": u.display_name.casefold()}
+                     for u in users]
+            await self.runner.write_one("store/upsert_users", users=rows_)
 
     async def record_messages(self, messages: list[Message]) -> int:
         if not messages:
@@ -251,6 +257,43 @@ class GraphStore:
     async def reply_chain(self, guild_id: str, message_id: str, limit: int = 40) -> list[MessageView]:
         found = await self.runner.read("store/reply_chain", guild_id=guild_id, message_id=message_id, limit=limit)
         return [rows.message_view(r) for r in found]
+
+    async def reply_facts(self, guild_id: str, *, author_id: str, mentioned_ids: list[str], names: list[str],
+                          entity_keys: list[str], text: str, skip_ids: list[str], now: datetime,
+                          author_limit: int = 50, limit: int = 20) -> dict[str, list[FactView]]:
+        """Every fact a reply draws on, by source, in one read: "author" (facts about the author),
+        "people" (members mentioned or named by `names`, casefolded), "entities" (named by their keys or
+        matching `text`), "linked" (entities linked to the author) and "text" (facts matching `text`).
+        Each source is ranked: best full-text score first for "text", else most important and newest."""
+        found = await self.runner.read(
+            "context/facts", guild_id=guild_id, author_id=author_id, mentioned_ids=mentioned_ids,
+            names=sorted({n.casefold() for n in names if n}), keys=sorted({k for k in entity_keys if k}),
+            query=lucene_query(text), skip_ids=skip_ids, now=utc(now), author_limit=author_limit, limit=limit,
+        )
+        by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
+        for row in found:
+            fact = rows.fact(row)
+            key = -(row["score"] or 0.0) if row["source"] == "text" else (-fact.importance, -(fact.valid_at or _EPOCH).timestamp())
+            by_source[row["source"]].append(((key, fact.uuid), fact))
+        return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
+
+    async def conversation(self, guild_id: str, channel_id: str, *, author_id: str, at: datetime,
+                           reply_to_id: str | None = None, skip_message_id: str | None = None,
+                           episodes: int = 5, messages: int = 30, chain: int = 41) -> Conversation:
+        """The conversation a reply belongs to, in one read: the author, the channel's last episodes
+        before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
+        episodes and the messages not yet in one) and the chain `reply_to_id` replies to."""
+        found = await self.runner.read(
+            "context/conversation", guild_id=guild_id, channel_id=channel_id, author_id=author_id, at=utc(at),
+            reply_to_id=reply_to_id, skip_id=skip_message_id, episodes=episodes, messages=messages, chain=chain,
+        )
+        row = found[0]
+        return Conversation(
+            author=rows.user(row["author"]) if row["author"] else None,
+            summaries=tuple(sorted((rows._dt(at_), text) for at_, text in row["summaries"])),  # type: ignore[misc]
+            recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
+            chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
+        )
 
     # --- upkeep ---------------------------------------------------------------------------
     async def retire_expired(self, now: datetime | None = None) -> int:

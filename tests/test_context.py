@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from neo4j import AsyncGraphDatabase
 
-from graph.models import ChannelContext, FactView, Message, MessageView, User
+from graph.models import Conversation, FactView, Message, MessageView, User
 from graph.store import GraphStore
 from grapevine.context import ContextRequest, Gathered, assemble, build_reply_messages, fact_line
 from grapevine.context_builder import GraphUnavailable, bound_chain, build_context, name_candidates
@@ -150,13 +150,16 @@ class FakeStore:
 
     def __getattr__(self, name: str) -> Any:
         async def nothing(*args: Any, **kwargs: Any) -> list[Any]:
-            if self.fail is not None and name == "search_facts":
-                raise self.fail
             return []
         return nothing
 
-    async def channel_context(self, *args: Any, **kwargs: Any) -> ChannelContext:
-        return ChannelContext(summaries=(), messages=())
+    async def reply_facts(self, *args: Any, **kwargs: Any) -> dict[str, list[FactView]]:
+        if self.fail is not None:
+            raise self.fail
+        return {source: [] for source in ("author", "people", "entities", "linked", "text")}
+
+    async def conversation(self, *args: Any, **kwargs: Any) -> Conversation:
+        return Conversation(author=None, summaries=(), recent=(), chain=())
 
     async def nearest_facts(self, guild_id: str, vector: list[float], **kwargs: Any) -> list[FactView]:
         self.vectors.append(vector)
@@ -249,15 +252,15 @@ async def test_thread_tail_and_bots(store: GraphStore) -> None:
     req = ask("dave", "so should I take it?", at=at, channel=THREAD, in_thread=True)
     ctx = await build_context(store, req, ContextSettings(thread_messages=4))
     assert [line.split("] ", 1)[1] for line in ctx.part("thread").lines] == [
+        "Dave: job offer detail 2: Acme wants me as a staff engineer",
         "Dave: job offer detail 3: Acme wants me as a staff engineer",
         "Dave: job offer detail 4: Acme wants me as a staff engineer",
         "grapevine (you): congrats Dave!",
-    ]  # the last four read, the other bot's message left out
+    ]  # the last four shown: the other bot's message is left out, not counted
     assert ctx.part("thread").header.startswith("## Latest messages of this thread")
     assert [line.split("] ", 1)[1] for line in ctx.part("channel").lines] == [
         "Dave: job offer detail 0: Acme wants me as a staff engineer",
         "Dave: job offer detail 1: Acme wants me as a staff engineer",
-        "Dave: job offer detail 2: Acme wants me as a staff engineer",
         "Dave got a staff engineer offer from Acme.",
     ]
     assert "buy crypto" not in ctx.render()

@@ -1,0 +1,62 @@
+// Every fact a reply draws on, in one read, each row one fact of one source: facts about the author;
+// about the members the message mentions or names; about the entities it names (by normalised name
+// or full-text match); about the entities linked to the author (Charlie's sister); and facts whose
+// text matches the message. Only facts of $guild_id that hold at $now (a native datetime: comparing
+// against a parameter is cheaper than parsing one per row); datetimes come back as ISO strings.
+CALL () {
+  MATCH (:User {id: $author_id})<-[:ABOUT]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $author_limit
+  RETURN 'author' AS source, f, null AS score
+  UNION ALL
+  CALL () {
+    UNWIND $mentioned_ids AS id MATCH (p:User {id: id}) RETURN p
+    UNION
+    UNWIND $names AS name MATCH (p:User {name_lower: name}) RETURN p
+    UNION
+    UNWIND $names AS name MATCH (p:User {display_lower: name}) RETURN p
+  }
+  WITH p WHERE NOT p.id IN $skip_ids AND NOT coalesce(p.is_bot, false)
+  MATCH (p)<-[:ABOUT]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
+  RETURN 'people' AS source, f, null AS score
+  UNION ALL
+  CALL () {
+    UNWIND $keys AS key
+    MATCH (e:Entity {name_key: key}) WHERE e.guild_id = $guild_id
+    RETURN e
+    UNION
+    CALL db.index.fulltext.queryNodes('entity_names', $query) YIELD node, score
+    WITH node AS e, score WHERE $query <> '' AND e.guild_id = $guild_id
+    WITH e, max(score) AS score ORDER BY score DESC LIMIT $limit
+    RETURN e
+  }
+  MATCH (e)<-[:ABOUT]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
+  RETURN 'entities' AS source, f, null AS score
+  UNION ALL
+  MATCH (:User {id: $author_id})<-[:RELATED_TO]-(e:Entity)<-[:ABOUT]-(f:Fact)
+  WHERE e.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
+  RETURN 'linked' AS source, f, null AS score
+  UNION ALL
+  CALL db.index.fulltext.queryNodes('fact_text', $query) YIELD node, score
+  WITH node AS f, score
+  WHERE $query <> '' AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH f, max(score) AS score ORDER BY score DESC LIMIT $limit
+  RETURN 'text' AS source, f, score
+}
+OPTIONAL MATCH (f)-[r:REPORTED_BY]->(rep:User)
+WITH source, f, score, collect(CASE WHEN rep IS NULL THEN null ELSE [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)] END) AS reporters
+OPTIONAL MATCH (f)-[:ABOUT]->(s)
+WITH source, f, score, reporters, collect(CASE WHEN s IS NULL THEN null ELSE [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)] END) AS about
+RETURN source, score, f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
+       f.confidence AS confidence, toString(f.valid_at) AS valid_at, toString(f.expires_at) AS expires_at,
+       toString(f.created_at) AS created_at, about, reporters
