@@ -1,5 +1,5 @@
 // The conversation a reply belongs to, in one read: the author; the channel's last episodes before
-// $at (summaries of the extracted ones); the channel's last messages before $at, drawn from those
+// $at (summaries of the extracted ones that ended before $at); the channel's last messages before $at, drawn from those
 // episodes and from the messages not yet in one (so the read never scans the channel's history);
 // and the chain of messages $reply_to_id replies to. $at is a native datetime; datetimes come back as
 // ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
@@ -37,5 +37,5 @@ CALL () {
                   author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot}) AS chain
 }
 RETURN author {.id, .name, .display_name, .is_bot} AS author,
-       [e IN episodes WHERE e.status = 'done' AND e.summary <> '' | [toString(e.ended_at), e.summary]] AS summaries,
+       [e IN episodes WHERE e.status = 'done' AND e.summary <> '' AND e.ended_at < $at | [toString(e.ended_at), e.summary]] AS summaries,
        recent, chain

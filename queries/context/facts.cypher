@@ -29,8 +29,9 @@ CALL () {
     MATCH (e:Entity {name_key: key}) WHERE e.guild_id = $guild_id
     RETURN e
     UNION
-    CALL db.index.fulltext.queryNodes('entity_names', $query) YIELD node, score
-    WITH node AS e, score WHERE $query <> '' AND e.guild_id = $guild_id
+    WITH $query AS query WHERE query <> ''
+    CALL db.index.fulltext.queryNodes('entity_names', query) YIELD node, score
+    WITH node AS e, score WHERE e.guild_id = $guild_id
     WITH e, max(score) AS score ORDER BY score DESC LIMIT $limit
     RETURN e
   }
@@ -46,9 +47,10 @@ CALL () {
   WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
   RETURN 'linked' AS source, f, null AS score
   UNION ALL
-  CALL db.index.fulltext.queryNodes('fact_text', $query) YIELD node, score
+  WITH $query AS query WHERE query <> ''
+  CALL db.index.fulltext.queryNodes('fact_text', query) YIELD node, score
   WITH node AS f, score
-  WHERE $query <> '' AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH f, max(score) AS score ORDER BY score DESC LIMIT $limit
   RETURN 'text' AS source, f, score

@@ -8,6 +8,7 @@ import pytest
 
 from graph.models import Channel, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, SchemaMismatch, User
 from graph.store import GraphStore
+from graph.text import name_key
 from tests.support.busy_server import BOT, G1, G2, GENERAL, PEOPLE, T0, THREAD, E, U, populate
 
 
@@ -128,6 +129,42 @@ async def test_channel_context_and_reply_chain(store: GraphStore) -> None:
     assert len(thread.messages) == 2 and thread.messages[-1].content.startswith("job offer detail 4")
     chain = await store.reply_chain(G1, p.messages[1].id)
     assert [m.content for m in chain] == ["where did you move again?", "Austin!"]
+
+
+async def test_conversation_reads_open_window_recent_episodes_and_chain_before_a_time(store: GraphStore) -> None:
+    p = await populate(store)
+    at = T0 + timedelta(days=6)
+    open_window = await p.say(GENERAL, "judy", "anyone around?", at - timedelta(minutes=1))  # buffered: no episode yet
+    await p.say(GENERAL, "ivan", "later than the reply", at + timedelta(minutes=1))
+    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=at, reply_to_id=p.messages[1].id,
+                                    episodes=2, messages=4)
+    assert talk.author is not None and talk.author.display_name == "Bob"
+    assert [m.content for m in talk.recent][-1] == open_window.content and len(talk.recent) == 4
+    assert all(m.created_at < at and m.channel_id == GENERAL for m in talk.recent)
+    assert [s for _, s in talk.summaries] == ["Members introduced themselves."]  # the last 2 episodes: one has no summary
+    assert [m.content for m in talk.chain] == ["where did you move again?", "Austin!"]
+    early = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(seconds=25), episodes=5)
+    assert [m.content for m in early.recent] == ["where did you move again?", "Austin!"]
+    assert early.summaries == () and early.chain == ()  # the first window was still open at that time
+    assert (await store.conversation(G2, GENERAL, author_id=PEOPLE["bob"], at=at)).recent == ()
+
+
+async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None:
+    p = await populate(store)
+    found = await store.reply_facts(G1, author_id=PEOPLE["charlie"], mentioned_ids=[], names=["Alice"],
+                                    entity_keys=["celtics"], text="is Alice vegetarian?", skip_ids=[PEOPLE["charlie"]],
+                                    now=T0 + timedelta(days=3))
+    assert [f.uuid for f in found["author"]] == [p.facts["charlie_celtics"]]
+    assert p.facts["alice_austin"] in [f.uuid for f in found["people"]]
+    assert [f.uuid for f in found["linked"]] == [p.facts["sister_austin"]]
+    sister = await store.reply_facts(G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[], entity_keys=[name_key("Charlie's sister")],
+                                     text="", skip_ids=[], now=T0 + timedelta(days=3))
+    assert [f.uuid for f in sister["entities"]] == [p.facts["sister_austin"]]
+    everything = {f.uuid for facts in found.values() for f in facts}
+    assert p.facts["alice_veg"] not in everything  # Alice's fact of the other guild
+    other = await store.reply_facts(G2, author_id=PEOPLE["charlie"], mentioned_ids=[PEOPLE["alice"]], names=[],
+                                    entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=3))
+    assert [f.uuid for f in other["people"]] == [p.facts["alice_veg"]] and other["text"] == []
 
 
 async def test_candidates_and_expiry_and_cap(store: GraphStore) -> None:
