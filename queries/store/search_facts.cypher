@@ -12,6 +12,6 @@ CALL (f) {
          COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by
 }
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
-       f.confidence AS confidence, f.valid_at AS valid_at, f.invalid_at AS invalid_at,
-       f.expires_at AS expires_at, f.created_at AS created_at, f.expired_at AS expired_at,
+       f.confidence AS confidence, toString(f.valid_at) AS valid_at, toString(f.invalid_at) AS invalid_at,
+       toString(f.expires_at) AS expires_at, toString(f.created_at) AS created_at, toString(f.expired_at) AS expired_at,
        about, reporters, superseded_by, score
