@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction, READ_ACCESS, WRITE_ACCESS
+from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession, READ_ACCESS, WRITE_ACCESS
 from neo4j.exceptions import (
     ConstraintError,
     DatabaseUnavailable,
@@ -28,9 +28,17 @@ def _transient(exc: BaseException) -> bool:
 
 
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
-    """Run one query file inside a transaction; rows as dicts."""
+    """Run one query file inside a transaction; rows as dicts (nodes and relationships turned into dicts)."""
     result = await tx.run(queries.load(name), params)
     return [record.data() async for record in result]
+
+
+async def run_plain(tx: Tx | AsyncSession, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    """`run` for a query returning only values, lists and maps (no nodes): rows as they arrive, without
+    the driver's recursive conversion (a reply's reads spent a third of their client time in it)."""
+    result = await tx.run(queries.load(name), params)
+    keys = result.keys()
+    return [dict(zip(keys, values)) for values in await result.values()]
 
 
 class Runner:
@@ -41,7 +49,7 @@ class Runner:
         self.database = database
         self.attempts = attempts
 
-    async def _session_work(self, access: str, work: Callable[[Tx], Awaitable[T]]) -> T:
+    async def _retried(self, access: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         async for attempt in AsyncRetrying(
             retry=retry_if_exception(_transient),
             stop=stop_after_attempt(self.attempts),
@@ -50,10 +58,13 @@ class Runner:
         ):
             with attempt:
                 async with self.driver.session(database=self.database, default_access_mode=access) as session:
-                    if access == READ_ACCESS:
-                        return await session.execute_read(work)
-                    return await session.execute_write(work)
+                    return await work(session)
         raise AssertionError("unreachable")
+
+    async def _session_work(self, access: str, work: Callable[[Tx], Awaitable[T]]) -> T:
+        if access == READ_ACCESS:
+            return await self._retried(access, lambda session: session.execute_read(work))
+        return await self._retried(access, lambda session: session.execute_write(work))
 
     async def write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         return await self._session_work(WRITE_ACCESS, work)
@@ -63,6 +74,11 @@ class Runner:
 
     async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return await self.read_tx(lambda tx: run(tx, name, **params))
+
+    async def read_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """One read-only statement as an auto-commit transaction (no BEGIN and COMMIT round trips), its
+        rows as `run_plain` gives them; retried as a whole when transient, like every unit of work."""
+        return await self._retried(READ_ACCESS, lambda session: run_plain(session, name, **params))
 
     async def write_one(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return await self.write(lambda tx: run(tx, name, **params))

@@ -38,6 +38,7 @@ from graph.text import lucene_query, name_key
 
 SCHEMA_VERSION = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
 
 
 def now_utc() -> datetime:
@@ -265,13 +266,14 @@ class GraphStore:
         "people" (members mentioned or named by `names`, casefolded), "entities" (named by their keys or
         matching `text`), "linked" (entities linked to the author) and "text" (facts matching `text`).
         Each source is ranked: best full-text score first for "text", else most important and newest."""
-        found = await self.runner.read(
+        found = await self.runner.read_plain(
             "context/facts", guild_id=guild_id, author_id=author_id, mentioned_ids=mentioned_ids,
             names=sorted({n.casefold() for n in names if n}), keys=sorted({k for k in entity_keys if k}),
             query=lucene_query(text), skip_ids=skip_ids, now=utc(now), author_limit=author_limit, limit=limit,
+            hits=limit * SEARCH_HITS_PER_RESULT,
         )
         by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
-        for row in found:
+        for row in found[0]["facts"] if found else []:
             fact = rows.fact(row)
             key = -(row["score"] or 0.0) if row["source"] == "text" else (-fact.importance, -(fact.valid_at or _EPOCH).timestamp())
             by_source[row["source"]].append(((key, fact.uuid), fact))
@@ -283,7 +285,7 @@ class GraphStore:
         """The conversation a reply belongs to, in one read: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one) and the chain `reply_to_id` replies to."""
-        found = await self.runner.read(
+        found = await self.runner.read_plain(
             "context/conversation", guild_id=guild_id, channel_id=channel_id, author_id=author_id, at=utc(at),
             reply_to_id=reply_to_id, skip_id=skip_message_id, episodes=episodes, messages=messages, chain=chain,
         )
