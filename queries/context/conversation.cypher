@@ -1,7 +1,7 @@
 // The conversation a reply belongs to, in one read: the author; the channel's last episodes before
 // $at (summaries of the extracted ones that ended before $at); the channel's last messages before $at, drawn from those
 // episodes and from the messages not yet in one (so the read never scans the channel's history);
-// and the chain of messages $reply_to_id replies to. $at is a native datetime; datetimes come back as
+// and the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans). $at is a native datetime; datetimes come back as
 // ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
 OPTIONAL MATCH (author:User {id: $author_id})
 CALL () {
@@ -28,7 +28,8 @@ CALL (episodes) {
                   author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot}) AS recent
 }
 CALL () {
-  OPTIONAL MATCH (:Message {id: $reply_to_id})-[:REPLIES_TO*0..40]->(m:Message)
+  UNWIND CASE WHEN $reply_to_id IS NULL THEN [] ELSE [$reply_to_id] END AS reply_to_id
+  MATCH (:Message {id: reply_to_id})-[:REPLIES_TO*0..40]->(m:Message)
   WITH DISTINCT m WHERE m.guild_id = $guild_id
   MATCH (u:User)-[:SENT]->(m)
   WITH m, u ORDER BY m.created_at DESC LIMIT $chain
