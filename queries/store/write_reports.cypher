@@ -8,7 +8,7 @@ MATCH (u:User {id: row.user_id})
 MERGE (f)-[r:REPORTED_BY {message_id: coalesce(row.message_id, '')}]->(u)
 ON CREATE SET r.at = datetime(row.at)
 WITH f, row
-OPTIONAL MATCH (m:Message {id: row.message_id})
+OPTIONAL MATCH (m:Message {id: coalesce(row.message_id, '')})  // {id: null} would scan every message
 FOREACH (x IN CASE WHEN m IS NULL THEN [] ELSE [m] END | MERGE (f)-[:FROM]->(x))
 WITH f, row
 OPTIONAL MATCH (ep:Episode {key: row.episode_key})
