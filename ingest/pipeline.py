@@ -12,7 +12,8 @@ import re
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from grapevine.events import emit
@@ -50,6 +51,27 @@ class Ingestor:
         self.hidden = hidden  # opted-out ids: their mentions in others' messages never reach the LLM
         self._guild_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._slots = asyncio.Semaphore(extraction.guild_concurrency)
+        self._running = asyncio.Event()  # cleared while paused: no extraction starts
+        self._running.set()
+        self._pausing = asyncio.Lock()
+
+    @asynccontextmanager
+    async def paused(self) -> AsyncIterator[None]:
+        """No extraction runs inside: the ones in flight finish (and write) first, new ones wait. Forget-me
+        deletes inside, so nothing extracted from a forgotten member's messages can land after it."""
+        async with self._pausing:
+            self._running.clear()
+            held = [self._guild_locks[g] for g in sorted(self._guild_locks)]
+            try:
+                for lock in held:
+                    await lock.acquire()
+                try:
+                    yield
+                finally:
+                    for lock in held:
+                        lock.release()
+            finally:
+                self._running.set()
 
     async def submit(self, window: ClosedWindow) -> EpisodeStatus:
         """Store the closed window as an episode, then extract it (or leave it pending)."""
@@ -70,8 +92,13 @@ class Ingestor:
             return EpisodeStatus.DONE
         if self.llm is None:
             return episode.status
-        async with self._guild_locks[episode.guild_id], self._slots:
-            return await self._extract_locked(key)
+        while True:
+            await self._running.wait()
+            async with self._guild_locks[episode.guild_id]:
+                if not self._running.is_set():
+                    continue  # paused while waiting for the lock, and this guild's lock was not held
+                async with self._slots:
+                    return await self._extract_locked(key)
 
     async def _extract_locked(self, key: str) -> EpisodeStatus:
         episode = await self.store.episode(key)

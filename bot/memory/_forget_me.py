@@ -22,12 +22,14 @@ FAILED = "I couldn't reach my memory just now, so not everything may be deleted;
 
 
 async def forget_everything(services: Services, user_id: str, known_names: list[str] = ()) -> ForgetReport:  # type: ignore[assignment]
-    """Opt out first (nothing new gets stored meanwhile), drop buffered messages, then delete."""
+    """Opt out first (nothing new gets stored meanwhile), drop buffered messages, then delete while no
+    extraction runs (one already reading their messages writes first, then goes with the rest)."""
     await services.consent.opt_out(user_id)
     dropped = services.live.drop_user(user_id)
     runner = services.store.runner
-    dm = await runner.write_one("bot/forget_dm_space", guild_id=dm_scope(user_id))
-    report = await forget_user(runner, user_id, known_names=list(known_names))
+    async with services.ingestor.paused():
+        dm = await runner.write_one("bot/forget_dm_space", guild_id=dm_scope(user_id))
+        report = await forget_user(runner, user_id, known_names=list(known_names))
     for row in dm:
         report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
     emit("bot", "forget_me", deleted=report.deleted, redacted=report.redacted, dropped_buffered=dropped,

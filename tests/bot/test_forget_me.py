@@ -3,16 +3,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
-from bot.memory._forget_me import CANCELLED, NOT_YOURS, PROMPT, ConfirmForget
+from bot.memory._forget_me import CANCELLED, NOT_YOURS, PROMPT, ConfirmForget, forget_everything
+from bot.services import Services
+from grapevine.settings import ExtractionSettings, WindowSettings
+from graph.models import EpisodeStatus
+from ingest.pipeline import Ingestor
 from graph.forget import residue_audit
 from graph.store import GraphStore
 from grapevine.scripted_llm import ScriptedLLMServer
 from tests.bot.harness import AT, Harness
 from tests.bot.helpers import MockDMChannel, MockInteraction, MockMessage, reply_to, sent_texts
-from tests.support.busy_server import G1, PEOPLE, populate
-from tests.support.scripted import count
+from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
+from tests.support.scripted import Prompt, answer, count, entity, fact
 
 CHARLIE = PEOPLE["charlie"]
 
@@ -99,3 +107,33 @@ async def test_slash_forget_me_answers_with_the_view(store: GraphStore, harness:
     [done] = sent_texts(press.followup.send)
     assert done.startswith("Done: I deleted 2 facts, 3 messages")
     assert await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
+
+
+async def test_forget_me_waits_for_an_extraction_already_reading_their_messages(
+        store: GraphStore, services: Services, llm_server: ScriptedLLMServer) -> None:
+    p = await populate(store)
+    said = await p.say(GENERAL, "charlie", "my sister just started at the hospital", AT)
+    key = await p.episode(GENERAL, [said, await p.say(GENERAL, "alice", "congrats to her!", AT + timedelta(seconds=9))])
+    asked, release = threading.Event(), threading.Event()
+
+    def slow_model(request: dict[str, Any]) -> dict[str, Any]:
+        prompt = Prompt(request)
+        asked.set()
+        release.wait(10)
+        charlie = prompt.user("Charlie")
+        return answer("Charlie talked about his sister.",
+                      entities=[entity("E1", "Charlie's sister", "person", owner=charlie, relation="sister")],
+                      facts=[fact("Charlie's sister works at the hospital", about=["E1"], source=[prompt.msg(said.content)])])
+
+    llm_server.responder = slow_model
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(), WindowSettings())
+    extracting = asyncio.create_task(ingestor.extract(key))
+    await asyncio.to_thread(asked.wait, 10)
+    forgetting = asyncio.create_task(forget_everything(replace(services, ingestor=ingestor), CHARLIE, ["charlie", "Charlie"]))
+    done, _ = await asyncio.wait([forgetting], timeout=3.0)
+    assert not done  # it waits for the extraction in flight rather than racing it
+    release.set()
+    assert await extracting == EpisodeStatus.DONE
+    report = await forgetting
+    assert report.residue == [] and await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
+    assert await count(store, "MATCH (f:Fact) WHERE f.text CONTAINS 'hospital' RETURN count(f) AS n") == 0
