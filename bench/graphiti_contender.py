@@ -11,6 +11,7 @@ the scripted server of bench.economy, which sees every request.
 from __future__ import annotations
 
 import ast
+import asyncio
 import hashlib
 import json
 import math
@@ -144,6 +145,7 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
         def __init__(self) -> None:
             super().__init__(LLMConfig(api_key="bench", model="scripted-model", small_model="scripted-model"))
             self.http = httpx.AsyncClient(base_url=base_url, timeout=30.0)
+            self.open = asyncio.Semaphore(4)  # graphiti fans calls out; the scripted server's listen backlog is 5
 
         async def _generate_response(self, messages: list[Any], response_model: Any = None, max_tokens: int = 0,
                                      model_size: Any = None, **_: Any) -> dict[str, Any]:
@@ -156,7 +158,8 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
                 reply = _minimal(response_model) if response_model is not None else {"content": ""}
             body = {"model": "scripted-model", "messages": [{"role": m.role, "content": m.content} for m in messages],
                     "bench_reply": reply, "bench_call": name}
-            response = await self.http.post("/chat/completions", json=body)
+            async with self.open:
+                response = await self.http.post("/chat/completions", json=body)
             response.raise_for_status()
             return json.loads(response.json()["choices"][0]["message"]["content"])
 
