@@ -41,9 +41,11 @@ def test_economy_quick_prints_every_contender() -> None:
     assert "grapevine (one call per closed window)" in out
     assert "per-message extraction" in out
     assert "ratio per-message extraction / grapevine" in out
+    assert "facts per window" in out
     if _graphiti_installed():
         assert "graphiti-core add_episode (same windows)" in out
         assert "NOT RUN" not in out, out
+        assert "calls by response model" in out and "ExtractedEdges" in out and "embedder" in out
     else:
         assert "graphiti-core add_episode (same windows): NOT RUN: graphiti-core" in out
 
