@@ -19,10 +19,12 @@ from graph.models import FactView, Message, MessageView, User
 from graph.store import GraphStore
 from graph.text import keywords, name_key
 from grapevine.context import ContextRequest, Gathered, ReplyContext, assemble
+from grapevine.ranking import rank_messages
 from grapevine.settings import ContextSettings
 
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: people, entities, linked entities, full text, vectors
+RANKED_POOL = 200  # facts about named people and entities read, then ranked by relevance to the message
 CHAIN_DEPTH = 41  # the reply_chain query follows at most 40 hops: the message and 40 ancestors
 MAX_NAME_WORDS = 3
 MAX_NAME_CANDIDATES = 60
@@ -113,6 +115,14 @@ async def _recent(store: GraphStore, req: ContextRequest, limit: int) -> list[Me
     return [m for m in found if keep_message(m, req)]
 
 
+async def _recalled(store: GraphStore, req: ContextRequest, limit: int) -> list[MessageView]:
+    """Earlier messages of the channel matching the message, best first (lexical relevance, then the index's)."""
+    if limit <= 0 or not req.message_text.strip():
+        return []
+    found = await store.search_messages(req.guild_id, req.channel_id, req.message_text, before=req.at, limit=limit)
+    return rank_messages(req.message_text, [m for m in found if keep_message(m, req)])
+
+
 async def _conversation(store: GraphStore, req: ContextRequest, settings: ContextSettings) -> tuple[str | None, list[MessageView]]:
     if req.in_thread:
         return "thread", await _recent(store, req, settings.thread_messages)
@@ -155,18 +165,19 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         summaries=store.channel_context(req.guild_id, req.channel_id, episodes=settings.channel_episodes, messages=0),
         channel=_recent(store, req, settings.channel_messages),
         conversation=_conversation(store, req, settings),
+        recalled=_recalled(store, req, settings.recalled_messages),  # the one read of the "recalled" part
     )
     people = list(dict.fromkeys([*req.mentioned_user_ids, *(u.id for u in first["members"] if not u.is_bot)]))
     people = [p for p in people if p not in skip]
     entities = list(dict.fromkeys(e.uuid for e in [*first["searched"], *first["named"]]))
     second = await _concurrently(
-        people=_facts(store, req, user_ids=people),
-        entities=_facts(store, req, entity_uuids=entities),
+        people=_facts(store, req, user_ids=people, limit=RANKED_POOL),
+        entities=_facts(store, req, entity_uuids=entities, limit=RANKED_POOL),
         linked=_facts(store, req, entity_uuids=[e.uuid for e, _ in first["linked"]]),
     )
 
     kind, thread = first["conversation"]
-    messages = [*first["channel"], *thread]
+    messages = [*first["channel"], *thread, *first["recalled"]]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in _MENTION.findall(m.content)} - names.keys())
     if unknown:
@@ -176,6 +187,9 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         author_name=first["author"][0].display_name if first["author"] else "the author",
         author_facts=first["author_facts"],
         related=[second["people"], second["entities"], second["linked"], first["full_text"], first["nearest"]],
+        query=text,
+        searched=[[f.uuid for f in first["full_text"]], [f.uuid for f in first["nearest"]]],
+        recalled=first["recalled"],
         summaries=sorted((at, s) for at, s in first["summaries"].summaries if at is not None),
         channel_messages=first["channel"],
         thread_messages=thread,

@@ -218,6 +218,16 @@ class GraphStore:
         )
         return [rows.fact(r) for r in found]
 
+    async def search_messages(self, guild_id: str, channel_id: str, text: str, *, before: datetime,
+                              limit: int = 20) -> list[MessageView]:
+        """Messages of one channel, sent before `before`, whose content matches the words of `text`."""
+        query = lucene_query(text)
+        if not query or limit <= 0:
+            return []
+        found = await self.runner.read("store/search_messages", guild_id=guild_id, channel_id=channel_id, query=query,
+                                       before=iso(before), limit=limit)
+        return [rows.message_view(r) for r in found]
+
     async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
         query = lucene_query(text)
         if not query:
