@@ -1,7 +1,7 @@
 """Relevance to the message being answered: which remembered facts and messages to show first.
 
 Pure, like `grapevine.context`: the builder reads candidates from the graph, these functions order them.
-A fact scores by Okapi BM25 (the `rank-bm25` library) of its text and subjects against the message,
+A fact scores by BM25+ (the `rank-bm25` library) of its text and subjects against the message,
 computed over the candidate pool, fused by reciprocal rank with the orders the search indexes gave
 (full text, vectors). Facts that match nothing keep their prior order (importance, recency) after
 the ones that do, so a message that names a person but asks nothing specific still gets their facts.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rank_bm25 import BM25Okapi
+from rank_bm25 import BM25Plus
 
 from graph.models import FactView, MessageView
 from graph.text import keywords
@@ -32,11 +32,12 @@ def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
     words = keywords(query)
     if not words or not documents:
         return [0.0] * len(documents)
-    corpus = [terms(d) or ["\0"] for d in documents]  # BM25Okapi needs a token in every document
-    scores = BM25Okapi(corpus).get_scores(words)
+    corpus = [terms(d) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
+    # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
+    # in half of them (a name), which ranks a fact naming the person below one that does not
+    scores = BM25Plus(corpus).get_scores(words)
     wanted = set(words)
-    # rank-bm25 floors a word common to most documents at a small positive idf; a document sharing no word
-    # with the query must still score 0, whatever the library's idf floor does
+    # BM25+ adds a floor for every query word, matched or not: a document sharing no word scores 0 here
     return [float(s) if wanted & set(doc) else 0.0 for s, doc in zip(scores, corpus)]
 
 
@@ -52,7 +53,9 @@ def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]]) -> list[str]:
     keys no ranking holds keep their prior order after the rest, and ties keep it too."""
     ranks = [_rank_of(r) for r in rankings]
     score = {key: sum(1.0 / (RRF_K + r[key]) for r in ranks if key in r) for key in prior}
-    position = {key: i for i, key in enumerate(prior)}
+    position: dict[str, int] = {}
+    for i, key in enumerate(prior):
+        position.setdefault(key, i)
     return sorted(dict.fromkeys(prior), key=lambda k: (-score[k], position[k]))
 
 

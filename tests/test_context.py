@@ -64,7 +64,7 @@ def test_fact_lines_say_who_said_what_and_when() -> None:
 
 def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
     ctx = assemble(sample(), roomy())
-    assert [p.name for p in ctx.parts] == ["author", "related", "channel", "thread"]
+    assert [p.name for p in ctx.parts] == ["author", "related", "recalled", "channel", "thread"]
     assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin with two cats and an old piano",
                                         "- Eve said on 3 May 2024 that: Bob plays chess"]
     # round-robin over sources, and a1 (already in the author part) not repeated
@@ -108,12 +108,12 @@ def test_total_budget_trims_least_important_part_first() -> None:
     assert one_less.part("channel").lines == full.part("channel").lines[1:]  # the oldest line goes first
     assert one_less.part("channel").trimmed == 1 and one_less.total_tokens <= full.total_tokens - 1
     facts_only = assemble(sample(), roomy(total_tokens=tokens["author"] + tokens["related"]))
-    assert [p.items for p in facts_only.parts] == [2, 3, 0, 0]
+    assert [p.items for p in facts_only.parts] == [2, 3, 0, 0, 0]
     assert facts_only.total_tokens == tokens["author"] + tokens["related"]
     related = full.part("related")
     first_related = estimate_tokens(related.header) + estimate_tokens(related.lines[0])
     tight = assemble(sample(), roomy(total_tokens=tokens["author"] + first_related))
-    assert [p.items for p in tight.parts] == [2, 1, 0, 0] and tight.part("related").ids == ["r1"]
+    assert [p.items for p in tight.parts] == [2, 1, 0, 0, 0] and tight.part("related").ids == ["r1"]
     assert tight.fact_uuids == {"a1", "a2", "r1"} and tight.message_ids == set()
 
 
