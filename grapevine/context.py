@@ -20,7 +20,10 @@ from grapevine.settings import ContextSettings
 from grapevine.tokens import estimate_tokens
 
 PART_ORDER = ("author", "related", "recalled", "channel", "thread")
-TRIM_ORDER = ("channel", "thread", "recalled", "related", "author")  # least important first, for the total budget
+# Least important first, for the total budget. Recalled messages and related facts are both ranked by
+# relevance to the message: they are trimmed together, the larger of the two losing its weakest line, so
+# a tight budget keeps the best of each rather than all of one.
+TRIM_ORDER: tuple[str | tuple[str, ...], ...] = ("channel", "thread", ("recalled", "related"), "author")
 MAX_NAME_CHARS = 64
 MAX_MESSAGE_CHARS = 1000
 _MENTION = re.compile(r"<@!?(\d+)>")
@@ -214,7 +217,8 @@ def _tokens(lines: list[_Line], header_tokens: int) -> int:
 
 def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
     """Order, de-duplicate, fit each part to its budget, then trim to the total budget, least
-    important part first (channel, thread, related, author; oldest messages and weakest facts first)."""
+    important part first (channel, thread, then recalled and related together, author; oldest messages
+    of the conversation and weakest facts and matches first)."""
     author, related = _fact_candidates(gathered)
     channel, thread = _message_candidates(gathered)
     candidates = {"author": author, "related": related, "recalled": _recalled_candidates(gathered),
@@ -227,8 +231,10 @@ def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
     chronological = {"channel", "thread"}
     kept = {name: _fit(candidates[name], budgets[name], head[name], name in chronological) for name in PART_ORDER}
     total = sum(_tokens(kept[name], head[name]) for name in PART_ORDER)
-    for name in TRIM_ORDER:
-        while total > settings.total_tokens and kept[name]:
+    for group in TRIM_ORDER:
+        names = group if isinstance(group, tuple) else (group,)
+        while total > settings.total_tokens and any(kept[n] for n in names):
+            name = max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]))
             before = _tokens(kept[name], head[name])
             kept[name].pop(0 if name in chronological else -1)
             total -= before - _tokens(kept[name], head[name])

@@ -86,5 +86,19 @@ def test_related_facts_are_ranked_by_the_message_and_trimmed_weakest_first() -> 
         "related").ids[:2] == ["f0", "group"]  # no message to rank by: round-robin over the sources
 
 
-def test_recalled_is_trimmed_between_the_conversation_and_the_facts() -> None:
-    assert TRIM_ORDER.index("channel") < TRIM_ORDER.index("recalled") < TRIM_ORDER.index("author")
+def test_recalled_and_related_are_trimmed_together_weakest_first() -> None:
+    facts = [fact(f"f{i}", f"Caroline went to support group meeting number {i}") for i in range(6)]
+    gathered = Gathered(author_id="o", author_name="O", author_facts=[LONG], query="support group", related=[facts],
+                        recalled=[msg(f"m{i}", f"support group meeting number {i} was great", i) for i in range(6)],
+                        channel_messages=[msg("c1", "hello there, how is everyone doing today", 99)])
+    full = assemble(gathered, settings())
+    assert [p.items for p in full.parts] == [1, 6, 6, 1, 0]
+    half = full.part("author").tokens + full.part("related").tokens // 2 + full.part("recalled").tokens // 2
+    ctx = assemble(gathered, settings(total_tokens=half))
+    assert ctx.part("channel").items == 0 and ctx.part("author").items == 1  # the conversation goes first
+    related, recalled = ctx.part("related"), ctx.part("recalled")
+    assert 2 <= related.items <= 4 and 2 <= recalled.items <= 4  # both keep some, neither all
+    assert related.ids == full.part("related").ids[:related.items]  # the weakest facts went
+    assert recalled.ids == sorted(recalled.ids, key=lambda i: int(i[1:])) and set(recalled.ids) == {f"m{i}" for i in range(recalled.items)}
+    assert ctx.total_tokens <= half
+    assert TRIM_ORDER[:2] == ("channel", "thread") and TRIM_ORDER[-1] == "author"
