@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from bench.common import TempArcadeDB, console, docker_missing, context_settings, machine_note, percentile, quiet_logs, table
-from grapevine.context import ContextRequest
+from grapevine.context import PART_ORDER, ContextRequest
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
 from graph.models import (
@@ -272,7 +272,7 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
     settings = context_settings()
     for _ in range(20):  # warm-up: the JIT and the driver's connection pool
         await build_context(store, _request(g, rng), settings)
-    figures.parts_filled = {"author": 0, "related": 0, "channel": 0, "thread": 0}
+    figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
     for _ in range(authors):
         req = _request(g, rng)
         started = time.perf_counter()
