@@ -192,7 +192,7 @@ class GraphStore:
             "store/facts_about", guild_id=guild_id, user_ids=list(user_ids), entity_uuids=list(entity_uuids),
             now=iso(now or now_utc()), limit=limit,
         )
-        return [rows.fact(r) for r in found]
+        return sorted((rows.fact(r) for r in found), key=_importance_then_newest)
 
     async def facts_history(self, guild_id: str, *, user_ids: list[str] = (), entity_uuids: list[str] = (),  # type: ignore[assignment]
                             at: datetime | None = None, history: bool = False, limit: int = 500) -> list[FactView]:
@@ -293,6 +293,11 @@ class GraphStore:
         nodes = await self.runner.read("store/stats_nodes")
         rels = await self.runner.read("store/stats_relationships")
         return {"nodes": nodes, "relationships": rels}
+
+
+def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
+    """The order of facts_about.cypher: importance, then valid_at (DESC, so unknown first), then uuid."""
+    return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
 
 
 def _view(message: Message, author: User) -> MessageView:
