@@ -1,5 +1,6 @@
 """The reply context, assembled: what the bot's LLM reads about the author, the people and things a
-message names, and the conversation around it, within a token budget.
+message names (ranked by relevance to the message, see `grapevine.ranking`), earlier messages of the
+channel that match it, and the conversation around it, within a token budget.
 
 Pure: `assemble()` takes what `grapevine.context_builder` gathered from the graph and orders, renders,
 de-duplicates and trims it, so every rule here is testable without a database. Every fact is rendered

@@ -1,5 +1,6 @@
 """Gathers the reply context from the graph: Cypher traversals around the author, the people and things a
-message names, and the conversation it belongs to; `grapevine.context.assemble` orders and trims it.
+message names, full-text search over the channel's earlier messages, and the conversation it belongs to;
+`grapevine.context.assemble` orders and trims it.
 
 Every read is scoped to the request's guild. When the graph cannot be reached at all, `build_context`
 raises `GraphUnavailable` so the bot can still answer, without memory; any other error propagates.
