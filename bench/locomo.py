@@ -384,7 +384,8 @@ async def grapevine_outcome(store: Any, ids: Ids, question: Question, budget: in
     req = ContextRequest(guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text,
                          message_id=None, at=at)
     settings = context_settings(total_tokens=budget) if budget else context_settings(
-        total_tokens=10**6, author_tokens=10**6, related_tokens=10**6, channel_tokens=10**6, thread_tokens=10**6)
+        total_tokens=10**6, author_tokens=10**6, related_tokens=10**6, recalled_tokens=10**6, channel_tokens=10**6,
+        thread_tokens=10**6)
     started = time.perf_counter()
     ctx = await build_context(store, req, settings)
     ms = (time.perf_counter() - started) * 1000

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from bench.common import TempArcadeDB, console, docker_missing, context_settings, machine_note, percentile, quiet_logs, table
-from grapevine.context import ContextRequest
+from grapevine.context import PART_ORDER, ContextRequest
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
 from graph.models import (
@@ -272,7 +272,7 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
     settings = context_settings()
     for _ in range(20):  # warm-up: the JIT and the driver's connection pool
         await build_context(store, _request(g, rng), settings)
-    figures.parts_filled = {"author": 0, "related": 0, "channel": 0, "thread": 0}
+    figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
     for _ in range(authors):
         req = _request(g, rng)
         started = time.perf_counter()
@@ -286,18 +286,21 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
 def _reads(store: GraphStore) -> dict[str, Any]:
     """Each graph read of one context build, as build_context issues it (for the per-read breakdown)."""
     from graph.text import keywords
-    from grapevine.context_builder import AUTHOR_FACTS, CHAIN_DEPTH, MESSAGE_EPISODES, SOURCE_FACTS, name_candidates
+    from grapevine.context_builder import (AUTHOR_FACTS, CHAIN_DEPTH, MESSAGE_EPISODES, RANKED_POOL, SOURCE_FACTS,
+                                           name_candidates)
 
     settings = context_settings()
     return {
         "context/facts (every fact source)": lambda q: store.reply_facts(
             GUILD, author_id=q.author_id, mentioned_ids=[], names=keywords(q.message_text),
             entity_keys=name_candidates(q.message_text), text=q.message_text, skip_ids=[q.author_id], now=q.at,
-            author_limit=AUTHOR_FACTS, limit=SOURCE_FACTS),
+            author_limit=AUTHOR_FACTS, pool=RANKED_POOL, limit=SOURCE_FACTS),
         "context/conversation (messages, summaries, chain)": lambda q: store.conversation(
             GUILD, q.channel_id, author_id=q.author_id, at=q.at, reply_to_id=q.reply_to_id,
             episodes=max(settings.channel_episodes, MESSAGE_EPISODES), messages=settings.channel_messages,
             chain=CHAIN_DEPTH),
+        "store/search_messages (recalled)": lambda q: store.search_messages(
+            GUILD, q.channel_id, q.message_text, before=q.at, limit=settings.recalled_messages),
     }
 
 

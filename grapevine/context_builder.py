@@ -19,10 +19,12 @@ from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from graph.text import keywords, name_key
 from grapevine.context import ContextRequest, Gathered, ReplyContext, assemble
+from grapevine.ranking import rank_messages
 from grapevine.settings import ContextSettings
 
 AUTHOR_FACTS = 50
-SOURCE_FACTS = 20  # per related source: people, entities, linked entities, full text, vectors
+SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
+RANKED_POOL = 200  # facts about named people and entities read, then ranked by relevance to the message
 CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
 MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3
@@ -101,6 +103,14 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
     return kept[::-1]
 
 
+async def _recalled(store: GraphStore, req: ContextRequest, limit: int) -> list[MessageView]:
+    """Earlier messages of the channel matching the message, best first (lexical relevance, then the index's)."""
+    if limit <= 0 or not req.message_text.strip():
+        return []
+    found = await store.search_messages(req.guild_id, req.channel_id, req.message_text, before=req.at, limit=limit)
+    return rank_messages(req.message_text, [m for m in found if keep_message(m, req)])
+
+
 async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
     if embed is None or not req.message_text.strip():
         return []
@@ -110,8 +120,9 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) 
 
 async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettings, *,
                  embed: Embed | None = None) -> Gathered:
-    """Every read for one reply, all scoped to `req.guild_id`: the facts of every source in one query,
-    the conversation around the message in another, run together (and nearest facts, with embeddings)."""
+    """Every read for one reply, all scoped to `req.guild_id`, run together: the facts of every source in
+    one query, the conversation around the message in another, earlier messages matching it in a third
+    (and nearest facts, with embeddings)."""
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
     chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
@@ -119,7 +130,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         facts=store.reply_facts(
             req.guild_id, author_id=req.author_id, mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
             names=keywords(text), entity_keys=name_candidates(text), text=text, skip_ids=skip, now=req.at,
-            author_limit=AUTHOR_FACTS, limit=SOURCE_FACTS,
+            author_limit=AUTHOR_FACTS, pool=RANKED_POOL, limit=SOURCE_FACTS,
         ),
         talk=store.conversation(
             req.guild_id, req.channel_id, author_id=req.author_id, at=req.at,
@@ -127,6 +138,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
             messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0), chain=CHAIN_DEPTH,
         ),
+        recalled=_recalled(store, req, settings.recalled_messages),
         nearest=_nearest(store, req, embed),
     )
     facts, talk = reads["facts"], reads["talk"]
@@ -140,7 +152,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kept = [m for m in talk.chain if m.channel_id == req.channel_id and keep_message(m, req)]
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
-    messages = [*channel, *thread]
+    messages = [*channel, *thread, *reads["recalled"]]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in _MENTION.findall(m.content)} - names.keys())
     if unknown:
@@ -151,6 +163,9 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         author_name=talk.author.display_name if talk.author else "the author",
         author_facts=facts["author"],
         related=[facts["people"], facts["entities"], facts["linked"], facts["text"], reads["nearest"]],
+        query=text,
+        searched=[[f.uuid for f in facts["text"]], [f.uuid for f in reads["nearest"]]],
+        recalled=reads["recalled"],
         summaries=[(at, s) for at, s in summaries if at is not None],
         channel_messages=channel,
         thread_messages=thread,

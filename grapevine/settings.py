@@ -108,10 +108,12 @@ class ContextSettings(BaseSettings):
     total_tokens: int = Field(8000, ge=100)
     author_tokens: int = Field(1500, ge=0)
     related_tokens: int = Field(2000, ge=0)
+    recalled_tokens: int = Field(1500, ge=0)
     channel_tokens: int = Field(2500, ge=0)
     thread_tokens: int = Field(2000, ge=0)
     channel_messages: int = Field(30, ge=0)
     channel_episodes: int = Field(5, ge=0)
+    recalled_messages: int = Field(20, ge=0)  # earlier messages of the channel found by full-text search
     thread_messages: int = Field(5, ge=0)
     reply_chain_messages: int = Field(40, ge=0)
     reply_chain_chars: int = Field(8000, ge=0)

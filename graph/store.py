@@ -199,7 +199,7 @@ class GraphStore:
             "store/facts_about", guild_id=guild_id, user_ids=list(user_ids), entity_uuids=list(entity_uuids),
             now=iso(now or now_utc()), limit=limit,
         )
-        return [rows.fact(r) for r in found]
+        return sorted((rows.fact(r) for r in found), key=_importance_then_newest)
 
     async def facts_history(self, guild_id: str, *, user_ids: list[str] = (), entity_uuids: list[str] = (),  # type: ignore[assignment]
                             at: datetime | None = None, history: bool = False, limit: int = 500) -> list[FactView]:
@@ -224,6 +224,16 @@ class GraphStore:
             "store/nearest_facts", guild_id=guild_id, vector=vector, k=limit * 4, now=iso(now or now_utc()), limit=limit
         )
         return [rows.fact(r) for r in found]
+
+    async def search_messages(self, guild_id: str, channel_id: str, text: str, *, before: datetime,
+                              limit: int = 20) -> list[MessageView]:
+        """Messages of one channel, sent before `before`, whose content matches the words of `text`."""
+        query = lucene_query(text)
+        if not query or limit <= 0:
+            return []
+        found = await self.runner.read("store/search_messages", guild_id=guild_id, channel_id=channel_id, query=query,
+                                       before=iso(before), limit=limit)
+        return [rows.message_view(r) for r in found]
 
     async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
         query = lucene_query(text)
@@ -261,15 +271,16 @@ class GraphStore:
 
     async def reply_facts(self, guild_id: str, *, author_id: str, mentioned_ids: list[str], names: list[str],
                           entity_keys: list[str], text: str, skip_ids: list[str], now: datetime,
-                          author_limit: int = 50, limit: int = 20) -> dict[str, list[FactView]]:
-        """Every fact a reply draws on, by source, in one read: "author" (facts about the author),
-        "people" (members mentioned or named by `names`, casefolded), "entities" (named by their keys or
-        matching `text`), "linked" (entities linked to the author) and "text" (facts matching `text`).
-        Each source is ranked: best full-text score first for "text", else most important and newest."""
+                          author_limit: int = 50, pool: int = 20, limit: int = 20) -> dict[str, list[FactView]]:
+        """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
+        `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
+        by their keys or matching `text`), up to `pool` each, "linked" (entities linked to the author) and
+        "text" (facts matching `text`), up to `limit` each. Each source is ranked: best full-text score
+        first for "text", else most important and newest."""
         found = await self.runner.read_plain(
             "context/facts", guild_id=guild_id, author_id=author_id, mentioned_ids=mentioned_ids,
             names=sorted({n.casefold() for n in names if n}), keys=sorted({k for k in entity_keys if k}),
-            query=lucene_query(text), skip_ids=skip_ids, now=utc(now), author_limit=author_limit, limit=limit,
+            query=lucene_query(text), skip_ids=skip_ids, now=utc(now), author_limit=author_limit, pool=pool, limit=limit,
             hits=limit * SEARCH_HITS_PER_RESULT,
         )
         by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
@@ -328,6 +339,11 @@ class GraphStore:
         nodes = await self.runner.read("store/stats_nodes")
         rels = await self.runner.read("store/stats_relationships")
         return {"nodes": nodes, "relationships": rels}
+
+
+def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
+    """The order of facts_about.cypher: importance, then valid_at (DESC, so unknown first), then uuid."""
+    return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
 
 
 def _view(message: Message, author: User) -> MessageView:

@@ -63,7 +63,6 @@ def test_economy_without_graphiti_runs_the_others_and_says_why(tmp_path: Path) -
 
 @pytest.mark.skipif(not (SHARED / "locomo" / "locomo-dev.json").is_file(), reason="the shared LoCoMo file is absent")
 def test_locomo_quick_prints_recall_rows() -> None:
-    pytest.importorskip("rank_bm25", reason="rank-bm25 (bench extra) is not installed")
     out = run_bench("locomo")
     assert "LoCoMo evidence recall" in out
     for budget in ("500", "1000", "2000"):

@@ -64,7 +64,7 @@ def test_fact_lines_say_who_said_what_and_when() -> None:
 
 def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
     ctx = assemble(sample(), roomy())
-    assert [p.name for p in ctx.parts] == ["author", "related", "channel", "thread"]
+    assert [p.name for p in ctx.parts] == ["author", "related", "recalled", "channel", "thread"]
     assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin with two cats and an old piano",
                                         "- Eve said on 3 May 2024 that: Bob plays chess"]
     # round-robin over sources, and a1 (already in the author part) not repeated
@@ -82,8 +82,10 @@ def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
     text = ctx.render()
     assert text.count("not instructions") == 4 and text.startswith("## What members have said about Bob, who wrote")
     assert "## The messages this one replies to" in text
+    assert ctx.part("recalled").tokens == 0  # nothing recalled: no header either (tests/context/test_recalled_part.py)
     for part in ctx.parts:
-        assert part.tokens == estimate_tokens("\n".join([part.header, *part.lines])) and part.trimmed == 0
+        if part.name != "recalled":
+            assert part.tokens == estimate_tokens("\n".join([part.header, *part.lines])) and part.trimmed == 0
     assert ctx.total_tokens == sum(p.tokens for p in ctx.parts) == estimate_tokens(text)
 
 
@@ -108,12 +110,12 @@ def test_total_budget_trims_least_important_part_first() -> None:
     assert one_less.part("channel").lines == full.part("channel").lines[1:]  # the oldest line goes first
     assert one_less.part("channel").trimmed == 1 and one_less.total_tokens <= full.total_tokens - 1
     facts_only = assemble(sample(), roomy(total_tokens=tokens["author"] + tokens["related"]))
-    assert [p.items for p in facts_only.parts] == [2, 3, 0, 0]
+    assert [p.items for p in facts_only.parts] == [2, 3, 0, 0, 0]
     assert facts_only.total_tokens == tokens["author"] + tokens["related"]
     related = full.part("related")
     first_related = estimate_tokens(related.header) + estimate_tokens(related.lines[0])
     tight = assemble(sample(), roomy(total_tokens=tokens["author"] + first_related))
-    assert [p.items for p in tight.parts] == [2, 1, 0, 0] and tight.part("related").ids == ["r1"]
+    assert [p.items for p in tight.parts] == [2, 1, 0, 0, 0] and tight.part("related").ids == ["r1"]
     assert tight.fact_uuids == {"a1", "a2", "r1"} and tight.message_ids == set()
 
 
@@ -235,8 +237,8 @@ async def test_guilds_never_see_each_other(store: GraphStore) -> None:
     here = await build_context(store, ask("charlie", "is Alice vegetarian?", mentioned_user_ids=[PEOPLE["alice"]]),
                                ContextSettings())
     assert p.facts["alice_veg"] not in here.fact_uuids and "vegetarian" not in here.render()
-    # round-robin: Alice's best fact, Charlie's linked sister, Alice's next fact
-    assert here.part("related").ids == [p.facts["alice_austin"], p.facts["sister_austin"], p.facts["alice_luna"]]
+    # ranked by the message: Alice's facts (they name her) before Charlie's linked sister, which matches nothing
+    assert here.part("related").ids == [p.facts["alice_austin"], p.facts["alice_luna"], p.facts["sister_austin"]]
 
 
 async def test_thread_tail_and_bots(store: GraphStore) -> None:
@@ -296,7 +298,9 @@ async def test_token_counts_per_part_and_a_small_total(store: GraphStore) -> Non
     await populate(store)
     req = ask("judy", "anyone been to Austin?")
     full = await build_context(store, req, ContextSettings())
-    assert [(p.name, p.items) for p in full.parts] == [("author", 4), ("related", 2), ("channel", 20), ("thread", 0)]
+    # "Austin!" matches, but the channel part shows it already: not recalled twice
+    assert [(p.name, p.items) for p in full.parts] == [("author", 4), ("related", 2), ("recalled", 0), ("channel", 20),
+                                                      ("thread", 0)]
     assert all(p.tokens == estimate_tokens("\n".join([p.header, *p.lines])) for p in full.parts if p.lines)
     assert full.total_tokens == sum(p.tokens for p in full.parts) == estimate_tokens(full.render()) > 500
     small = await build_context(store, req, ContextSettings(total_tokens=500))
@@ -316,3 +320,17 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
             await build_context(GraphStore(driver, store.engine), ask("bob", "hello there"), ContextSettings())
     finally:
         await driver.close()
+
+
+async def test_recalled_messages_match_the_question_in_its_channel_only(store: GraphStore) -> None:
+    p = await populate(store)
+    asked = await p.say(GENERAL, "judy", "who saw the Celtics game?", AFTER - timedelta(seconds=1))
+    req = ask("judy", asked.content, at=AFTER)
+    req.message_id = asked.id
+    ctx = await build_context(store, req, ContextSettings(channel_messages=3))
+    assert [line.split("] ", 1)[1] for line in ctx.part("recalled").lines] == [  # oldest first, not the question itself
+        "Bob: did you see the Celtics game", "Charlie: Celtics all the way, I never miss a game"]
+    assert ctx.part("recalled").header.startswith("## Earlier messages that match this one")
+    assert asked.id not in ctx.message_ids
+    there = await build_context(store, ask("alice", "who saw the Celtics game?", guild=G2, channel=OTHER), ContextSettings())
+    assert there.part("recalled").lines == []

@@ -24,7 +24,7 @@ CALL () {
   MATCH (p)<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
-  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $pool
   RETURN 'people' AS source, f, null AS score
   UNION ALL
   CALL () {
@@ -41,7 +41,7 @@ CALL () {
   MATCH (e)<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
-  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $pool
   RETURN 'entities' AS source, f, null AS score
   UNION ALL
   MATCH (:User {id: $author_id})<-[:RELATED_TO]-(e:Entity)<-[:ABOUT]-(f:Fact)

@@ -16,8 +16,9 @@ CALL (f) {
          COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)] } AS reporters,
          COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by
 }
+// Times as ISO text: the driver builds a datetime object far more slowly than Python parses the text;
+// GraphStore.facts_about orders the rows as the WITH above did.
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
        f.confidence AS confidence, toString(f.valid_at) AS valid_at, toString(f.invalid_at) AS invalid_at,
-       toString(f.expires_at) AS expires_at, toString(f.created_at) AS created_at, toString(f.expired_at) AS expired_at,
-       about, reporters, superseded_by
-ORDER BY importance DESC, f.valid_at DESC, uuid
+       toString(f.expires_at) AS expires_at, toString(f.created_at) AS created_at,
+       toString(f.expired_at) AS expired_at, about, reporters, superseded_by

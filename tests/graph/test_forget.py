@@ -46,6 +46,10 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     summaries = (await store.channel_context(G1, GENERAL, episodes=10, messages=50)).summaries
     assert not any("Charlie" in s for _, s in summaries)
     assert "[forgotten]" in " ".join(s for _, s in summaries)
+    later = T0 + timedelta(days=4)
+    recalled = await store.search_messages(G1, GENERAL, "Charlie Celtics game climbing rope", before=later)
+    assert recalled and all(m.author_id != PEOPLE["charlie"] and "charlie" not in m.content.casefold() for m in recalled)
+    assert await store.search_messages(G1, GENERAL, "Charlie", before=later) == []  # the index forgot the name too
 
 
 async def test_forget_in_one_guild_keeps_the_other(store: GraphStore) -> None:

@@ -1,0 +1,67 @@
+"""Relevance ranking of the reply context's facts and recalled messages: pure, no database."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from graph.models import FactView, MessageView
+from grapevine.ranking import bm25_scores, fuse, rank_facts, rank_messages, terms
+
+D = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
+
+
+def fact(uuid: str, text: str, about: tuple[str, ...] = ("Caroline",)) -> FactView:
+    return FactView(uuid=uuid, text=text, category="other", importance=5, confidence=0.9, valid_at=D, about=about)
+
+
+def msg(mid: str, author: str, text: str, minute: int = 0) -> MessageView:
+    return MessageView(id=mid, channel_id="c", author_id=author.lower(), author_name=author, author_is_bot=False,
+                       content=text, created_at=D + timedelta(minutes=minute))
+
+
+def test_terms_keep_repeats_and_drop_stop_words() -> None:
+    assert terms("The cat and the other cat, 42 times") == ["cat", "other", "cat", "times"]
+
+
+def test_bm25_scores_zero_without_a_shared_word_and_prefers_the_closer_match() -> None:
+    docs = ["Caroline went to a support group", "Caroline likes painting", "Melanie ran a charity race",
+            "Caroline painted a sunset", "Caroline joined a support group for LGBTQ people"]
+    scores = bm25_scores("When did Caroline go to the LGBTQ support group?", docs)
+    assert scores[2] == 0.0  # shares no word with the question
+    assert scores[4] > scores[0] > scores[1] > 0  # every word matched beats some, which beats the name alone
+    assert bm25_scores("", docs) == [0.0] * 5 and bm25_scores("what?", []) == []
+
+
+def test_fuse_orders_by_reciprocal_rank_and_keeps_prior_order_for_the_rest() -> None:
+    assert fuse(["a", "b", "c", "d", "e"], [["d", "b"], ["b"]]) == ["b", "d", "a", "c", "e"]
+    assert fuse(["a", "b", "a"], []) == ["a", "b"]
+
+
+def test_relevant_facts_come_first_whatever_their_prior_rank() -> None:
+    prior = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(30)]  # important, recent, off topic
+    prior.append(fact("group", "Caroline went to an LGBTQ support group on 7 May"))
+    ranked = rank_facts("When did Caroline go to the LGBTQ support group?", prior)
+    assert ranked[0].uuid == "group"
+    assert [f.uuid for f in ranked[1:]] == [f"p{i}" for i in range(30)]  # only the name matched: prior order kept
+    assert rank_facts("anything new?", prior) == prior  # nothing to match: prior order
+
+
+def test_searched_order_is_fused_with_the_lexical_one() -> None:
+    prior = [fact("a", "Melanie paints sunsets"), fact("b", "Caroline paints sunsets with friends"),
+             fact("c", "Caroline went camping", about=("Caroline", "Melanie"))]
+    plain = rank_facts("painting sunsets", prior)
+    assert [f.uuid for f in plain][:2] == ["a", "b"]
+    boosted = rank_facts("painting sunsets", prior, searched=[["b"], ["b", "c"]])
+    assert [f.uuid for f in boosted] == ["b", "a", "c"]  # found by two searches beats found by one
+
+
+def test_subjects_count_as_words_of_a_fact() -> None:
+    prior = [fact("x", "likes jazz", about=("Melanie",)), fact("y", "likes jazz", about=("Caroline",))]
+    assert [f.uuid for f in rank_facts("does Caroline like jazz", prior)] == ["y", "x"]
+
+
+def test_messages_rank_by_words_and_author() -> None:
+    found = [msg("1", "Melanie", "so proud of you!"), msg("2", "Caroline", "I went to the support group yesterday", 1),
+             msg("3", "Melanie", "the group hike was fun", 2), msg("2", "Caroline", "duplicate", 3)]
+    ranked = rank_messages("did Caroline go to the support group", found)
+    assert [m.id for m in ranked] == ["2", "3", "1"]
