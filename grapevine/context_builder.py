@@ -24,7 +24,7 @@ from grapevine.settings import ContextSettings
 
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
-RANKED_POOL = 200  # facts about named people and entities read, then ranked by relevance to the message
+RANKED_POOL = 50  # facts about named people and entities read, then ranked by relevance to the message
 CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
 MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3

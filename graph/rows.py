@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from graph.models import Episode, EpisodeStatus, EntityView, FactView, Message, MessageView, User, utc
@@ -11,8 +11,9 @@ from graph.models import Episode, EpisodeStatus, EntityView, FactView, Message, 
 def _dt(value: Any) -> datetime | None:
     if value is None:
         return None
-    if isinstance(value, str):
-        return utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    if isinstance(value, str):  # ISO text, as the reply's reads return times; Python 3.11 reads a trailing Z
+        parsed = datetime.fromisoformat(value)
+        return parsed if parsed.tzinfo is timezone.utc else utc(parsed)
     return utc(value)
 
 

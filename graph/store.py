@@ -39,6 +39,7 @@ from graph.text import lucene_query, name_key
 SCHEMA_VERSION = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
+MESSAGE_HITS_PER_RESULT = 10  # the same for messages, which are also filtered by channel
 
 
 def now_utc() -> datetime:
@@ -231,9 +232,13 @@ class GraphStore:
         query = lucene_query(text)
         if not query or limit <= 0:
             return []
-        found = await self.runner.read("store/search_messages", guild_id=guild_id, channel_id=channel_id, query=query,
-                                       before=iso(before), limit=limit)
-        return [rows.message_view(r) for r in found]
+        found = await self.runner.read_plain("store/search_messages", guild_id=guild_id, channel_id=channel_id,
+                                             query=query, before=utc(before), limit=limit,
+                                             hits=limit * MESSAGE_HITS_PER_RESULT)
+        views = [(row["score"], rows.message_view(row)) for row in (found[0]["messages"] if found else [])]
+        views.sort(key=lambda sv: sv[1].id)
+        views.sort(key=lambda sv: (sv[0], sv[1].created_at), reverse=True)  # best first, then newest, then id
+        return [view for _, view in views]
 
     async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
         query = lucene_query(text)
