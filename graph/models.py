@@ -214,11 +214,6 @@ class MessageView(_Record):
     reply_to_id: str | None = None
 
 
-class ChannelContext(_Record):
-    summaries: tuple[tuple[datetime, str], ...]
-    messages: tuple[MessageView, ...]
-
-
 class Conversation(_Record):
     """What one read gathers around a reply: its author, the channel's recent past and the reply chain."""
 

@@ -16,7 +16,6 @@ from graph import rows
 from graph.engines import Engine
 from graph.models import (
     Channel,
-    ChannelContext,
     Conversation,
     EntityView,
     Episode,
@@ -37,7 +36,6 @@ from graph.session import Runner, Tx, run
 from graph.text import lucene_query, name_key
 
 SCHEMA_VERSION = 1
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
 MESSAGE_HITS_PER_RESULT = 10  # the same for messages, which are also filtered by channel
 
@@ -213,13 +211,6 @@ class GraphStore:
     async def facts_by_uuid(self, guild_id: str, uuids: list[str]) -> list[FactView]:
         return [rows.fact(r) for r in await self.runner.read("store/facts_by_uuid", guild_id=guild_id, uuids=uuids)]
 
-    async def search_facts(self, guild_id: str, text: str, *, now: datetime | None = None, limit: int = 20) -> list[FactView]:
-        query = lucene_query(text)
-        if not query:
-            return []
-        found = await self.runner.read("store/search_facts", guild_id=guild_id, query=query, now=iso(now or now_utc()), limit=limit)
-        return [rows.fact(r) for r in found]
-
     async def nearest_facts(self, guild_id: str, vector: list[float], *, now: datetime | None = None, limit: int = 20) -> list[FactView]:
         found = await self.runner.read(
             "store/nearest_facts", guild_id=guild_id, vector=vector, k=limit * 4, now=iso(now or now_utc()), limit=limit
@@ -251,28 +242,11 @@ class GraphStore:
         found = await self.runner.read("store/entities_by_keys", guild_id=guild_id, keys=keys) if keys else []
         return [rows.entity(r) for r in found]
 
-    async def linked_entities(self, guild_id: str, user_id: str, limit: int = 20) -> list[tuple[EntityView, str]]:
-        found = await self.runner.read("store/linked_entities", guild_id=guild_id, user_id=user_id, limit=limit)
-        return [(rows.entity(r), r["relation"]) for r in found]
-
     async def members_by_name(self, guild_id: str, names: list[str], limit: int = 20) -> list[User]:
         lowered = sorted({n.casefold() for n in names if n})
         if not lowered:
             return []
         return [rows.user(r) for r in await self.runner.read("store/members_by_name", guild_id=guild_id, names=lowered, limit=limit)]
-
-    async def channel_context(self, guild_id: str, channel_id: str, *, episodes: int = 5, messages: int = 30,
-                              before: datetime | None = None) -> ChannelContext:
-        summaries = await self.runner.read("store/channel_summaries", guild_id=guild_id, channel_id=channel_id, limit=episodes)
-        recent = await self.messages_before(channel_id, before or now_utc(), messages) if messages else []
-        return ChannelContext(
-            summaries=tuple((rows._dt(s["ended_at"]), s["summary"]) for s in summaries),  # type: ignore[misc]
-            messages=tuple(_view(m, u) for m, u in recent),
-        )
-
-    async def reply_chain(self, guild_id: str, message_id: str, limit: int = 40) -> list[MessageView]:
-        found = await self.runner.read("store/reply_chain", guild_id=guild_id, message_id=message_id, limit=limit)
-        return [rows.message_view(r) for r in found]
 
     async def reply_facts(self, guild_id: str, *, author_id: str, mentioned_ids: list[str], names: list[str],
                           entity_keys: list[str], text: str, skip_ids: list[str], now: datetime,
@@ -291,8 +265,8 @@ class GraphStore:
         by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
         for row in found[0]["facts"] if found else []:
             fact = rows.fact(row)
-            key = -(row["score"] or 0.0) if row["source"] == "text" else (-fact.importance, -(fact.valid_at or _EPOCH).timestamp())
-            by_source[row["source"]].append(((key, fact.uuid), fact))
+            key = (-(row["score"] or 0.0), fact.uuid) if row["source"] == "text" else _importance_then_newest(fact)
+            by_source[row["source"]].append((key, fact))
         return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
 
     async def conversation(self, guild_id: str, channel_id: str, *, author_id: str, at: datetime,
@@ -349,13 +323,6 @@ class GraphStore:
 def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
     """The order of facts_about.cypher: importance, then valid_at (DESC, so unknown first), then uuid."""
     return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
-
-
-def _view(message: Message, author: User) -> MessageView:
-    return MessageView(
-        id=message.id, channel_id=message.channel_id, author_id=message.author_id, author_name=author.display_name,
-        author_is_bot=author.is_bot, content=message.content, created_at=message.created_at, reply_to_id=message.reply_to_id,
-    )
 
 
 async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite, at: str) -> WriteOutcome:

@@ -42,8 +42,11 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert await _all_fact_texts(store, G2) == before_g2
     alice = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
     assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
-    assert await store.linked_entities(G1, PEOPLE["charlie"]) == []
-    summaries = (await store.channel_context(G1, GENERAL, episodes=10, messages=50)).summaries
+    after = await store.reply_facts(G1, author_id=PEOPLE["charlie"], mentioned_ids=[], names=[], entity_keys=[],
+                                    text="", skip_ids=[], now=T0 + timedelta(days=3))
+    assert after["author"] == [] and after["linked"] == []
+    summaries = (await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10),
+                                          episodes=10, messages=50)).summaries
     assert not any("Charlie" in s for _, s in summaries)
     assert "[forgotten]" in " ".join(s for _, s in summaries)
     later = T0 + timedelta(days=4)

@@ -32,10 +32,11 @@ async def test_edit_and_delete_follow_discord(store: GraphStore) -> None:
     p = await populate(store)
     msg = p.messages[0]
     assert await store.edit_message(msg.id, "where did you move, Alice?", T0 + timedelta(minutes=1))
-    chain = await store.reply_chain(G1, msg.id)
-    assert chain[0].content == "where did you move, Alice?"
+    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id)
+    assert [m.content for m in talk.chain] == ["where did you move, Alice?"]
     assert await store.delete_message(msg.id)
-    assert await store.reply_chain(G1, msg.id) == []
+    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id)
+    assert talk.chain == () and msg.id not in {m.id for m in talk.recent}
     assert not await store.delete_message(msg.id)
 
 
@@ -91,25 +92,22 @@ async def test_supersession_keeps_history(store: GraphStore) -> None:
     assert [f.text for f in was] == ["Bob lives in Berlin"]
 
 
-async def test_two_hop_context_through_linked_entities(store: GraphStore) -> None:
-    p = await populate(store)
-    linked = await store.linked_entities(G1, PEOPLE["charlie"])
-    assert [(e.name, rel) for e, rel in linked] == [("Charlie's sister", "sister")]
-    facts = await store.facts_about(G1, entity_uuids=[e.uuid for e, _ in linked])
-    assert [f.text for f in facts] == ["Charlie's sister lives in Austin"]
-    assert await store.linked_entities(G2, PEOPLE["charlie"]) == []
+async def _text_facts(store: GraphStore, guild: str, text: str) -> list[str]:
+    found = await store.reply_facts(guild, author_id="nobody", mentioned_ids=[], names=[], entity_keys=[], text=text,
+                                    skip_ids=[], now=T0 + timedelta(days=3))
+    return [f.text for f in found["text"]]
 
 
 async def test_full_text_search_is_scoped_to_the_guild(store: GraphStore) -> None:
-    p = await populate(store)
-    found = await store.search_facts(G1, "anyone been to Austin? (AND OR ~ *")
-    assert {f.uuid for f in found} == {p.facts["alice_austin"], p.facts["sister_austin"]}
-    assert await store.search_facts(G1, "vegetarian") == []
-    assert [f.text for f in await store.search_facts(G2, "vegetarian")] == ["Alice is vegetarian"]
+    await populate(store)
+    found = await _text_facts(store, G1, "anyone been to Austin? (AND OR ~ *")
+    assert sorted(found) == ["Alice is moving to Austin next month", "Charlie's sister lives in Austin"]
+    assert await _text_facts(store, G1, "vegetarian") == []
+    assert await _text_facts(store, G2, "vegetarian") == ["Alice is vegetarian"]
     entities = await store.search_entities(G1, "how is ATX these days")
     assert [e.name for e in entities] == ["Austin"]
     assert [e.name for e in await store.entities_by_names(G1, ["the celtics"])] == ["Celtics"]
-    assert await store.search_facts(G1, "") == []
+    assert await _text_facts(store, G1, "") == []
 
 
 async def test_members_by_name_are_guild_members(store: GraphStore) -> None:
@@ -119,16 +117,15 @@ async def test_members_by_name_are_guild_members(store: GraphStore) -> None:
     assert [u.name for u in await store.members_by_name(G2, ["alice"])] == ["alice"]
 
 
-async def test_channel_context_and_reply_chain(store: GraphStore) -> None:
-    p = await populate(store)
-    ctx = await store.channel_context(G1, GENERAL, episodes=2, messages=3, before=T0 + timedelta(days=5))
-    assert [s for _, s in ctx.summaries] == ["Members introduced themselves.",
-                                             "Eve shared that Frank got engaged to Heather; Bob lives in Berlin."]
-    assert [m.author_id for m in ctx.messages] == [PEOPLE["mallory"], PEOPLE["oscar"], PEOPLE["peggy"]]
-    thread = await store.channel_context(G1, THREAD, episodes=0, messages=2)
-    assert len(thread.messages) == 2 and thread.messages[-1].content.startswith("job offer detail 4")
-    chain = await store.reply_chain(G1, p.messages[1].id)
-    assert [m.content for m in chain] == ["where did you move again?", "Austin!"]
+async def test_channel_summaries_recent_messages_and_thread_tail(store: GraphStore) -> None:
+    await populate(store)
+    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=5), episodes=3,
+                                    messages=3)
+    assert [s for _, s in talk.summaries] == ["Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
+                                              "Members introduced themselves."]  # oldest first; one has none
+    assert [m.author_id for m in talk.recent] == [PEOPLE["mallory"], PEOPLE["oscar"], PEOPLE["peggy"]]
+    thread = await store.conversation(G1, THREAD, author_id=PEOPLE["dave"], at=T0 + timedelta(days=5), messages=2)
+    assert len(thread.recent) == 2 and thread.recent[-1].content.startswith("job offer detail 4")
 
 
 async def test_conversation_reads_open_window_recent_episodes_and_chain_before_a_time(store: GraphStore) -> None:
@@ -164,7 +161,7 @@ async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None
     assert p.facts["alice_veg"] not in everything  # Alice's fact of the other guild
     other = await store.reply_facts(G2, author_id=PEOPLE["charlie"], mentioned_ids=[PEOPLE["alice"]], names=[],
                                     entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=3))
-    assert [f.uuid for f in other["people"]] == [p.facts["alice_veg"]] and other["text"] == []
+    assert [f.uuid for f in other["people"]] == [p.facts["alice_veg"]] and other["text"] == [] == other["linked"]
 
 
 async def test_candidates_and_expiry_and_cap(store: GraphStore) -> None:
