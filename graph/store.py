@@ -227,8 +227,7 @@ class GraphStore:
                                              query=query, before=utc(before), limit=limit,
                                              hits=limit * MESSAGE_HITS_PER_RESULT)
         views = [(row["score"], rows.message_view(row)) for row in (found[0]["messages"] if found else [])]
-        views.sort(key=lambda sv: sv[1].id)
-        views.sort(key=lambda sv: (sv[0], sv[1].created_at), reverse=True)  # best first, then newest, then id
+        views.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
         return [view for _, view in views]
 
     async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
