@@ -13,7 +13,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from grapevine.events import emit
@@ -59,17 +59,12 @@ class Ingestor:
     async def paused(self) -> AsyncIterator[None]:
         """No extraction runs inside: the ones in flight finish (and write) first, new ones wait. Forget-me
         deletes inside, so nothing extracted from a forgotten member's messages can land after it."""
-        async with self._pausing:
+        async with self._pausing, AsyncExitStack() as held:
             self._running.clear()
-            held = [self._guild_locks[g] for g in sorted(self._guild_locks)]
             try:
-                for lock in held:
-                    await lock.acquire()
-                try:
-                    yield
-                finally:
-                    for lock in held:
-                        lock.release()
+                for guild in sorted(self._guild_locks):
+                    await held.enter_async_context(self._guild_locks[guild])
+                yield
             finally:
                 self._running.set()
 

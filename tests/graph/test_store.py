@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from graph.models import Channel, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, SchemaMismatch, User
+from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, SchemaMismatch, User
 from graph.store import GraphStore
 from graph.text import name_key
 from tests.support.busy_server import BOT, G1, G2, GENERAL, OTHER, PEOPLE, T0, THREAD, E, U, populate
