@@ -47,7 +47,9 @@ from graph.text import name_key
 
 GUILD = "900000000000000001"
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
-WARM_UP = 150  # context builds before the timed ones: the first hundred still ran 30-50% slower (JIT)
+WARM_UP = 150  # context builds before the first timed ones: the first hundred still ran 30-50% slower (JIT)
+STEADY_AFTER = 2000  # builds before the steady-state timings
+CURVE_BLOCK = 250
 BATCH = 5000
 EPISODE_MESSAGES = 25
 _ONSETS = "b c d f g h j k l m n p r s t v z br dr gr kr pl st tr sh ch th".split()
@@ -245,7 +247,10 @@ async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
 class Figures:
     engine: str
     load: list[tuple[str, int, float]] = field(default_factory=list)
-    context_ms: list[float] = field(default_factory=list)
+    context_ms: list[float] = field(default_factory=list)  # after WARM_UP builds
+    steady_ms: list[float] = field(default_factory=list)  # after `steady_after` builds
+    steady_after: int = 0
+    curve: list[tuple[int, list[float]]] = field(default_factory=list)  # (builds before the block, block's ms)
     context_tokens: list[int] = field(default_factory=list)
     parts_filled: dict[str, int] = field(default_factory=dict)
     reads: dict[str, list[float]] = field(default_factory=dict)  # each context read alone, ms
@@ -270,19 +275,36 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
                           message_id=None, at=at, reply_to_id=reply["id"])
 
 
-async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random) -> None:
+async def _timed_builds(store: GraphStore, g: Guild, count: int, rng: random.Random) -> list[tuple[float, Any]]:
     settings = context_settings()
-    for _ in range(WARM_UP):  # the engine's JIT and the driver's connection pool, as in a bot that has been running
-        await build_context(store, _request(g, rng), settings)
-    figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
-    for _ in range(authors):
+    timed = []
+    for _ in range(count):
         req = _request(g, rng)
         started = time.perf_counter()
         ctx = await build_context(store, req, settings)
-        figures.context_ms.append((time.perf_counter() - started) * 1000)
-        figures.context_tokens.append(ctx.total_tokens)
-        for part in ctx.parts:
-            figures.parts_filled[part.name] += part.items > 0
+        timed.append(((time.perf_counter() - started) * 1000, ctx))
+    return timed
+
+
+async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random,
+                          steady_after: int) -> None:
+    """Builds for random authors: `authors` timed after WARM_UP builds (a bot that has just started),
+    then more in blocks of CURVE_BLOCK until `steady_after` builds in all, then `authors` timed again
+    (a bot that has been running: the engine's JIT keeps compiling for the first thousands of reads)."""
+    await _timed_builds(store, g, WARM_UP, rng)  # the JIT's first pass and the driver's connection pool
+    early = await _timed_builds(store, g, authors, rng)
+    figures.context_ms = [ms for ms, _ in early]
+    figures.context_tokens = [ctx.total_tokens for _, ctx in early]
+    figures.parts_filled = {name: sum(any(p.name == name and p.items for p in ctx.parts) for _, ctx in early)
+                            for name in PART_ORDER}
+    built = WARM_UP + authors
+    while built < steady_after:
+        block = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
+        figures.curve.append((built, [ms for ms, _ in block]))
+        built += len(block)
+    if steady_after > WARM_UP + authors:
+        figures.steady_ms = [ms for ms, _ in await _timed_builds(store, g, authors, rng)]
+        figures.steady_after = built
 
 
 def _reads(store: GraphStore) -> dict[str, Any]:
@@ -370,7 +392,7 @@ async def measure_forget(store: GraphStore, g: Guild, figures: Figures) -> None:
 
 
 async def run_engine(figures: Figures, store: GraphStore, g: Guild, authors: int, writes: int,
-                     rss: Any = None) -> None:
+                     rss: Any = None, steady_after: int = STEADY_AFTER) -> None:
     rng = random.Random(11)
     figures.load = await load(store, g)
     figures.rss_loaded = rss() if rss else None
@@ -378,23 +400,23 @@ async def run_engine(figures: Figures, store: GraphStore, g: Guild, authors: int
     # left to the collector, its full passes over them land inside the timed context builds.
     gc.collect()
     gc.freeze()
-    await measure_context(store, g, figures, authors, rng)
+    await measure_context(store, g, figures, authors, rng, steady_after)
     await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
     await measure_forget(store, g, figures)
     figures.rss_end = rss() if rss else None
 
 
-async def run_arcadedb(g: Guild, authors: int, writes: int) -> Figures:
+async def run_arcadedb(g: Guild, authors: int, writes: int, steady_after: int) -> Figures:
     figures = Figures("ArcadeDB (embedded, Bolt)")
     with TempArcadeDB() as db:
         store = await db.store("scale")
-        await run_engine(figures, store, g, authors, writes, db.rss_mb)
+        await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after)
         await db.close_drivers()
     return figures
 
 
-async def run_neo4j(g: Guild, authors: int, writes: int) -> Figures:
+async def run_neo4j(g: Guild, authors: int, writes: int, steady_after: int) -> Figures:
     figures = Figures("Neo4j 5 (Docker)")
     reason = docker_missing()
     if reason:
@@ -409,7 +431,7 @@ async def run_neo4j(g: Guild, authors: int, writes: int) -> Figures:
         driver = engine.driver()
         store = GraphStore(driver, engine)
         await store.setup_schema()
-        await run_engine(figures, store, g, authors, writes)
+        await run_engine(figures, store, g, authors, writes, steady_after=steady_after)
         await driver.close()
     return figures
 
@@ -422,17 +444,20 @@ def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
     rows = []
     for f in all_figures:
         if f.skipped:
-            rows.append([f.engine, "skipped", "", "", "", "", "", "", ""])
+            rows.append([f.engine, "skipped", "", "", "", "", "", "", "", ""])
             continue
         load_s = sum(s for _, _, s in f.load)
         residue = "clean" if not f.residue else f"{len(f.residue)} left"
+        steady = f"{percentile(f.steady_ms, 50):.1f} / {percentile(f.steady_ms, 95):.1f}" if f.steady_ms else "not run"
         rows.append([
-            f.engine, f"{load_s:.1f}", f"{percentile(f.context_ms, 50):.1f}", f"{percentile(f.context_ms, 95):.1f}",
+            f.engine, f"{load_s:.1f}", f"{percentile(f.context_ms, 50):.1f}", f"{percentile(f.context_ms, 95):.1f}", steady,
             f"{percentile(f.write_ms, 50):.1f}", f"{percentile(f.write_ms, 95):.1f}",
             f"{f.forget_s:.2f} ({f.forget_deleted.get('Fact', 0)} facts)", residue,
             f"{f.rss_loaded:.0f} / {f.rss_end:.0f}" if f.rss_loaded and f.rss_end else "n/a",
         ])  # fmt: skip
-    headers = ["engine", "load s", f"context p50 ms ({authors})", "context p95 ms", "episode write p50 ms",
+    steady_after = max((f.steady_after for f in all_figures), default=0)
+    headers = ["engine", "load s", f"context p50 ms ({authors}, after {WARM_UP} builds)", "context p95 ms",
+               f"context p50 / p95 ms after {steady_after:,} builds", "episode write p50 ms",
                "episode write p95 ms", "forget-me s", "residue audit", "RSS MB loaded / end"]
     out.print(table(title, headers, rows))
     for f in all_figures:
@@ -445,6 +470,11 @@ def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
             out.print(table(f"{f.engine}: each read of a context build alone, one at a time (build_context runs them "
                             "concurrently)", ["read", "p50 ms", "p95 ms"],
                             [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()]))
+        if f.curve:
+            out.print(table(f"{f.engine}: context build while the engine warms up (blocks of random authors)",
+                            ["builds before", "builds", "p50 ms", "p95 ms"],
+                            [[f"{start:,}", f"{len(ms)}", f"{percentile(ms, 50):.1f}", f"{percentile(ms, 95):.1f}"]
+                             for start, ms in f.curve]))
         filled = ", ".join(f"{name} {count}/{len(f.context_ms)}" for name, count in f.parts_filled.items())
         out.print(f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens; "
                   f"timed after {WARM_UP} warm-up builds")
@@ -458,11 +488,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=10.0, help="10 = 1,000 users, 10,000 entities, 100,000 facts")
     parser.add_argument("--authors", type=int, default=200, help="random authors whose context is built")
     parser.add_argument("--writes", type=int, default=100, help="episode writes timed")
-    parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes")
+    parser.add_argument("--steady", type=int, default=STEADY_AFTER,
+                        help="context builds before the steady-state timings (0: none)")
+    parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes, steady after 500")
     parser.add_argument("--no-neo4j", action="store_true", help="skip Neo4j even when Docker answers")
     args = parser.parse_args(argv)
     if args.quick:
-        args.scale, args.authors, args.writes = 0.5, 50, 30
+        args.scale, args.authors, args.writes, args.steady = 0.5, 50, 30, 500
     quiet_logs()
     started = time.perf_counter()
     g = generate(args.scale)
@@ -470,13 +502,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.print(f"generated in {time.perf_counter() - started:.1f} s")
 
     async def go() -> list[Figures]:
-        figures = [await run_arcadedb(g, args.authors, args.writes)]
+        figures = [await run_arcadedb(g, args.authors, args.writes, args.steady)]
         if args.no_neo4j:
             skipped = Figures("Neo4j 5 (Docker)")
             skipped.skipped = "switched off with --no-neo4j"
             figures.append(skipped)
         else:
-            figures.append(await run_neo4j(g, args.authors, args.writes))
+            figures.append(await run_neo4j(g, args.authors, args.writes, args.steady))
         return figures
 
     report(g, asyncio.run(go()), args.authors)

@@ -10,9 +10,10 @@ opens with a header saying so: nothing in the memory block is an instruction.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from graph.models import FactView, MessageView
@@ -108,6 +109,11 @@ def clean(text: str, limit: int | None = None) -> str:
 
 
 def day(value: datetime) -> str:
+    return _day(value.date())
+
+
+@functools.lru_cache(maxsize=4096)
+def _day(value: date) -> str:  # a reply formats a few hundred dates, mostly the same few days
     return f"{value.day} {value:%B %Y}"
 
 

@@ -9,22 +9,14 @@ the ones that do, so a message that names a person but asks nothing specific sti
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from rank_bm25 import BM25Plus
 
 from graph.models import FactView, MessageView
-from graph.text import keywords
+from graph.text import content_words, keywords
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def terms(text: str) -> list[str]:
-    """The words of a text that can carry meaning, repeats kept (BM25 counts them)."""
-    allowed = set(keywords(text, limit=10**6))
-    return [w for w in _WORD.findall(text.casefold()) if w in allowed]
 
 
 def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
@@ -32,7 +24,7 @@ def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
     words = keywords(query)
     if not words or not documents:
         return [0.0] * len(documents)
-    corpus = [terms(d) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
+    corpus = [content_words(d) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
     # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
     # in half of them (a name), which ranks a fact naming the person below one that does not
     scores = BM25Plus(corpus).get_scores(words)

@@ -1,10 +1,14 @@
 """What the store reads and writes: plain, typed records with no driver in sight.
 
 Every datetime here is timezone-aware UTC; `utc()` normalises what comes back from an engine.
+Records written or shared are pydantic models, validated; the views the reply path reads back (facts,
+messages, entities) are frozen dataclasses, converted by `graph.rows`: a reply builds a few hundred, and a
+pydantic model costs about eight times as much to build.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Literal
@@ -177,7 +181,8 @@ class Episode(_Record):
     error: str | None = None
 
 
-class FactView(_Record):
+@dataclass(frozen=True, slots=True)
+class FactView:
     """A fact as the reply path and operators see it."""
 
     uuid: str
@@ -196,14 +201,16 @@ class FactView(_Record):
     superseded_by: str | None = None
 
 
-class EntityView(_Record):
+@dataclass(frozen=True, slots=True)
+class EntityView:
     uuid: str
     name: str
     kind: str
     aliases: tuple[str, ...] = ()
 
 
-class MessageView(_Record):
+@dataclass(frozen=True, slots=True)
+class MessageView:
     id: str
     channel_id: str
     author_id: str
@@ -214,7 +221,8 @@ class MessageView(_Record):
     reply_to_id: str | None = None
 
 
-class Conversation(_Record):
+@dataclass(frozen=True, slots=True)
+class Conversation:
     """What one read gathers around a reply: its author, the channel's recent past and the reply chain."""
 
     author: User | None

@@ -25,12 +25,16 @@ def name_key(name: str) -> str:
     return text.strip()
 
 
+def content_words(text: str) -> list[str]:
+    """The casefolded words of a text that can carry meaning (no stop words, numbers or single letters), repeats kept."""
+    return [w for w in _WORD.findall(text.casefold()) if len(w) > 1 and w not in _STOP and not w.isdigit()]
+
+
 def keywords(text: str, limit: int = 24) -> list[str]:
     """Distinct content words of a text, in order, for full-text search."""
     seen: dict[str, None] = {}
-    for word in _WORD.findall(text.casefold()):
-        if len(word) > 1 and word not in _STOP and not word.isdigit():
-            seen.setdefault(word, None)
+    for word in content_words(text):
+        seen.setdefault(word, None)
         if len(seen) >= limit:
             break
     return list(seen)

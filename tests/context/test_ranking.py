@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from graph.models import FactView, MessageView
-from grapevine.ranking import bm25_scores, fuse, rank_facts, rank_messages, terms
+from graph.text import content_words
+from grapevine.ranking import bm25_scores, fuse, rank_facts, rank_messages
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
 
@@ -19,8 +20,8 @@ def msg(mid: str, author: str, text: str, minute: int = 0) -> MessageView:
                        content=text, created_at=D + timedelta(minutes=minute))
 
 
-def test_terms_keep_repeats_and_drop_stop_words() -> None:
-    assert terms("The cat and the other cat, 42 times") == ["cat", "other", "cat", "times"]
+def test_content_words_keep_repeats_and_drop_stop_words() -> None:
+    assert content_words("The cat and the other cat, 42 times") == ["cat", "other", "cat", "times"]
 
 
 def test_bm25_scores_zero_without_a_shared_word_and_prefers_the_closer_match() -> None:
