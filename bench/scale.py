@@ -27,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from bench.common import TempArcadeDB, console, docker_missing, context_settings, machine_note, percentile, quiet_logs, table
-from grapevine.context import PART_ORDER, ContextRequest
+from grapevine.context import PART_ORDER, ContextRequest, ReplyContext
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
 from graph.models import (
@@ -275,7 +275,7 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
                           message_id=None, at=at, reply_to_id=reply["id"])
 
 
-async def _timed_builds(store: GraphStore, g: Guild, count: int, rng: random.Random) -> list[tuple[float, Any]]:
+async def _timed_builds(store: GraphStore, g: Guild, count: int, rng: random.Random) -> list[tuple[float, ReplyContext]]:
     settings = context_settings()
     timed = []
     for _ in range(count):
@@ -295,8 +295,10 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
     early = await _timed_builds(store, g, authors, rng)
     figures.context_ms = [ms for ms, _ in early]
     figures.context_tokens = [ctx.total_tokens for _, ctx in early]
-    figures.parts_filled = {name: sum(any(p.name == name and p.items for p in ctx.parts) for _, ctx in early)
-                            for name in PART_ORDER}
+    figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
+    for _, ctx in early:
+        for part in ctx.parts:
+            figures.parts_filled[part.name] += part.items > 0
     built = WARM_UP + authors
     while built < steady_after:
         block = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
