@@ -321,12 +321,10 @@ def _reads(store: GraphStore) -> dict[str, Any]:
             GUILD, author_id=q.author_id, mentioned_ids=[], names=keywords(q.message_text),
             entity_keys=name_candidates(q.message_text), text=q.message_text, skip_ids=[q.author_id], now=q.at,
             author_limit=AUTHOR_FACTS, pool=RANKED_POOL, limit=SOURCE_FACTS),
-        "context/conversation (messages, summaries, chain)": lambda q: store.conversation(
+        "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
             GUILD, q.channel_id, author_id=q.author_id, at=q.at, reply_to_id=q.reply_to_id,
             episodes=max(settings.channel_episodes, MESSAGE_EPISODES), messages=settings.channel_messages,
-            chain=CHAIN_DEPTH),
-        "store/search_messages (recalled)": lambda q: store.search_messages(
-            GUILD, q.channel_id, q.message_text, before=q.at, limit=settings.recalled_messages),
+            chain=CHAIN_DEPTH, text=q.message_text, recall=settings.recalled_messages),
     }
 
 

@@ -103,14 +103,6 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
     return kept[::-1]
 
 
-async def _recalled(store: GraphStore, req: ContextRequest, limit: int) -> list[MessageView]:
-    """Earlier messages of the channel matching the message, best first (lexical relevance, then the index's)."""
-    if limit <= 0 or not req.message_text.strip():
-        return []
-    found = await store.search_messages(req.guild_id, req.channel_id, req.message_text, before=req.at, limit=limit)
-    return rank_messages(req.message_text, [m for m in found if keep_message(m, req)])
-
-
 async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
     if embed is None or not req.message_text.strip():
         return []
@@ -121,8 +113,8 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) 
 async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettings, *,
                  embed: Embed | None = None) -> Gathered:
     """Every read for one reply, all scoped to `req.guild_id`, run together: the facts of every source in
-    one query, the conversation around the message in another, earlier messages matching it in a third
-    (and nearest facts, with embeddings)."""
+    one query, the conversation around the message and the earlier messages matching it in another (and
+    nearest facts, with embeddings)."""
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
     chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
@@ -137,8 +129,8 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             reply_to_id=req.reply_to_id if chain_wanted else None, skip_message_id=req.message_id,
             episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
             messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0), chain=CHAIN_DEPTH,
+            text=text, recall=settings.recalled_messages,
         ),
-        recalled=_recalled(store, req, settings.recalled_messages),
         nearest=_nearest(store, req, embed),
     )
     facts, talk = reads["facts"], reads["talk"]
@@ -152,7 +144,8 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kept = [m for m in talk.chain if m.channel_id == req.channel_id and keep_message(m, req)]
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
-    messages = [*channel, *thread, *reads["recalled"]]
+    recalled = rank_messages(text, [m for m in talk.recalled if keep_message(m, req)])
+    messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in _MENTION.findall(m.content)} - names.keys())
     if unknown:
@@ -165,7 +158,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         related=[facts["people"], facts["entities"], facts["linked"], facts["text"], reads["nearest"]],
         query=text,
         searched=[[f.uuid for f in facts["text"]], [f.uuid for f in reads["nearest"]]],
-        recalled=reads["recalled"],
+        recalled=recalled,
         summaries=[(at, s) for at, s in summaries if at is not None],
         channel_messages=channel,
         thread_messages=thread,

@@ -223,12 +223,14 @@ class MessageView:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """What one read gathers around a reply: its author, the channel's recent past and the reply chain."""
+    """What one read gathers around a reply: its author, the channel's recent past, the reply chain and
+    the channel's earlier messages that match the reply."""
 
     author: User | None
     summaries: tuple[tuple[datetime, str], ...]  # (episode end, summary), oldest first
     recent: tuple[MessageView, ...]  # oldest first
     chain: tuple[MessageView, ...]  # oldest first
+    recalled: tuple[MessageView, ...] = ()  # best match first
 
 
 class SchemaMismatch(RuntimeError):

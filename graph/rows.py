@@ -18,10 +18,7 @@ def _dt(value: Any) -> datetime | None:
 
 
 def fact(row: dict[str, Any]) -> FactView:
-    reporters = sorted(
-        ((r[0], r[1] or r[0], _dt(r[2])) for r in row.get("reporters") or []),
-        key=lambda r: (r[2] is None, r[2] or datetime.max, r[0]),
-    )
+    reporters = sorted(((r[0], r[1] or r[0], _dt(r[2])) for r in row.get("reporters") or []), key=_reporter_order)
     about = row.get("about") or []
     superseded_by = row.get("superseded_by") or []
     return FactView(
@@ -39,6 +36,30 @@ def fact(row: dict[str, Any]) -> FactView:
         about_ids=tuple(a[0] for a in about),
         reporters=tuple(reporters),
         superseded_by=superseded_by[0] if superseded_by else None,
+    )
+
+
+def _reporter_order(reporter: tuple[str, str, datetime | None]) -> tuple[bool, datetime, str]:
+    return reporter[2] is None, reporter[2] or datetime.max, reporter[0]
+
+
+def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
+    """(source, score, fact) from one item of context/facts.cypher (a list, in the order that file
+    documents); the reply reads no times but valid_at and the reporters'."""
+    source, score, uuid, text, category, importance, confidence, valid_at, about, reporters = item
+    said = [(r[0], r[1] or r[0], _dt(r[2])) for r in reporters]
+    if len(said) > 1:
+        said.sort(key=_reporter_order)
+    return source, score, FactView(
+        uuid=uuid,
+        text=text,
+        category=category or "other",
+        importance=int(importance or 5),
+        confidence=float(confidence if confidence is not None else 0.8),
+        valid_at=_dt(valid_at),
+        about=tuple(a[1] or a[0] for a in about),
+        about_ids=tuple(a[0] for a in about),
+        reporters=tuple(said),
     )
 
 

@@ -217,19 +217,6 @@ class GraphStore:
         )
         return [rows.fact(r) for r in found]
 
-    async def search_messages(self, guild_id: str, channel_id: str, text: str, *, before: datetime,
-                              limit: int = 20) -> list[MessageView]:
-        """Messages of one channel, sent before `before`, whose content matches the words of `text`."""
-        query = lucene_query(text)
-        if not query or limit <= 0:
-            return []
-        found = await self.runner.read_plain("store/search_messages", guild_id=guild_id, channel_id=channel_id,
-                                             query=query, before=utc(before), limit=limit,
-                                             hits=limit * MESSAGE_HITS_PER_RESULT)
-        views = [(row["score"], rows.message_view(row)) for row in (found[0]["messages"] if found else [])]
-        views.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
-        return [view for _, view in views]
-
     async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
         query = lucene_query(text)
         if not query:
@@ -254,7 +241,8 @@ class GraphStore:
         `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
         by their keys or matching `text`), up to `pool` each, "linked" (entities linked to the author) and
         "text" (facts matching `text`), up to `limit` each. Each source is ranked: best full-text score
-        first for "text", else most important and newest."""
+        first for "text", else most important and newest. Every fact read holds at `now`; of its times
+        only valid_at and the reporters' are read (the reply shows no other)."""
         found = await self.runner.read_plain(
             "context/facts", guild_id=guild_id, author_id=author_id, mentioned_ids=mentioned_ids,
             names=sorted({n.casefold() for n in names if n}), keys=sorted({k for k in entity_keys if k}),
@@ -262,28 +250,35 @@ class GraphStore:
             hits=limit * SEARCH_HITS_PER_RESULT,
         )
         by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
-        for row in found[0]["facts"] if found else []:
-            fact = rows.fact(row)
-            key = (-(row["score"] or 0.0), fact.uuid) if row["source"] == "text" else _importance_then_newest(fact)
-            by_source[row["source"]].append((key, fact))
+        for item in found[0]["facts"] if found else []:
+            source, score, fact = rows.reply_fact(item)
+            key = (-(score or 0.0), fact.uuid) if source == "text" else _importance_then_newest(fact)
+            by_source[source].append((key, fact))
         return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
 
     async def conversation(self, guild_id: str, channel_id: str, *, author_id: str, at: datetime,
                            reply_to_id: str | None = None, skip_message_id: str | None = None,
-                           episodes: int = 5, messages: int = 30, chain: int = 41) -> Conversation:
+                           episodes: int = 5, messages: int = 30, chain: int = 41,
+                           text: str = "", recall: int = 0) -> Conversation:
         """The conversation a reply belongs to, in one read: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
-        episodes and the messages not yet in one) and the chain `reply_to_id` replies to."""
+        episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
+        of the channel's messages before `at` whose content matches the words of `text`, best first."""
+        query = lucene_query(text) if recall > 0 else ""  # no words, no search
         found = await self.runner.read_plain(
             "context/conversation", guild_id=guild_id, channel_id=channel_id, author_id=author_id, at=utc(at),
             reply_to_id=reply_to_id, skip_id=skip_message_id, episodes=episodes, messages=messages, chain=chain,
+            query=query, recall=max(recall, 1), hits=max(recall, 1) * MESSAGE_HITS_PER_RESULT,
         )
         row = found[0]
+        matches = [(m["score"], rows.message_view(m)) for m in row["recalled"]]
+        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
         return Conversation(
             author=rows.user(row["author"]) if row["author"] else None,
             summaries=tuple(sorted((rows._dt(at_), text) for at_, text in row["summaries"])),  # type: ignore[misc]
             recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
             chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
+            recalled=tuple(view for _, view in matches),
         )
 
     # --- upkeep ---------------------------------------------------------------------------

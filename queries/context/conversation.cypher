@@ -1,8 +1,14 @@
 // The conversation a reply belongs to, in one read: the author; the channel's last episodes before
 // $at (summaries of the extracted ones that ended before $at); the channel's last messages before $at, drawn from those
 // episodes and from the messages not yet in one (so the read never scans the channel's history);
-// and the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans). $at is a native datetime; datetimes come back as
-// ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
+// the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans); and
+// the channel's earlier messages matching the full-text $query (none when it is ''), best first, with
+// their scores. Both the guild and the channel are matched, so a message of another guild (or of another
+// channel, which readers may not be allowed to see) never comes back; the index gives its $hits best
+// matches (common words match a large share of all messages), filtered here. $at is a native datetime;
+// datetimes come back as ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
+// The matching messages are searched here rather than in a read of their own: one statement fewer per
+// reply cost about a tenth less CPU on both sides of Bolt.
 OPTIONAL MATCH (author:User {id: $author_id})
 CALL () {
   MATCH (e:Episode {channel_id: $channel_id})
@@ -37,6 +43,20 @@ CALL () {
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
                   author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot}) AS chain
 }
+CALL () {
+  WITH $query AS query WHERE query <> ''
+  CALL db.index.fulltext.queryNodes('message_content', query, {limit: $hits}) YIELD node, score
+  WITH node AS m, score
+  WHERE m.guild_id = $guild_id AND m.channel_id = $channel_id AND m.created_at < $at
+  WITH m, max(score) AS score
+  ORDER BY score DESC, m.created_at DESC, m.id
+  LIMIT $recall
+  MATCH (u:User)-[:SENT]->(m)
+  RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
+                  created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
+                  author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot,
+                  score: score}) AS recalled
+}
 RETURN author {.id, .name, .display_name, .is_bot} AS author,
        [e IN episodes WHERE e.status = 'done' AND e.summary <> '' AND e.ended_at < $at | [toString(e.ended_at), e.summary]] AS summaries,
-       recent, chain
+       recent, chain, recalled

@@ -1,11 +1,16 @@
-// Every fact a reply draws on, in one read and one row (a list: one Bolt message, not one per fact),
-// each item one fact of one source: facts about the author;
-// about the members the message mentions or names; about the entities it names (by normalised name
-// or full-text match); about the entities linked to the author (Charlie's sister); and facts whose
-// text matches the message. Only facts of $guild_id that hold at $now (a native datetime: comparing
-// against a parameter is cheaper than parsing one per row); datetimes come back as ISO strings.
+// Every fact a reply draws on, in one read and one row (a list: one Bolt message, not one per fact).
+// Sources: facts about the author; about the members the message mentions or names; about the entities
+// it names (by normalised name or full-text match); about the entities linked to the author (Charlie's
+// sister); and facts whose text matches the message. Only facts of $guild_id that hold at $now (a native
+// datetime: comparing against a parameter is cheaper than parsing one per row).
 // Full-text searches read their $hits best matches (before the guild filter): common words match
 // thousands of facts, and reading them all made the slowest replies several times slower.
+// Each item is one fact of one source, as a list read by graph.rows.reply_fact:
+//   [source, score, uuid, text, category, importance, confidence, valid_at,
+//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]]]
+// Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
+// and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
+// no grouping). Datetimes come back as ISO strings.
 CALL () {
   MATCH (:User {id: $author_id})<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
@@ -58,11 +63,6 @@ CALL () {
   WITH f, max(score) AS score ORDER BY score DESC LIMIT $limit
   RETURN 'text' AS source, f, score
 }
-OPTIONAL MATCH (f)-[r:REPORTED_BY]->(rep:User)
-WITH source, f, score, collect(CASE WHEN rep IS NULL THEN null ELSE [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)] END) AS reporters
-OPTIONAL MATCH (f)-[:ABOUT]->(s)
-WITH source, f, score, reporters, collect(CASE WHEN s IS NULL THEN null ELSE [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)] END) AS about
-RETURN collect({source: source, score: score, uuid: f.uuid, text: f.text, category: f.category,
-                importance: f.importance, confidence: f.confidence, valid_at: toString(f.valid_at),
-                expires_at: toString(f.expires_at), created_at: toString(f.created_at), about: about,
-                reporters: reporters}) AS facts
+RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
+                [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)]],
+                [(f)-[r:REPORTED_BY]->(rep:User) | [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)]]]) AS facts

@@ -7,7 +7,7 @@ from datetime import timedelta
 from graph.forget import forget_user, residue_audit
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
-from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate
+from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate, recalled
 
 
 async def _all_fact_texts(store: GraphStore, guild: str) -> set[str]:
@@ -50,9 +50,9 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert not any("Charlie" in s for _, s in summaries)
     assert "[forgotten]" in " ".join(s for _, s in summaries)
     later = T0 + timedelta(days=4)
-    recalled = await store.search_messages(G1, GENERAL, "Charlie Celtics game climbing rope", before=later)
-    assert recalled and all(m.author_id != PEOPLE["charlie"] and "charlie" not in m.content.casefold() for m in recalled)
-    assert await store.search_messages(G1, GENERAL, "Charlie", before=later) == []  # the index forgot the name too
+    found = await recalled(store, G1, GENERAL, "Charlie Celtics game climbing rope", before=later)
+    assert found and all(m.author_id != PEOPLE["charlie"] and "charlie" not in m.content.casefold() for m in found)
+    assert await recalled(store, G1, GENERAL, "Charlie", before=later) == []  # the index forgot the name too
 
 
 async def test_forget_in_one_guild_keeps_the_other(store: GraphStore) -> None:

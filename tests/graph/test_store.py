@@ -9,7 +9,7 @@ import pytest
 from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, SchemaMismatch, User
 from graph.store import GraphStore
 from graph.text import name_key
-from tests.support.busy_server import BOT, G1, G2, GENERAL, OTHER, PEOPLE, T0, THREAD, E, U, populate
+from tests.support.busy_server import BOT, G1, G2, GENERAL, OTHER, PEOPLE, T0, THREAD, E, U, populate, recalled
 
 
 async def test_schema_setup_is_idempotent_and_refuses_other_embeddings(store: GraphStore) -> None:
@@ -218,20 +218,20 @@ async def test_stats_per_label_and_guild(store: GraphStore) -> None:
             "TOOK_PART_IN", "IN_CHANNEL", "IN_GUILD", "REPLIES_TO"} <= types
 
 
-async def test_search_messages_stays_in_its_guild_and_channel(store: GraphStore) -> None:
+async def test_recalled_messages_stay_in_their_guild_and_channel(store: GraphStore) -> None:
     p = await populate(store)
     later = T0 + timedelta(days=4)
-    found = await store.search_messages(G1, GENERAL, "did Alice adopt a cat? what is her name", before=later)
+    found = await recalled(store, G1, GENERAL, "did Alice adopt a cat? what is her name", before=later)
     assert found[0].content == "we adopted a cat! her name is Luna" and found[0].author_name == "Alice"
     guild_of = {m.id: m.guild_id for m in p.messages}
     assert {guild_of[m.id] for m in found} == {G1} and {m.channel_id for m in found} == {GENERAL}
     # The same words in another guild's channel, and the thread's messages from its parent channel: never.
-    assert await store.search_messages(G1, GENERAL, "vegetarian meat meetup", before=later) == []
-    assert [m.content for m in await store.search_messages(G2, OTHER, "vegetarian meat meetup", before=later)] == [
+    assert await recalled(store, G1, GENERAL, "vegetarian meat meetup", before=later) == []
+    assert [m.content for m in await recalled(store, G2, OTHER, "vegetarian meat meetup", before=later)] == [
         "I'm vegetarian, no meat at the meetup please"]
-    assert await store.search_messages(G2, GENERAL, "Luna cat", before=later) == []  # a channel of G1 asked as G2
-    assert await store.search_messages(G1, GENERAL, "job offer Acme staff engineer", before=later) == []
-    assert len(await store.search_messages(G1, THREAD, "job offer Acme staff engineer", before=later, limit=3)) == 3
+    assert await recalled(store, G2, GENERAL, "Luna cat", before=later) == []  # a channel of G1 asked as G2
+    assert await recalled(store, G1, GENERAL, "job offer Acme staff engineer", before=later) == []
+    assert len(await recalled(store, G1, THREAD, "job offer Acme staff engineer", before=later, limit=3)) == 3
     # Only messages sent before the moment asked about; no words to search, nothing read.
-    assert await store.search_messages(G1, GENERAL, "Luna cat", before=T0 + timedelta(hours=3)) == []
-    assert await store.search_messages(G1, GENERAL, "is it the?", before=later) == []
+    assert await recalled(store, G1, GENERAL, "Luna cat", before=T0 + timedelta(hours=3)) == []
+    assert await recalled(store, G1, GENERAL, "is it the?", before=later) == []

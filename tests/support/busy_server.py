@@ -16,6 +16,7 @@ from graph.models import (
     FactWrite,
     Guild,
     Message,
+    MessageView,
     NodeRef,
     RelationWrite,
     Report,
@@ -188,3 +189,10 @@ async def populate(store: GraphStore) -> Populated:
         p.fact("alice_veg", "Alice is vegetarian", [U("alice")], z1, importance=6),
     )))
     return p
+
+
+async def recalled(store: GraphStore, guild_id: str, channel_id: str, text: str, before: datetime,
+                   limit: int = 20) -> list[MessageView]:
+    """The channel's messages before `before` matching `text`, as a reply's conversation read finds them."""
+    talk = await store.conversation(guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit)
+    return list(talk.recalled)
