@@ -18,7 +18,6 @@ def _dt(value: Any) -> datetime | None:
 
 
 def fact(row: dict[str, Any]) -> FactView:
-    reporters = sorted(((r[0], r[1] or r[0], _dt(r[2])) for r in row.get("reporters") or []), key=_reporter_order)
     about = row.get("about") or []
     superseded_by = row.get("superseded_by") or []
     return FactView(
@@ -34,22 +33,21 @@ def fact(row: dict[str, Any]) -> FactView:
         expired_at=_dt(row.get("expired_at")),
         about=tuple(a[1] or a[0] for a in about),
         about_ids=tuple(a[0] for a in about),
-        reporters=tuple(reporters),
+        reporters=_reporters(row.get("reporters") or []),
         superseded_by=superseded_by[0] if superseded_by else None,
     )
 
 
-def _reporter_order(reporter: tuple[str, str, datetime | None]) -> tuple[bool, datetime, str]:
-    return reporter[2] is None, reporter[2] or datetime.max, reporter[0]
+def _reporters(raw: list[list[Any]]) -> tuple[tuple[str, str, datetime | None], ...]:
+    """[[user id, name, at]] as (id, name or id, at), earliest report first, undated last."""
+    said = [(r[0], r[1] or r[0], _dt(r[2])) for r in raw]
+    return tuple(sorted(said, key=lambda r: (r[2] is None, r[2] or datetime.max, r[0])))
 
 
 def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
     """(source, score, fact) from one item of context/facts.cypher (a list, in the order that file
     documents); the reply reads no times but valid_at and the reporters'."""
     source, score, uuid, text, category, importance, confidence, valid_at, about, reporters = item
-    said = [(r[0], r[1] or r[0], _dt(r[2])) for r in reporters]
-    if len(said) > 1:
-        said.sort(key=_reporter_order)
     return source, score, FactView(
         uuid=uuid,
         text=text,
@@ -59,7 +57,7 @@ def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
         valid_at=_dt(valid_at),
         about=tuple(a[1] or a[0] for a in about),
         about_ids=tuple(a[0] for a in about),
-        reporters=tuple(said),
+        reporters=_reporters(reporters),
     )
 
 
