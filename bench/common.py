@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 import socket
 import statistics
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -220,10 +222,47 @@ def console() -> Console:
     return Console(width=None if sys.stdout.isatty() else 150, highlight=False, markup=False, soft_wrap=True)
 
 
-def machine_note() -> str:
-    """The machine's CPUs and load, printed with timings: other processes skew every latency."""
+def cpu_counters() -> list[int] | None:
+    """The machine's CPU time counters from /proc/stat (user, nice, system, idle, iowait, irq, softirq,
+    steal), or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            return [int(v) for v in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+
+
+def reference_ms() -> float:
+    """The best of three timings of one fixed piece of pure-Python work (sorting 200,000 seeded random
+    numbers): how fast this machine is right now, to compare runs made at different times."""
+    rng = random.Random(1)
+    numbers = [rng.random() for _ in range(200_000)]
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        sorted(numbers)
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def machine_note(since: list[int] | None = None) -> str:
+    """The machine's CPUs and load, printed with timings: other processes skew every latency. With the
+    counters taken at the start of a run, also the share of CPU time the hypervisor gave to other
+    machines during it (steal), and the reference work's time now."""
     one, five, _ = os.getloadavg()
-    return f"machine: {os.cpu_count()} CPUs, load average {one:.1f} (1 min) / {five:.1f} (5 min)"
+    note = f"machine: {os.cpu_count()} CPUs, load average {one:.1f} (1 min) / {five:.1f} (5 min)"
+    steal = steal_share(since, cpu_counters())
+    if steal is not None:
+        note += f"; CPU time stolen by the hypervisor during the run {steal:.1%}; reference work {reference_ms():.0f} ms"
+    return note
+
+
+def steal_share(before: list[int] | None, after: list[int] | None) -> float | None:
+    """The share of the machine's CPU time between two `cpu_counters()` that the hypervisor gave to other
+    machines: on a shared VM, the part of a latency that is not this machine's doing."""
+    if before is None or after is None or sum(after) <= sum(before):
+        return None
+    return (after[7] - before[7]) / (sum(after) - sum(before))
 
 
 def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], *, left: int = 1) -> Table:

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bench.common import TempArcadeDB, console, docker_missing, context_settings, machine_note, percentile, quiet_logs, table
+from bench.common import (TempArcadeDB, console, context_settings, cpu_counters, docker_missing, machine_note, percentile,
+                          quiet_logs, reference_ms, steal_share, table)
 from grapevine.context import PART_ORDER, ContextRequest, ReplyContext
 from grapevine.context_builder import build_context
 from graph.forget import forget_user
@@ -250,7 +251,9 @@ class Figures:
     context_ms: list[float] = field(default_factory=list)  # after WARM_UP builds
     steady_ms: list[float] = field(default_factory=list)  # after `steady_after` builds
     steady_after: int = 0
-    curve: list[tuple[int, list[float]]] = field(default_factory=list)  # (builds before the block, block's ms)
+    context_steal: float | None = None  # share of CPU time stolen by the hypervisor while the builds were timed
+    steady_steal: float | None = None
+    curve: list[tuple[int, list[float], float | None]] = field(default_factory=list)  # (builds before, ms, steal)
     context_tokens: list[int] = field(default_factory=list)
     parts_filled: dict[str, int] = field(default_factory=dict)
     reads: dict[str, list[float]] = field(default_factory=dict)  # each context read alone, ms
@@ -292,7 +295,9 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
     then more in blocks of CURVE_BLOCK until `steady_after` builds in all, then `authors` timed again
     (a bot that has been running: the engine's JIT keeps compiling for the first thousands of reads)."""
     await _timed_builds(store, g, WARM_UP, rng)  # the JIT's first pass and the driver's connection pool
+    before = cpu_counters()
     early = await _timed_builds(store, g, authors, rng)
+    figures.context_steal = steal_share(before, cpu_counters())
     figures.context_ms = [ms for ms, _ in early]
     figures.context_tokens = [ctx.total_tokens for _, ctx in early]
     figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
@@ -301,11 +306,14 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
             figures.parts_filled[part.name] += part.items > 0
     built = WARM_UP + authors
     while built < steady_after:
+        before = cpu_counters()
         block = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
-        figures.curve.append((built, [ms for ms, _ in block]))
+        figures.curve.append((built, [ms for ms, _ in block], steal_share(before, cpu_counters())))
         built += len(block)
     if steady_after > WARM_UP + authors:
+        before = cpu_counters()
         figures.steady_ms = [ms for ms, _ in await _timed_builds(store, g, authors, rng)]
+        figures.steady_steal = steal_share(before, cpu_counters())
         figures.steady_after = built
 
 
@@ -436,9 +444,13 @@ async def run_neo4j(g: Guild, authors: int, writes: int, steady_after: int) -> F
     return figures
 
 
-def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] | None = None) -> None:
     out = console()
-    out.print(machine_note())
+    out.print(machine_note(since))
     title = (f"Scale: {len(g.users):,} users, {len(g.entities):,} entities, {len(g.facts):,} facts, "
              f"{len(g.messages):,} messages, {len(g.episodes):,} episodes, about {g.edges:,} edges")
     rows = []
@@ -472,12 +484,14 @@ def report(g: Guild, all_figures: list[Figures], authors: int) -> None:
                             [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()]))
         if f.curve:
             out.print(table(f"{f.engine}: context build while the engine warms up (blocks of random authors)",
-                            ["builds before", "builds", "p50 ms", "p95 ms"],
-                            [[f"{start:,}", f"{len(ms)}", f"{percentile(ms, 50):.1f}", f"{percentile(ms, 95):.1f}"]
-                             for start, ms in f.curve]))
+                            ["builds before", "builds", "p50 ms", "p95 ms", "CPU stolen"],
+                            [[f"{start:,}", f"{len(ms)}", f"{percentile(ms, 50):.1f}", f"{percentile(ms, 95):.1f}", _share(steal)]
+                             for start, ms, steal in f.curve]))
         filled = ", ".join(f"{name} {count}/{len(f.context_ms)}" for name, count in f.parts_filled.items())
         out.print(f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens; "
                   f"timed after {WARM_UP} warm-up builds")
+        out.print(f"{f.engine}: CPU time stolen by the hypervisor while the context builds were timed: "
+                  f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}")
         deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
         out.print(f"{f.engine}: forget-me of a user with {f.forget_facts_before} facts about them: deleted {deleted}; "
                   f"residue audit: {'nothing left' if not f.residue else f.residue[:5]}")
@@ -496,9 +510,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         args.scale, args.authors, args.writes, args.steady = 0.5, 50, 30, 500
     quiet_logs()
+    counters = cpu_counters()
+    out = console()
+    out.print(f"reference work before the run: {reference_ms():.0f} ms (the same work is timed after it)")
     started = time.perf_counter()
     g = generate(args.scale)
-    out = console()
     out.print(f"generated in {time.perf_counter() - started:.1f} s")
 
     async def go() -> list[Figures]:
@@ -511,7 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures.append(await run_neo4j(g, args.authors, args.writes, args.steady))
         return figures
 
-    report(g, asyncio.run(go()), args.authors)
+    report(g, asyncio.run(go()), args.authors, counters)
     return 0
 
 

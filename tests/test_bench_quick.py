@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,6 @@ def test_scale_quick_prints_engine_rows() -> None:
     assert "residue audit: nothing left" in out
     assert "Neo4j 5 (Docker): SKIPPED: switched off with --no-neo4j" in out
     assert "facts (REPORTED_BY, FROM, EXTRACTED_FROM)" in out
+    assert re.search(r"reference work before the run: \d+ ms", out)
+    assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%; reference work \d+ ms", out)
+    assert re.search(r"while the context builds were timed: \d+\.\d% after 150 builds, \d+\.\d% after 500", out)
