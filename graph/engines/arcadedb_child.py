@@ -21,9 +21,10 @@ def jvm_args(heap: str) -> list[str]:
       ArcadeDB class on the read path makes one) caused a full collection of 15-50 ms every few
       seconds, landing inside reads.
     - The parallel collector rather than G1 (the default on 2 cores and more): the engine's live heap
-      is small (under 100 MB at 100,000 facts) and its reads allocate a lot (about 5 MB per reply
-      context), so G1's barriers and concurrent threads cost more than they save. At 100,000 facts,
-      the engine used about a sixth less CPU per reply context, and young pauses stayed at 1-3 ms."""
+      is small (under 100 MB at 100,000 facts) and its reads allocate a lot (about 500 MB/s under a
+      reply load), so G1's barriers and concurrent threads cost more than they save. At 100,000
+      facts, the engine used about a sixth less CPU per reply context, and young pauses stayed at
+      1-3 ms."""
     return [f"-Xmx{heap}", "-XX:+DisableExplicitGC", "-XX:+UseParallelGC", "-Darcadedb.txWalFlush=1"]
 
 
