@@ -278,15 +278,19 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
                           message_id=None, at=at, reply_to_id=reply["id"])
 
 
-async def _timed_builds(store: GraphStore, g: Guild, count: int, rng: random.Random) -> list[tuple[float, ReplyContext]]:
+async def _timed_builds(store: GraphStore, g: Guild, count: int,
+                        rng: random.Random) -> tuple[list[tuple[float, ReplyContext]], float | None]:
+    """`count` builds for random requests, each with its ms, and the share of CPU time the hypervisor
+    stole while they ran."""
     settings = context_settings()
     timed = []
+    before = cpu_counters()
     for _ in range(count):
         req = _request(g, rng)
         started = time.perf_counter()
         ctx = await build_context(store, req, settings)
         timed.append(((time.perf_counter() - started) * 1000, ctx))
-    return timed
+    return timed, steal_share(before, cpu_counters())
 
 
 async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random,
@@ -295,9 +299,7 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
     then more in blocks of CURVE_BLOCK until `steady_after` builds in all, then `authors` timed again
     (a bot that has been running: the engine's JIT keeps compiling for the first thousands of reads)."""
     await _timed_builds(store, g, WARM_UP, rng)  # the JIT's first pass and the driver's connection pool
-    before = cpu_counters()
-    early = await _timed_builds(store, g, authors, rng)
-    figures.context_steal = steal_share(before, cpu_counters())
+    early, figures.context_steal = await _timed_builds(store, g, authors, rng)
     figures.context_ms = [ms for ms, _ in early]
     figures.context_tokens = [ctx.total_tokens for _, ctx in early]
     figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
@@ -306,14 +308,12 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
             figures.parts_filled[part.name] += part.items > 0
     built = WARM_UP + authors
     while built < steady_after:
-        before = cpu_counters()
-        block = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
-        figures.curve.append((built, [ms for ms, _ in block], steal_share(before, cpu_counters())))
+        block, steal = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
+        figures.curve.append((built, [ms for ms, _ in block], steal))
         built += len(block)
     if steady_after > WARM_UP + authors:
-        before = cpu_counters()
-        figures.steady_ms = [ms for ms, _ in await _timed_builds(store, g, authors, rng)]
-        figures.steady_steal = steal_share(before, cpu_counters())
+        steady, figures.steady_steal = await _timed_builds(store, g, authors, rng)
+        figures.steady_ms = [ms for ms, _ in steady]
         figures.steady_after = built
 
 
