@@ -133,7 +133,8 @@ def forget(user_id: Annotated[str, typer.Argument(help="the Discord user id to f
         out.print(_table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
         raise typer.Exit(1)
     out.print("residue audit: 0 nodes or properties carry the user's id or name"
-              + ("" if guild else "; stored as opted out (a keyed hash) so nothing new is kept"))
+              + ("" if guild else "; stored as opted out (a keyed hash). A running bot reads opt-outs when it "
+                 "starts: restart it, or it keeps recording this member's new messages"))
 
 
 @app.command()
