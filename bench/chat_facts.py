@@ -15,7 +15,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_TERMS = sorted(set("""
+_TERMS = sorted(
+    set(
+        """
 ubuntu kubuntu xubuntu edubuntu debian gentoo fedora suse mandriva slackware arch windows xp vista mac osx
 linux kernel grub lilo gnome kde xfce fluxbox xorg compiz beryl metacity nautilus konqueror firefox
 thunderbird evolution gaim pidgin xchat irssi openoffice libreoffice gimp vlc mplayer totem amarok
@@ -25,16 +27,42 @@ thinkpad dell hp ibm acer asus toshiba raid lvm ntfs fat32 ext3 ext4 reiserfs xf
 feisty gutsy hardy intrepid jaunty karmic lucid maverick natty oneiric precise trusty xenial yakkety zesty
 hoary breezy warty apt aptitude synaptic dpkg bash vim emacs gcc sudo cron iptables firestarter azureus
 ktorrent skype flash virtualbox vmware xen dropbox chrome chromium opera mozilla unity steam docker
-""".split()))
+""".split()
+    )
+)
 _TERM = re.compile(r"\b(" + "|".join(_TERMS) + r")\b", re.IGNORECASE)
-_UPPER = {"kde", "ati", "usb", "dvd", "hp", "ibm", "ssh", "nfs", "php", "gcc", "lvm", "raid", "xp", "vlc", "osx",
-          "bios", "xfs", "ntfs", "gimp", "xmms"}
+_UPPER = {
+    "kde",
+    "ati",
+    "usb",
+    "dvd",
+    "hp",
+    "ibm",
+    "ssh",
+    "nfs",
+    "php",
+    "gcc",
+    "lvm",
+    "raid",
+    "xp",
+    "vlc",
+    "osx",
+    "bios",
+    "xfs",
+    "ntfs",
+    "gimp",
+    "xmms",
+}
 GENERIC = {"laptop", "wifi", "wireless", "ethernet", "router", "usb", "dvd", "swap", "kernel", "bios", "raid", "flash"}
 _SELF = re.compile(r"\b(i|i'm|im|i've|ive|i'd|my|mine|me)\b", re.IGNORECASE)
-_DISCLOSES = re.compile(r"\b(i'm|im|i am|i've|ive|i have|i had|i got|i use|i run|i installed|i bought|i just|my)\b",
-                        re.IGNORECASE)  # says something about the speaker even inside a question
-_TROUBLE = re.compile(r"\b(can't|cant|cannot|doesn't|doesnt|won't|wont|isn't|not working|error|problem|issue|"
-                      r"broken|fails?|crash\w*|stuck|freez\w*)\b", re.IGNORECASE)
+_DISCLOSES = re.compile(
+    r"\b(i'm|im|i am|i've|ive|i have|i had|i got|i use|i run|i installed|i bought|i just|my)\b", re.IGNORECASE
+)  # says something about the speaker even inside a question
+_TROUBLE = re.compile(
+    r"\b(can't|cant|cannot|doesn't|doesnt|won't|wont|isn't|not working|error|problem|issue|"
+    r"broken|fails?|crash\w*|stuck|freez\w*)\b",
+    re.IGNORECASE,
+)
 _USES = re.compile(r"\b(use|using|used|run|running|installed|install|have|got|on|switched|upgraded)\b", re.IGNORECASE)
 PER_MESSAGE = 3
 

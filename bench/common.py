@@ -6,12 +6,10 @@ Benchmarks print figures; nothing here asserts a timing.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -26,58 +24,29 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from grapevine.scripted_llm import Responder, ScriptedLLMServer
-from grapevine.settings import ContextSettings, ExtractionSettings, LLMSettings, WindowSettings
+from common.settings import (
+    LLMSettings,
+)
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.store import GraphStore
 from ingest.llm import OpenAILLM, UsageMeter
+from tests.support.ports import free_port
+from tests.support.prompt_reader import Prompt
+from tests.support.scripted_llm import Responder, ScriptedLLMServer
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 # --- settings that ignore the environment ---------------------------------------------------------
-def defaults(cls: type, **overrides: Any) -> Any:
-    """A settings section with its built-in defaults (never the environment's), some fields changed."""
-    values = {name: f.default for name, f in cls.model_fields.items()}
-    return cls(**{**values, **overrides})
-
-
-def window_settings(**overrides: Any) -> WindowSettings:
-    return defaults(WindowSettings, **overrides)
-
-
-def extraction_settings(**overrides: Any) -> ExtractionSettings:
-    return defaults(ExtractionSettings, **overrides)
-
-
-def context_settings(**overrides: Any) -> ContextSettings:
-    return defaults(ContextSettings, **overrides)
 
 
 # --- a throw-away ArcadeDB --------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def docker_missing() -> str | None:
-    """Why no Neo4j 5 container can be started here (no Docker engine answers), or None."""
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
-        return f"no Docker engine for the Neo4j 5 container (testcontainers): {type(exc).__name__}: {str(exc)[:160]}"
-    return None
-
-
 @dataclass
 class TempArcadeDB:
     """The embedded engine in a child process, in a temporary folder removed on exit.
 
-        with TempArcadeDB() as db:
-            store = await db.store("bench")
+    with TempArcadeDB() as db:
+        store = await db.store("bench")
     """
 
     heap: str = "2g"
@@ -88,8 +57,7 @@ class TempArcadeDB:
 
     def __enter__(self) -> TempArcadeDB:
         self.root = Path(tempfile.mkdtemp(prefix="grapevine-bench-"))
-        self.engine = ArcadeDBEngine(password=uuid.uuid4().hex, database="bench", bolt_port=free_port(),
-                                     http_port=free_port())
+        self.engine = ArcadeDBEngine(password=uuid.uuid4().hex, database="bench", bolt_port=free_port(), http_port=free_port())
         self.server = ArcadeDBServer(self.root, self.engine, heap=self.heap)
         self.server.start()
         return self
@@ -131,30 +99,25 @@ class TempArcadeDB:
         self._drivers.clear()
 
 
-async def bench_read(store: GraphStore, name: str, /, **params: Any) -> list[dict[str, Any]]:
-    """Rows of one bench-only query file, `queries/bench/<name>.cypher`."""
-    return await store.runner.read(f"bench/{name}", **params)
-
-
 # --- the scripted LLM server with the real client ----------------------------------------------------
 @contextmanager
 def scripted_llm(responder: Responder) -> Iterator[tuple[ScriptedLLMServer, OpenAILLM]]:
     """The scripted server answering from `responder`, and grapevine's own client talking to it."""
     with ScriptedLLMServer() as srv:
         srv.responder = responder
-        settings = LLMSettings(base_url=srv.base_url, api_key="bench", model="scripted-model",  # type: ignore[arg-type]
-                               timeout=30.0, max_attempts=2, reply_model=None)
+        settings = LLMSettings(
+            base_url=srv.base_url,
+            api_key="bench",
+            model="scripted-model",
+            timeout=30.0,
+            max_attempts=2,
+            reply_model=None,
+        )
         llm = OpenAILLM(settings, UsageMeter(), min_wait=0.001, max_wait=0.01)
         yield srv, llm
 
 
 # --- extraction prompts read back ---------------------------------------------------------------------
-_PARTICIPANT = re.compile(r"^(U\d+) = (.*?) \(discord id ([^,)]+)(?:, @[^)]*)?\)")
-_MESSAGE = re.compile(r"^([mc]\d+) \[[^\]]*\] (U\d+)?[^:\"]*?(?: \(reply to [^)]*\))?(?: \(edited\))?: (\".*)$")
-_FACT = re.compile(r"^(F\d+) about .*?: (.*)$")
-_ENTITY = re.compile(r"^(K\d+) (.*) \(([^;()]*)(?:; aliases: .*)?\)$")
-
-
 @dataclass
 class PromptRefs:
     """The refs of one grapevine extraction prompt, as a model reads them."""
@@ -166,40 +129,17 @@ class PromptRefs:
     entities: dict[str, str] = field(default_factory=dict)  # casefolded name -> K ref
 
 
-def prompt_sections(text: str) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for block in text.split("\n\n"):
-        head, _, body = block.partition("\n")
-        found[head.split(" (")[0]] = [] if body.strip() == "(none)" else body.splitlines()
-    return found
-
-
-def user_prompt(request: dict[str, Any]) -> str:
-    for message in request.get("messages", []):
-        if message.get("role") == "user":
-            content = message.get("content")
-            return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content or [])
-    return ""
-
-
 def read_prompt(request: dict[str, Any]) -> PromptRefs:
     """Participants, window messages, known facts and entities of an extraction request."""
-    sections = prompt_sections(user_prompt(request))
+    prompt = Prompt(request)
     refs = PromptRefs()
-    for line in sections.get("PARTICIPANTS", []):
-        if m := _PARTICIPANT.match(line):
-            refs.users[m[3]] = m[1]
-            refs.names[m[1]] = m[2]
-    for line in sections.get("WINDOW", []):
-        if m := _MESSAGE.match(line):
-            content, _ = json.JSONDecoder().raw_decode(m[3])
-            refs.messages.append((m[1], m[2], content))
-    for line in sections.get("KNOWN FACTS", []):
-        if m := _FACT.match(line):
-            refs.facts[m[1]] = m[2]
-    for line in sections.get("KNOWN ENTITIES", []):
-        if m := _ENTITY.match(line):
-            refs.entities.setdefault(m[2].casefold(), m[1])
+    for p in prompt.participants.values():
+        refs.users[p.discord_id] = p.ref
+        refs.names[p.ref] = p.name
+    refs.messages = [(m.ref, m.author_ref if m.author_ref.startswith("U") else None, m.content) for m in prompt.messages.values()]
+    refs.facts = {f.ref: f.text for f in prompt.facts.values()}
+    for ref, name in prompt.entities.items():
+        refs.entities.setdefault(name.casefold(), ref)
     return refs
 
 

@@ -3,7 +3,7 @@
     python -m bench.economy [--data DIR] [--quick] [--no-graphiti]
 
 Every contender sees the same messages and is answered by the same scripted server, which counts
-calls and tokens on its side with one estimate (`grapevine.tokens.estimate_tokens`):
+calls and tokens on its side with one estimate (`common.tokens.estimate_tokens`):
 
 - grapevine: the live window policy (`ingest.replay`, built-in defaults), one extraction call per
   closed window through the real pipeline (`Ingestor`) writing to a throw-away ArcadeDB;
@@ -37,29 +37,30 @@ from bench.chat_facts import PER_MESSAGE, ScriptFact, summary_of, window_facts
 from bench.common import (
     TempArcadeDB,
     console,
-    extraction_settings,
     machine_note,
-    prompt_sections,
     quiet_logs,
     read_prompt,
     scripted_llm,
     table,
-    user_prompt,
-    window_settings,
 )
-from bench.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
 from bench.graphiti_contender import graphiti_missing, run_graphiti
-from grapevine.scripted_llm import ScriptedLLMServer, prompt_tokens_of
-from grapevine.tokens import estimate_tokens
+from bench.queries import bench_read
+from common.settings import ExtractionSettings, WindowSettings
+from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
 from ingest.extraction import Extraction, PromptInput, build_prompt
 from ingest.llm import OpenAILLM
 from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
+from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
+from tests.support.prompt_reader import prompt_of
+from tests.support.prompt_reader import sections as prompt_sections
+from tests.support.scripted_llm import ScriptedLLMServer, prompt_tokens_of
 
 QUICK_MESSAGES = 400  # --quick: the first 400 messages of the first sample
 AUTHOR_FACTS = 50  # facts of the author shown to a per-message extractor (MEMORY_MAX_FACTS_PER_USER)
+
 
 # --- the scripted model's answers ------------------------------------------------------------------------
 def grapevine_answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -79,8 +80,16 @@ def grapevine_answer(request: dict[str, Any]) -> dict[str, Any]:
             known = refs.entities.get(f.thing.casefold())
             entity_ref[f.thing] = known or f"E{sum(1 for r in entity_ref.values() if r.startswith('E')) + 1}"
             if known is None:
-                entities.append({"ref": entity_ref[f.thing], "name": f.thing, "kind": "object", "aliases": [],
-                                 "owner": None, "relation": None})
+                entities.append(
+                    {
+                        "ref": entity_ref[f.thing],
+                        "name": f.thing,
+                        "kind": "object",
+                        "aliases": [],
+                        "owner": None,
+                        "relation": None,
+                    }
+                )
         subject = u_ref or name_ref.get(f.author, "U1")
         out.append({
             "text": f.text, "about": [subject], "mentions": [entity_ref[f.thing]], "reported_by": [subject],
@@ -114,8 +123,7 @@ class Usage:
 
 def _take(srv: ScriptedLLMServer, usage: Usage) -> Usage:
     usage.calls, usage.prompt_tokens, usage.completion_tokens = srv.calls, srv.prompt_tokens, srv.completion_tokens
-    usage.schema_tokens = sum(estimate_tokens(json.dumps(r["response_format"])) for r in srv.requests
-                              if r.get("response_format"))
+    usage.schema_tokens = sum(estimate_tokens(json.dumps(r["response_format"])) for r in srv.requests if r.get("response_format"))
     for r in srv.requests:
         if "bench_call" in r:
             usage.by_prompt[r["bench_call"]] += 1
@@ -124,9 +132,10 @@ def _take(srv: ScriptedLLMServer, usage: Usage) -> Usage:
     sections: Counter[str] = Counter()
     ours = [r for r in srv.requests if "bench_reply" not in r]
     for request in ours:
-        sections["system prompt"] += sum(estimate_tokens(m.get("content") or "") for m in request["messages"]
-                                         if m.get("role") == "system")
-        for title, lines in prompt_sections(user_prompt(request)).items():
+        sections["system prompt"] += sum(
+            estimate_tokens(m.get("content") or "") for m in request["messages"] if m.get("role") == "system"
+        )
+        for title, lines in prompt_sections(prompt_of(request)).items():
             sections[title.lower()] += estimate_tokens("\n".join([title, *lines]))
     usage.sections = {k: v / len(ours) for k, v in sections.items()} if ours else {}
     srv.reset()
@@ -136,8 +145,9 @@ def _take(srv: ScriptedLLMServer, usage: Usage) -> Usage:
 def distinct_ids(sample: IrcSample) -> IrcSample:
     """Message ids of the loader are line numbers, the same in every sample: prefix them with the sample's
     name so the samples' messages stay apart in one guild (a store MERGEs messages on their id)."""
-    messages = [WindowMessage(wm.message.model_copy(update={"id": f"{sample.name}:{wm.message.id}"}), wm.author)
-                for wm in sample.messages]
+    messages = [
+        WindowMessage(wm.message.model_copy(update={"id": f"{sample.name}:{wm.message.id}"}), wm.author) for wm in sample.messages
+    ]
     return IrcSample(sample.name, messages, sample.reply_links)
 
 
@@ -148,20 +158,20 @@ def _channel(sample: IrcSample) -> str:
 async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: OpenAILLM) -> Usage:
     usage = Usage("grapevine (one call per closed window)")
     started = time.perf_counter()
-    windows = window_settings()
+    windows = WindowSettings()
     with TempArcadeDB() as db:
         store = await db.store("economy")
-        ingestor = Ingestor(store, llm, extraction_settings(), windows, rng=lambda: 0.0)
+        ingestor = Ingestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0)
         await store.upsert_guild(Guild(id=IRC_GUILD, name="IRC"))
         for sample in samples:
             await store.upsert_channel(Channel(id=_channel(sample), guild_id=IRC_GUILD, name=sample.name))
             await store.upsert_users(list({wm.author.id: wm.author for wm in sample.messages}.values()))
             for start in range(0, len(sample.messages), 500):
-                await store.record_messages([wm.message for wm in sample.messages[start:start + 500]])
+                await store.record_messages([wm.message for wm in sample.messages[start : start + 500]])
             for window in replay(sample.messages, windows):
                 await ingestor.submit(window)
             usage.messages += len(sample.messages)
-        rows = await store.runner.read("bench/count_facts", guild_id=IRC_GUILD)
+        rows = await bench_read(store, "count_facts", guild_id=IRC_GUILD)
         usage.facts = int(rows[0]["facts"]) if rows else 0
         await db.close_drivers()
     usage.seconds = time.perf_counter() - started
@@ -170,8 +180,17 @@ async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: O
 
 def _fact_view(f: ScriptFact, author_id: str, at: datetime) -> FactView:
     uid = hashlib.sha1(f"{author_id}|{f.text}".encode()).hexdigest()
-    return FactView(uuid=uid, text=f.text, category=f.category, importance=4, confidence=0.9, valid_at=at,
-                    about=(f.author,), about_ids=(author_id,), reporters=((author_id, f.author, at),))
+    return FactView(
+        uuid=uid,
+        text=f.text,
+        category=f.category,
+        importance=4,
+        confidence=0.9,
+        valid_at=at,
+        about=(f.author,),
+        about_ids=(author_id,),
+        reporters=((author_id, f.author, at),),
+    )
 
 
 class PlainClient:
@@ -200,7 +219,7 @@ async def run_per_message(samples: list[IrcSample], srv: ScriptedLLMServer) -> U
     """One call per message: the message and its author's current facts (kept in memory here)."""
     usage = Usage("per-message extraction")
     started = time.perf_counter()
-    settings = extraction_settings()
+    settings = ExtractionSettings()
     client = PlainClient(srv.base_url)
 
     async def one_sample(sample: IrcSample) -> int:
@@ -209,10 +228,15 @@ async def run_per_message(samples: list[IrcSample], srv: ScriptedLLMServer) -> U
         for wm in sample.messages:
             known = list(facts[wm.author.id].values())[-AUTHOR_FACTS:]
             window = ClosedWindow(wm.message.channel_id, wm.message.guild_id, (wm,), (), "message")
-            inp = PromptInput(window=window, members=[], candidates=known[::-1], known_entities=[],
-                              max_facts_per_person=settings.max_facts_per_person,
-                              max_facts_per_window=settings.max_facts_per_window,
-                              max_message_chars=settings.max_message_chars)
+            inp = PromptInput(
+                window=window,
+                members=[],
+                candidates=known[::-1],
+                known_entities=[],
+                max_facts_per_person=settings.max_facts_per_person,
+                max_facts_per_window=settings.max_facts_per_window,
+                max_message_chars=settings.max_message_chars,
+            )
             messages, _ = build_prompt(inp)
             answer = await client.extract(messages)
             for fact in answer.facts:
@@ -235,8 +259,7 @@ async def run_per_message(samples: list[IrcSample], srv: ScriptedLLMServer) -> U
 # --- graphiti-core ----------------------------------------------------------------------------------------
 async def run_graphiti_usage(samples: list[IrcSample], srv: ScriptedLLMServer) -> Usage:
     run = await run_graphiti(samples, srv.base_url)
-    usage = Usage("graphiti-core add_episode (same windows)", messages=run.messages, facts=run.edges,
-                  seconds=run.seconds)
+    usage = Usage("graphiti-core add_episode (same windows)", messages=run.messages, facts=run.edges, seconds=run.seconds)
     usage.note = f"embedder {run.embedder}"
     if run.unscripted:
         usage.note += "; answered with a minimal value (no script): " + ", ".join(f"{k} {v}" for k, v in run.unscripted.items())
@@ -254,21 +277,49 @@ def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[Ir
     out = console()
     out.print(machine_note())
     total = sum(len(s.messages) for s in samples)
-    headers = ("contender", "LLM calls", "calls/100 msgs", "prompt tok/100", "completion tok/100", "total tok/100",
-               "schema tok/100*", "facts", "run s")
-    rows = [(u.name, u.calls, f"{u.per_100(u.calls):.2f}", f"{u.per_100(u.prompt_tokens):,.0f}",
-             f"{u.per_100(u.completion_tokens):,.0f}", f"{u.per_100(u.prompt_tokens + u.completion_tokens):,.0f}",
-             f"{u.per_100(u.schema_tokens):,.0f}", u.facts, f"{u.seconds:.0f}") for u in usages]
+    headers = (
+        "contender",
+        "LLM calls",
+        "calls/100 msgs",
+        "prompt tok/100",
+        "completion tok/100",
+        "total tok/100",
+        "schema tok/100*",
+        "facts",
+        "run s",
+    )
+    rows = [
+        (
+            u.name,
+            u.calls,
+            f"{u.per_100(u.calls):.2f}",
+            f"{u.per_100(u.prompt_tokens):,.0f}",
+            f"{u.per_100(u.completion_tokens):,.0f}",
+            f"{u.per_100(u.prompt_tokens + u.completion_tokens):,.0f}",
+            f"{u.per_100(u.schema_tokens):,.0f}",
+            u.facts,
+            f"{u.seconds:.0f}",
+        )
+        for u in usages
+    ]
     rows += [(name, "not run", "", "", "", "", "", "", "") for name, _ in skipped]
     out.print(table(f"LLM cost per 100 messages: {len(samples)} IRC samples, {total} messages", headers, rows))
-    out.print("* schema tok: the Extraction JSON schema sent as response_format beside the prompt; the server's "
-              "prompt count leaves it out (graphiti writes its schemas into the prompt text, so they are counted).")
+    out.print(
+        "* schema tok: the Extraction JSON schema sent as response_format beside the prompt; the server's "
+        "prompt count leaves it out (graphiti writes its schemas into the prompt text, so they are counted)."
+    )
     windows, facts = scripted_facts(samples)
-    out.print(f"scripted extraction, the same for every contender: {windows} windows of {total / windows:.1f} messages, "
-              f"{facts / windows:.2f} facts per window (one per thing a message tells about its author, at most "
-              f"{PER_MESSAGE} per message, 5 per person and 15 per window)." if windows else "no windows")
-    out.print("facts: Fact nodes in the graph (grapevine; a restated fact corroborates), distinct facts kept "
-              "(per-message), entity edges of the add_episode results (graphiti).")
+    out.print(
+        f"scripted extraction, the same for every contender: {windows} windows of {total / windows:.1f} messages, "
+        f"{facts / windows:.2f} facts per window (one per thing a message tells about its author, at most "
+        f"{PER_MESSAGE} per message, 5 per person and 15 per window)."
+        if windows
+        else "no windows"
+    )
+    out.print(
+        "facts: Fact nodes in the graph (grapevine; a restated fact corroborates), distinct facts kept "
+        "(per-message), entity edges of the add_episode results (graphiti)."
+    )
     for name, reason in skipped:
         out.print(f"{name}: NOT RUN: {reason}")
     base = next((u for u in usages if u.name.startswith("grapevine")), None)
@@ -278,22 +329,42 @@ def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[Ir
             if u is base:
                 continue
             tokens = u.prompt_tokens + u.completion_tokens
-            out.print(f"ratio {u.name} / grapevine: {u.calls / base.calls:.1f}x the calls, "
-                      f"{tokens / base_tokens if base_tokens else 0:.1f}x the tokens "
-                      f"({u.prompt_tokens / base.prompt_tokens if base.prompt_tokens else 0:.1f}x prompt, "
-                      f"{u.completion_tokens / base.completion_tokens if base.completion_tokens else 0:.1f}x completion)")
+            out.print(
+                f"ratio {u.name} / grapevine: {u.calls / base.calls:.1f}x the calls, "
+                f"{tokens / base_tokens if base_tokens else 0:.1f}x the tokens "
+                f"({u.prompt_tokens / base.prompt_tokens if base.prompt_tokens else 0:.1f}x prompt, "
+                f"{u.completion_tokens / base.completion_tokens if base.completion_tokens else 0:.1f}x completion)"
+            )
     with_sections = [u for u in usages if u.sections]
     if with_sections:
         names = list(dict.fromkeys(k for u in with_sections for k in u.sections))
-        out.print(table("Prompt tokens per call by section (grapevine's prompt builder)", ["section", *(u.name for u in with_sections)],
-                        [[n, *(f"{u.sections.get(n, 0):,.0f}" for u in with_sections)] for n in names]))
+        out.print(
+            table(
+                "Prompt tokens per call by section (grapevine's prompt builder)",
+                ["section", *(u.name for u in with_sections)],
+                [[n, *(f"{u.sections.get(n, 0):,.0f}" for u in with_sections)] for n in names],
+            )
+        )
     for u in usages:
         if u.by_prompt:
-            rows = [(kind, n, f"{u.per_100(n):.2f}", f"{n / windows:.2f}" if windows else "",
-                     f"{u.per_100(u.prompt_tokens_by[kind]):,.0f}", f"{u.per_100(u.completion_tokens_by[kind]):,.0f}")
-                    for kind, n in u.by_prompt.most_common()]
-            out.print(table(f"{u.name}: calls by response model", ("call", "calls", "calls/100 msgs", "per window",
-                                                                   "prompt tok/100", "completion tok/100"), rows))
+            rows = [
+                (
+                    kind,
+                    n,
+                    f"{u.per_100(n):.2f}",
+                    f"{n / windows:.2f}" if windows else "",
+                    f"{u.per_100(u.prompt_tokens_by[kind]):,.0f}",
+                    f"{u.per_100(u.completion_tokens_by[kind]):,.0f}",
+                )
+                for kind, n in u.by_prompt.most_common()
+            ]
+            out.print(
+                table(
+                    f"{u.name}: calls by response model",
+                    ("call", "calls", "calls/100 msgs", "per window", "prompt tok/100", "completion tok/100"),
+                    rows,
+                )
+            )
         if u.note:
             out.print(f"{u.name}: {u.note}")
 
@@ -302,7 +373,7 @@ def scripted_facts(samples: list[IrcSample]) -> tuple[int, int]:
     """(closed windows, scripted facts in them) of the samples under the live window policy."""
     windows = facts = 0
     for sample in samples:
-        for window in replay(sample.messages, window_settings()):
+        for window in replay(sample.messages, WindowSettings()):
             windows += 1
             facts += len(window_facts([(wm.author.display_name, wm.message.content) for wm in window.messages]))
     return windows, facts

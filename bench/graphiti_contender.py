@@ -20,15 +20,15 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
 from bench.chat_facts import GENERIC, ScriptFact, things_named, window_facts
-from bench.common import window_settings
-from bench.datasets import IrcSample
+from common.settings import WindowSettings
 from ingest.replay import replay
 from ingest.windows import ClosedWindow
+from tests.support.datasets import IrcSample
 
 SUMMARY_CHARS = 500  # graphiti asks for summaries under 1000 characters
 
@@ -70,7 +70,7 @@ class GraphitiScript:
         self.speakers: list[str] = []
         self.things: list[str] = []
         self.said: dict[str, list[str]] = {}  # speaker -> things they named
-        self.at: datetime = datetime.now(timezone.utc)
+        self.at: datetime = datetime.now(UTC)
 
     def set_window(self, window: ClosedWindow) -> None:
         lines = [(wm.author.display_name, wm.message.content) for wm in window.messages]
@@ -88,7 +88,9 @@ class GraphitiScript:
             names = list(dict.fromkeys([*self.speakers, *(f.thing for f in self.facts), *named]))  # ... unless a fact needs them
             return {"extracted_entities": [{"name": n, "entity_type_id": 0, "episode_indices": [0]} for n in names]}
         if model == "NodeResolutions":
-            existing = {str(c["name"]).casefold(): int(c["candidate_id"]) for c in json.loads(_block(prompt, "EXISTING ENTITIES"))}
+            existing = {
+                str(c["name"]).casefold(): int(c["candidate_id"]) for c in json.loads(_block(prompt, "EXISTING ENTITIES"))
+            }
             return {"entity_resolutions": [
                 {"id": e["id"], "name": e["name"], "duplicate_candidate_id": existing.get(str(e["name"]).casefold(), -1)}
                 for e in json.loads(_block(prompt, "ENTITIES"))
@@ -104,8 +106,12 @@ class GraphitiScript:
             existing = ast.literal_eval(_block(prompt, "EXISTING FACTS") or "[]")
             return {"duplicate_facts": [e["idx"] for e in existing if _fact_key(e["fact"]) == new], "contradicted_facts": []}
         if model == "SummarizedEntities":
-            return {"summaries": [{"name": e["name"], "summary": self.summary(e["name"], e.get("summary") or "")}
-                                  for e in json.loads(_block(prompt, "ENTITIES"))]}
+            return {
+                "summaries": [
+                    {"name": e["name"], "summary": self.summary(e["name"], e.get("summary") or "")}
+                    for e in json.loads(_block(prompt, "ENTITIES"))
+                ]
+            }
         if model == "EdgeTimestamps":
             return {"valid_at": self.at.isoformat(), "invalid_at": None}
         raise KeyError(model)
@@ -114,7 +120,9 @@ class GraphitiScript:
         facts = [f.text for f in self.facts if name in (f.author, f.thing)]
         if name in self.said:
             named = self.said[name]
-            facts.append(f"{name} took part in the Ubuntu help channel" + (f", talking about {', '.join(named[:4])}" if named else ""))
+            facts.append(
+                f"{name} took part in the Ubuntu help channel" + (f", talking about {', '.join(named[:4])}" if named else "")
+            )
         else:
             facts.append(f"{name} came up in the Ubuntu help channel")
         text = " ".join(dict.fromkeys([*(s for s in before.split("\n") if s), *(f + "." for f in facts)]))
@@ -147,8 +155,9 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
             self.http = httpx.AsyncClient(base_url=base_url, timeout=30.0)
             self.open = asyncio.Semaphore(4)  # graphiti fans calls out; the scripted server's listen backlog is 5
 
-        async def _generate_response(self, messages: list[Any], response_model: Any = None, max_tokens: int = 0,
-                                     model_size: Any = None, **_: Any) -> dict[str, Any]:
+        async def _generate_response(
+            self, messages: list[Any], response_model: Any = None, max_tokens: int = 0, model_size: Any = None, **_: Any
+        ) -> dict[str, Any]:
             name = response_model.__name__ if response_model is not None else "text"
             prompt = "\n".join(m.content for m in messages)
             try:
@@ -156,8 +165,12 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
             except KeyError:
                 run.unscripted[name] += 1
                 reply = _minimal(response_model) if response_model is not None else {"content": ""}
-            body = {"model": "scripted-model", "messages": [{"role": m.role, "content": m.content} for m in messages],
-                    "bench_reply": reply, "bench_call": name}
+            body = {
+                "model": "scripted-model",
+                "messages": [{"role": m.role, "content": m.content} for m in messages],
+                "bench_reply": reply,
+                "bench_call": name,
+            }
             async with self.open:
                 response = await self.http.post("/chat/completions", json=body)
             response.raise_for_status()
@@ -236,7 +249,7 @@ async def run_graphiti(samples: list[IrcSample], base_url: str) -> GraphitiRun:
     started = time.perf_counter()
     script = GraphitiScript()
     llm, embedder, reranker = _clients(base_url, script, run)
-    windows = window_settings()
+    windows = WindowSettings()
     try:
         for sample in samples:
             group = re.sub(r"[^A-Za-z0-9_-]", "_", sample.name)
@@ -249,8 +262,12 @@ async def run_graphiti(samples: list[IrcSample], base_url: str) -> GraphitiRun:
                 script.set_window(window)
                 body = "\n".join(f"{wm.author.display_name}: {wm.message.content}" for wm in window.messages)
                 result = await graphiti.add_episode(
-                    name=window.key, episode_body=body, source_description=f"IRC channel {sample.name}",
-                    reference_time=window.ended_at, source=EpisodeType.message, group_id=group,
+                    name=window.key,
+                    episode_body=body,
+                    source_description=f"IRC channel {sample.name}",
+                    reference_time=window.ended_at,
+                    source=EpisodeType.message,
+                    group_id=group,
                 )
                 run.edges += len(result.edges)
             run.messages += len(sample.messages)

@@ -29,16 +29,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from bench.common import (
     TempArcadeDB,
-    bench_read,
     console,
-    context_settings,
-    extraction_settings,
     machine_note,
     mean,
     percentile,
@@ -46,15 +43,16 @@ from bench.common import (
     read_prompt,
     scripted_llm,
     table,
-    window_settings,
 )
-from bench.datasets import DATA_DIR
-from grapevine.context import ContextRequest, message_line
-from grapevine.context_builder import build_context
-from grapevine.tokens import estimate_tokens
+from bench.queries import bench_read
+from common.settings import ContextSettings, ExtractionSettings, WindowSettings
+from common.tokens import estimate_tokens
 from graph.models import Channel, Guild, Message, MessageView, User
 from ingest.pipeline import Ingestor
 from ingest.windows import ClosedWindow, WindowMessage
+from recall.assemble import ContextRequest, message_line
+from recall.gather import build_context
+from tests.support.datasets import DATA_DIR
 
 DEFAULT_FILE = DATA_DIR / "locomo" / "locomo-dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -109,7 +107,7 @@ def parse_date(value: str) -> datetime:
     text = " ".join(value.replace(",", " ").split())
     for fmt in ("%I:%M %p on %d %B %Y", "%I:%M%p on %d %B %Y", "%H:%M on %d %B %Y", "%d %B %Y"):
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     raise ValueError(f"unreadable LoCoMo session date {value!r}")
@@ -145,8 +143,11 @@ def load_locomo(path: Path) -> list[Conversation]:
             obs: dict[str, list[tuple[str, list[str]]]] = {}
             for speaker, items in (observations.get(f"session_{n}_observation") or {}).items():
                 obs[speaker] = [(str(item[0]), dia_ids(item[1:])) for item in items if item]
-            sessions.append(Session(n, parse_date(conv[f"session_{n}_date_time"]), turns,
-                                    str(summaries.get(f"session_{n}_summary") or ""), obs))
+            sessions.append(
+                Session(
+                    n, parse_date(conv[f"session_{n}_date_time"]), turns, str(summaries.get(f"session_{n}_summary") or ""), obs
+                )
+            )
         known = {t.dia_id for s in sessions for t in s.turns}
         questions, dropped = [], 0
         for qa in sample.get("qa") or []:
@@ -197,9 +198,17 @@ class Ids:
 def session_messages(ids: Ids, session: Session) -> list[WindowMessage]:
     n = len(session.turns)
     return [
-        WindowMessage(Message(id=ids.message_id(t.dia_id), guild_id=ids.guild, channel_id=ids.channel,
-                              author_id=ids.user(t.speaker).id, content=t.text,
-                              created_at=session.date - timedelta(minutes=n - 1 - i)), ids.user(t.speaker))
+        WindowMessage(
+            Message(
+                id=ids.message_id(t.dia_id),
+                guild_id=ids.guild,
+                channel_id=ids.channel,
+                author_id=ids.user(t.speaker).id,
+                content=t.text,
+                created_at=session.date - timedelta(minutes=n - 1 - i),
+            ),
+            ids.user(t.speaker),
+        )
         for i, t in enumerate(session.turns)
     ]
 
@@ -232,8 +241,11 @@ class AnnotationScript:
             subject = speakers.get(speaker)
             if subject is None:
                 continue
-            others = [ref for name, ref in speakers.items() if ref and name != speaker and name.casefold() in " ".join(
-                t for t, _ in items).casefold()]
+            others = [
+                ref
+                for name, ref in speakers.items()
+                if ref and name != speaker and name.casefold() in " ".join(t for t, _ in items).casefold()
+            ]
             for text, evidence in items:
                 self.annotated += 1
                 sources = [m_ref[e] for e in evidence if e in m_ref]
@@ -251,7 +263,7 @@ class AnnotationScript:
 async def ingest(db: TempArcadeDB, conv: Conversation, script: AnnotationScript, llm: Any) -> Any:
     ids = Ids(conv)
     store = await db.store(re.sub(r"[^A-Za-z0-9]", "", f"locomo{conv.sample_id}"))
-    ingestor = Ingestor(store, llm, extraction_settings(**CAPS), window_settings(), rng=lambda: 0.0)
+    ingestor = Ingestor(store, llm, ExtractionSettings(**CAPS), WindowSettings(), rng=lambda: 0.0)
     await store.upsert_guild(Guild(id=ids.guild, name=conv.sample_id))
     await store.upsert_channel(Channel(id=ids.channel, guild_id=ids.guild, name="chat"))
     await store.upsert_users([ids.user(s) for s in conv.speakers] + [ids.asker])
@@ -306,9 +318,15 @@ class Corpus:
         names = Ids(conv)
         for session in conv.sessions:
             for wm, turn in zip(session_messages(names, session), session.turns):
-                view = MessageView(id=wm.message.id, channel_id=wm.message.channel_id, author_id=wm.author.id,
-                                   author_name=wm.author.display_name, author_is_bot=False,
-                                   content=wm.message.content, created_at=wm.message.created_at)
+                view = MessageView(
+                    id=wm.message.id,
+                    channel_id=wm.message.channel_id,
+                    author_id=wm.author.id,
+                    author_name=wm.author.display_name,
+                    author_is_bot=False,
+                    content=wm.message.content,
+                    created_at=wm.message.created_at,
+                )
                 ids.append(turn.dia_id)
                 lines.append(message_line(view, {}))
         return cls(ids, lines, [estimate_tokens(line) for line in lines])
@@ -379,13 +397,24 @@ def recall(evidence: Sequence[str], found: set[str]) -> float:
     return sum(e in found for e in evidence) / len(evidence)
 
 
-async def grapevine_outcome(store: Any, ids: Ids, question: Question, budget: int, sources: dict[str, set[str]],
-                            at: datetime, dia_of: dict[str, str]) -> Outcome:
-    req = ContextRequest(guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text,
-                         message_id=None, at=at)
-    settings = context_settings(total_tokens=budget) if budget else context_settings(
-        total_tokens=10**6, author_tokens=10**6, related_tokens=10**6, recalled_tokens=10**6, channel_tokens=10**6,
-        thread_tokens=10**6)
+async def grapevine_outcome(
+    store: Any, ids: Ids, question: Question, budget: int, sources: dict[str, set[str]], at: datetime, dia_of: dict[str, str]
+) -> Outcome:
+    req = ContextRequest(
+        guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text, message_id=None, at=at
+    )
+    settings = (
+        ContextSettings(total_tokens=budget)
+        if budget
+        else ContextSettings(
+            total_tokens=10**6,
+            author_tokens=10**6,
+            related_tokens=10**6,
+            recalled_tokens=10**6,
+            channel_tokens=10**6,
+            thread_tokens=10**6,
+        )
+    )
     started = time.perf_counter()
     ctx = await build_context(store, req, settings)
     ms = (time.perf_counter() - started) * 1000
@@ -456,22 +485,28 @@ async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
             out.facts += int(facts[0]["facts"]) if facts else 0
             corpus = Corpus.of(conv)
             dia_of = {ids.message_id(d): d for d in corpus.ids}
-            rankers: list[tuple[str, Ranker, bool]] = [("BM25 over raw messages", bm25_ranker(corpus), False),
-                                                       ("last messages of the channel", latest_ranker(corpus), True)]
+            rankers: list[tuple[str, Ranker, bool]] = [
+                ("BM25 over raw messages", bm25_ranker(corpus), False),
+                ("last messages of the channel", latest_ranker(corpus), True),
+            ]
             if embedder is not None:
                 rankers.append(("nearest messages (all-MiniLM-L6-v2)", embedder.ranker(corpus), False))
             at = conv.sessions[-1].date + timedelta(days=1)
-            await build_context(store, ContextRequest(ids.guild, ids.channel, ids.asker.id, "warm up", None, at),
-                                context_settings())
+            await build_context(
+                store, ContextRequest(ids.guild, ids.channel, ids.asker.id, "warm up", None, at), ContextSettings()
+            )
             for question in conv.questions:
                 for budget in budgets:
                     out.scores[(GRAPEVINE, budget)].add(
-                        question.category, await grapevine_outcome(store, ids, question, budget, sources, at, dia_of))
+                        question.category, await grapevine_outcome(store, ids, question, budget, sources, at, dia_of)
+                    )
                     for name, rank, latest in rankers:
-                        out.scores[(name, budget)].add(question.category,
-                                                       baseline_outcome(rank, corpus, question, budget, latest))
+                        out.scores[(name, budget)].add(
+                            question.category, baseline_outcome(rank, corpus, question, budget, latest)
+                        )
                 out.scores[(UNBOUNDED, 0)].add(
-                    question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of))
+                    question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of)
+                )
             cited = {e for s in conv.sessions for items in s.observations.values() for _, ev in items for e in ev}
             out.ceiling += [recall(q.evidence, cited) for q in conv.questions]
             out.questions += len(conv.questions)
@@ -487,8 +522,15 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
     out = console()
     out.print(machine_note())
     first = next(iter(result.scores.values()), Scores())
-    headers = ["budget", "context", *(f"{c} {name} ({len(first.by_category.get(c, []))})" for c, name in CATEGORIES.items()),
-               f"overall ({len(first.overall)})", "tokens used", "build p50 ms", "build p95 ms"]
+    headers = [
+        "budget",
+        "context",
+        *(f"{c} {name} ({len(first.by_category.get(c, []))})" for c, name in CATEGORIES.items()),
+        f"overall ({len(first.overall)})",
+        "tokens used",
+        "build p50 ms",
+        "build p95 ms",
+    ]
     rows = []
     methods = list(dict.fromkeys(name for name, _ in result.scores))
     for budget in [*budgets, 0]:
@@ -497,30 +539,49 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
             if s is None:
                 continue
             cells = [f"{100 * mean(s.by_category[c]):.1f}%" if s.by_category.get(c) else "-" for c in CATEGORIES]
-            rows.append([budget or "none", name, *cells, f"{100 * mean(s.overall):.1f}%", f"{mean(s.tokens):.0f}",
-                         f"{percentile(s.ms, 50):.1f}", f"{percentile(s.ms, 95):.1f}"])
+            rows.append(
+                [
+                    budget or "none",
+                    name,
+                    *cells,
+                    f"{100 * mean(s.overall):.1f}%",
+                    f"{mean(s.tokens):.0f}",
+                    f"{percentile(s.ms, 50):.1f}",
+                    f"{percentile(s.ms, 95):.1f}",
+                ]
+            )
     sessions = sum(len(c.sessions) for c in convs)
-    title = (f"LoCoMo evidence recall: {path.name}, {len(convs)} conversations, {sessions} sessions, "
-             f"{result.questions} questions (categories 1-4)")
+    title = (
+        f"LoCoMo evidence recall: {path.name}, {len(convs)} conversations, {sessions} sessions, "
+        f"{result.questions} questions (categories 1-4)"
+    )
     out.print(table(title, headers, rows, left=2))
-    out.print("Extraction here is the dataset's own observation annotation, replayed through the real pipeline: "
-              "the figures measure storage and retrieval, not extraction.")
-    out.print(f"Annotated facts: {result.annotated}; with their evidence turn in the window (FROM edge): {result.cited}; "
-              f"evidence outside the session (reporter only): {result.uncited}; facts in the graph: {result.facts} "
-              f"(identical restatements corroborate instead of adding a fact). Caps raised to "
-              f"{CAPS['max_facts_per_person']}/{CAPS['max_facts_per_window']} per person/window so every annotation is "
-              f"written; grapevine's defaults ({DEFAULT_CAPS[0]}/{DEFAULT_CAPS[1]}) would set aside "
-              f"{result.over_default_caps}.")
-    out.print(f"Evidence turns that some annotated fact cites: {100 * mean(result.ceiling):.1f}% (per question): the most "
-              "the facts alone can recall; the rest only as raw messages.")
+    out.print(
+        "Extraction here is the dataset's own observation annotation, replayed through the real pipeline: "
+        "the figures measure storage and retrieval, not extraction."
+    )
+    out.print(
+        f"Annotated facts: {result.annotated}; with their evidence turn in the window (FROM edge): {result.cited}; "
+        f"evidence outside the session (reporter only): {result.uncited}; facts in the graph: {result.facts} "
+        f"(identical restatements corroborate instead of adding a fact). Caps raised to "
+        f"{CAPS['max_facts_per_person']}/{CAPS['max_facts_per_window']} per person/window so every annotation is "
+        f"written; grapevine's defaults ({DEFAULT_CAPS[0]}/{DEFAULT_CAPS[1]}) would set aside "
+        f"{result.over_default_caps}."
+    )
+    out.print(
+        f"Evidence turns that some annotated fact cites: {100 * mean(result.ceiling):.1f}% (per question): the most "
+        "the facts alone can recall; the rest only as raw messages."
+    )
     if result.mismatched:
         out.print(f"WARNING: {result.mismatched} prompt messages did not line up with their session's turns")
     if result.dropped_evidence:
         out.print(f"{result.dropped_evidence} evidence ids name no turn of their conversation and were left out.")
     if result.embedding_skipped:
         out.print(f"nearest messages by embedding: skipped: {result.embedding_skipped}")
-    out.print(f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is build_context (every graph read and the "
-              "assembly, over Bolt); the baselines' is ranking and filling in memory.")
+    out.print(
+        f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is build_context (every graph read and the "
+        "assembly, over Bolt); the baselines' is ranking and filling in memory."
+    )
     for budget in budgets:
         g, b = result.scores.get((GRAPEVINE, budget)), result.scores.get(("BM25 over raw messages", budget))
         if g and b:
@@ -532,8 +593,11 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_FILE, help="a LoCoMo-format JSON file")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"first conversation, first {QUICK_SESSIONS} sessions, up to {QUICK_QUESTIONS} questions")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"first conversation, first {QUICK_SESSIONS} sessions, up to {QUICK_QUESTIONS} questions",
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="total context budgets (tokens)")
     args = parser.parse_args(argv)
     quiet_logs()

@@ -2,7 +2,7 @@
 
     python -m bench.scale [--scale 10] [--quick] [--authors 200]
 
-The guild is loaded with UNWIND batches through bench-only Cypher files (queries/bench/), then on
+The guild is loaded with UNWIND batches through bench-only Cypher files (bench/queries/), then on
 each engine (embedded ArcadeDB; Neo4j 5 when a Docker engine answers, else skipped with the reason):
 - load time, per kind of record;
 - the reply context (all parts: author, related, channel, reply chain) for random authors, p50/p95;
@@ -23,14 +23,23 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bench.common import (TempArcadeDB, console, context_settings, cpu_counters, docker_missing, machine_note, percentile,
-                          quiet_logs, reference_ms, steal_share, table)
-from grapevine.context import PART_ORDER, ContextRequest, ReplyContext
-from grapevine.context_builder import build_context
-from graph.forget import forget_user
+from bench.common import (
+    TempArcadeDB,
+    console,
+    cpu_counters,
+    machine_note,
+    percentile,
+    quiet_logs,
+    reference_ms,
+    steal_share,
+    table,
+)
+from bench.queries import bench_read, bench_write
+from common.settings import ContextSettings
+from common.text import name_key
 from graph.models import (
     Corroboration,
     EntityWrite,
@@ -44,10 +53,12 @@ from graph.models import (
     iso,
 )
 from graph.store import GraphStore
-from graph.text import name_key
+from recall.assemble import PART_ORDER, ContextRequest, ReplyContext
+from recall.gather import build_context
+from tests.support.ports import docker_missing
 
 GUILD = "900000000000000001"
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 WARM_UP = 150  # context builds before the first timed ones: the first hundred still ran 30-50% slower (JIT)
 STEADY_AFTER = 2000  # builds before the steady-state timings
 CURVE_BLOCK = 250
@@ -56,8 +67,10 @@ EPISODE_MESSAGES = 25
 _ONSETS = "b c d f g h j k l m n p r s t v z br dr gr kr pl st tr sh ch th".split()
 _VOWELS = "a e i o u ai ea io ou".split()
 _CODAS = ["", "", "n", "r", "l", "s", "th", "x", "m"]
-_WORDS = ("game weekend movie dinner trip plan music book work class match build raid server update patch stream "
-          "coffee concert beach hike garden recipe guitar drawing code project deadline exam party").split()
+_WORDS = (
+    "game weekend movie dinner trip plan music book work class match build raid server update patch stream "
+    "coffee concert beach hike garden recipe guitar drawing code project deadline exam party"
+).split()
 KINDS = {  # entity kind -> fact templates ({s} subject, {e} entity)
     "place": ["{s} lives in {e}", "{s} is moving to {e}", "{s} visited {e} last summer", "{s} grew up in {e}"],
     "organization": ["{s} works at {e}", "{s} studies at {e}", "{s} volunteers at {e}", "{s} left {e}"],
@@ -66,11 +79,32 @@ KINDS = {  # entity kind -> fact templates ({s} subject, {e} entity)
     "object": ["{s} bought a {e}", "{s} is selling their {e}", "{s} repaired the {e}"],
     "event": ["{s} is going to {e}", "{s} organised {e}", "{s} missed {e}"],
 }
-PLAIN = ["{s} prefers tea over coffee", "{s} is learning Spanish", "{s} runs every weekend", "{s} is vegetarian",
-         "{s} plays the piano", "{s} has two sisters", "{s} is a night owl", "{s} is training for a marathon",
-         "{s} dislikes horror movies", "{s} collects vinyl records"]
-CATEGORIES = ["identity", "relationship", "location", "work", "education", "preference", "plan", "event",
-              "possession", "health", "hobby", "other"]
+PLAIN = [
+    "{s} prefers tea over coffee",
+    "{s} is learning Spanish",
+    "{s} runs every weekend",
+    "{s} is vegetarian",
+    "{s} plays the piano",
+    "{s} has two sisters",
+    "{s} is a night owl",
+    "{s} is training for a marathon",
+    "{s} dislikes horror movies",
+    "{s} collects vinyl records",
+]
+CATEGORIES = [
+    "identity",
+    "relationship",
+    "location",
+    "work",
+    "education",
+    "preference",
+    "plan",
+    "event",
+    "possession",
+    "health",
+    "hobby",
+    "other",
+]
 
 
 def _name(rng: random.Random, used: set[str]) -> str:
@@ -103,9 +137,16 @@ class Guild:
 
     @property
     def edges(self) -> int:
-        return (len(self.about_users) + len(self.about_entities) + len(self.mentions) + 3 * len(self.facts)
-                + len(self.relations) + len(self.supersessions) + 2 * len(self.messages)
-                + sum(1 for m in self.messages if m["reply_to_id"]))
+        return (
+            len(self.about_users)
+            + len(self.about_entities)
+            + len(self.mentions)
+            + 3 * len(self.facts)
+            + len(self.relations)
+            + len(self.supersessions)
+            + 2 * len(self.messages)
+            + sum(1 for m in self.messages if m["reply_to_id"])
+        )
 
 
 def generate(scale: float, seed: int = 7) -> Guild:
@@ -118,16 +159,29 @@ def generate(scale: float, seed: int = 7) -> Guild:
         name = _name(rng, used)
         g.users.append({"id": str(700_000_000_000_000_000 + i), "name": name.casefold(), "display_name": name})
     g.channels = [{"id": str(800_000_000_000_000_000 + c), "name": f"channel-{c}"} for c in range(n_channels)]
-    for i in range(n_entities):
+    for _ in range(n_entities):
         kind = rng.choice(list(KINDS))
         name = _name(rng, used) + (" " + _name(rng, used) if kind in ("organization", "event", "work") else "")
         aliases = [name.split()[0]] if " " in name else []
-        g.entities.append({"uuid": uuid.UUID(int=rng.getrandbits(128)).hex, "name": name, "name_key": name_key(name),
-                           "kind": kind, "aliases": aliases, "alias_text": " ".join(aliases)})
+        g.entities.append(
+            {
+                "uuid": uuid.UUID(int=rng.getrandbits(128)).hex,
+                "name": name,
+                "name_key": name_key(name),
+                "kind": kind,
+                "aliases": aliases,
+                "alias_text": " ".join(aliases),
+            }
+        )
     for e in g.entities:
         if e["kind"] in ("pet", "object") or rng.random() < 0.1:
-            g.relations.append({"entity_uuid": e["uuid"], "user_id": rng.choice(g.users)["id"],
-                                "kind": {"pet": "pet", "object": "possession"}.get(e["kind"], "related")})
+            g.relations.append(
+                {
+                    "entity_uuid": e["uuid"],
+                    "user_id": rng.choice(g.users)["id"],
+                    "kind": {"pet": "pet", "object": "possession"}.get(e["kind"], "related"),
+                }
+            )
     # messages: 10 per user on average, every user at least one; channels' timelines over 60 days
     n_messages = 10 * n_users
     authors = [u["id"] for u in g.users] + [rng.choice(g.users)["id"] for _ in range(n_messages - n_users)]
@@ -144,8 +198,14 @@ def generate(scale: float, seed: int = 7) -> Guild:
         if rng.random() < 0.1:
             words.insert(0, rng.choice(g.users)["display_name"])
         reply = last_in.get(channel) if rng.random() < 0.3 else None
-        msg = {"id": str(9_000_000_000_000_000_000 + i), "channel_id": channel, "author_id": author,
-               "content": " ".join(words), "created_at": iso(start + i * step), "reply_to_id": reply}
+        msg = {
+            "id": str(9_000_000_000_000_000_000 + i),
+            "channel_id": channel,
+            "author_id": author,
+            "content": " ".join(words),
+            "created_at": iso(start + i * step),
+            "reply_to_id": reply,
+        }
         g.messages.append(msg)
         by_author.setdefault(author, []).append(msg)
         last_in[channel] = msg["id"]
@@ -155,14 +215,22 @@ def generate(scale: float, seed: int = 7) -> Guild:
     episode_of: dict[str, str] = {}
     for channel, msgs in per_channel.items():
         for k in range(0, len(msgs), EPISODE_MESSAGES):
-            chunk = msgs[k:k + EPISODE_MESSAGES]
+            chunk = msgs[k : k + EPISODE_MESSAGES]
             key = f"{channel}:{chunk[0]['id']}:{chunk[-1]['id']}"
             participants = list(dict.fromkeys(m["author_id"] for m in chunk))
-            g.episodes.append({"key": key, "uuid": uuid.UUID(int=rng.getrandbits(128)).hex, "channel_id": channel,
-                               "started_at": chunk[0]["created_at"], "ended_at": chunk[-1]["created_at"],
-                               "message_ids": [m["id"] for m in chunk], "participant_ids": participants,
-                               "summary": f"{len(participants)} members talked about " + ", ".join(rng.sample(_WORDS, 3)),
-                               "fact_count": 0})
+            g.episodes.append(
+                {
+                    "key": key,
+                    "uuid": uuid.UUID(int=rng.getrandbits(128)).hex,
+                    "channel_id": channel,
+                    "started_at": chunk[0]["created_at"],
+                    "ended_at": chunk[-1]["created_at"],
+                    "message_ids": [m["id"] for m in chunk],
+                    "participant_ids": participants,
+                    "summary": f"{len(participants)} members talked about " + ", ".join(rng.sample(_WORDS, 3)),
+                    "fact_count": 0,
+                }
+            )
             episode_of.update(dict.fromkeys((m["id"] for m in chunk), key))
     # facts: the forgotten user gets min(1000, 100*s); the rest spread with a long tail
     g.forget_id = g.users[0]["id"]
@@ -196,14 +264,24 @@ def generate(scale: float, seed: int = 7) -> Guild:
         msg = rng.choice(by_author[reporter])
         valid = datetime.fromisoformat(msg["created_at"])
         expires = valid + timedelta(days=rng.choice((7, 30))) if rng.random() < 0.1 else None
-        g.facts.append({"uuid": fid, "text": text, "category": rng.choice(CATEGORIES), "importance": rng.randint(1, 10),
-                        "confidence": round(rng.uniform(0.5, 1.0), 2), "valid_at": msg["created_at"],
-                        "expires_at": iso(expires), "reporter_id": reporter, "message_id": msg["id"],
-                        "episode_key": episode_of[msg["id"]]})
+        g.facts.append(
+            {
+                "uuid": fid,
+                "text": text,
+                "category": rng.choice(CATEGORIES),
+                "importance": rng.randint(1, 10),
+                "confidence": round(rng.uniform(0.5, 1.0), 2),
+                "valid_at": msg["created_at"],
+                "expires_at": iso(expires),
+                "reporter_id": reporter,
+                "message_id": msg["id"],
+                "episode_key": episode_of[msg["id"]],
+            }
+        )
     # a few facts superseded by newer ones about the same person
     for subject, uuids in g.facts_of_user.items():
         if len(uuids) >= 4 and subject != g.forget_id:
-            for old, new in zip(uuids[: len(uuids) // 20 + 1], uuids[-(len(uuids) // 20 + 1):]):
+            for old, new in zip(uuids[: len(uuids) // 20 + 1], uuids[-(len(uuids) // 20 + 1) :]):
                 if old != new:
                     g.supersessions.append({"old_uuid": old, "new_uuid": new})
     closed = {s["old_uuid"] for s in g.supersessions}
@@ -214,7 +292,7 @@ def generate(scale: float, seed: int = 7) -> Guild:
 # --- loading ------------------------------------------------------------------------------------------------
 async def _batches(store: GraphStore, name: str, rows: list[dict[str, Any]], **params: Any) -> None:
     for k in range(0, len(rows), BATCH):
-        await store.runner.write_one(f"bench/{name}", rows=rows[k:k + BATCH], guild_id=GUILD, now=iso(NOW), **params)
+        await bench_write(store, name, rows=rows[k : k + BATCH], guild_id=GUILD, now=iso(NOW), **params)
 
 
 async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
@@ -227,7 +305,7 @@ async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
         steps.append((what, len(rows), time.perf_counter() - started))
 
     started = time.perf_counter()
-    await store.runner.write_one("bench/load_guild", guild_id=GUILD, name="generated guild", channels=g.channels)
+    await bench_write(store, "load_guild", guild_id=GUILD, name="generated guild", channels=g.channels)
     steps.append(("guild and channels", len(g.channels), time.perf_counter() - started))
     await step("users", "load_users", g.users)
     await step("messages (SENT)", "load_messages", g.messages)
@@ -274,15 +352,23 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
     reply = rng.choice(g.messages)
     text = f"hey {other['display_name']}, did you hear about {entity['name']}? the {rng.choice(_WORDS)} was fun"
     at = datetime.fromisoformat(reply["created_at"]) + timedelta(minutes=1)  # a reply chain within its time bound
-    return ContextRequest(guild_id=GUILD, channel_id=reply["channel_id"], author_id=author["id"], message_text=text,
-                          message_id=None, at=at, reply_to_id=reply["id"])
+    return ContextRequest(
+        guild_id=GUILD,
+        channel_id=reply["channel_id"],
+        author_id=author["id"],
+        message_text=text,
+        message_id=None,
+        at=at,
+        reply_to_id=reply["id"],
+    )
 
 
-async def _timed_builds(store: GraphStore, g: Guild, count: int,
-                        rng: random.Random) -> tuple[list[tuple[float, ReplyContext]], float | None]:
+async def _timed_builds(
+    store: GraphStore, g: Guild, count: int, rng: random.Random
+) -> tuple[list[tuple[float, ReplyContext]], float | None]:
     """`count` builds for random requests, each with its ms, and the share of CPU time the hypervisor
     stole while they ran."""
-    settings = context_settings()
+    settings = ContextSettings()
     timed = []
     before = cpu_counters()
     for _ in range(count):
@@ -293,8 +379,9 @@ async def _timed_builds(store: GraphStore, g: Guild, count: int,
     return timed, steal_share(before, cpu_counters())
 
 
-async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random,
-                          steady_after: int) -> None:
+async def measure_context(
+    store: GraphStore, g: Guild, figures: Figures, authors: int, rng: random.Random, steady_after: int
+) -> None:
     """Builds for random authors: `authors` timed after WARM_UP builds (a bot that has just started),
     then more in blocks of CURVE_BLOCK until `steady_after` builds in all, then `authors` timed again
     (a bot that has been running: the engine's JIT keeps compiling for the first thousands of reads)."""
@@ -319,20 +406,43 @@ async def measure_context(store: GraphStore, g: Guild, figures: Figures, authors
 
 def _reads(store: GraphStore) -> dict[str, Any]:
     """Each graph read of one context build, as build_context issues it (for the per-read breakdown)."""
-    from graph.text import keywords
-    from grapevine.context_builder import (AUTHOR_FACTS, CHAIN_DEPTH, MESSAGE_EPISODES, RANKED_POOL, SOURCE_FACTS,
-                                           name_candidates)
+    from common.text import keywords
+    from recall.gather import (
+        AUTHOR_FACTS,
+        CHAIN_DEPTH,
+        MESSAGE_EPISODES,
+        RANKED_POOL,
+        SOURCE_FACTS,
+        name_candidates,
+    )
 
-    settings = context_settings()
+    settings = ContextSettings()
     return {
         "context/facts (every fact source)": lambda q: store.reply_facts(
-            GUILD, author_id=q.author_id, mentioned_ids=[], names=keywords(q.message_text),
-            entity_keys=name_candidates(q.message_text), text=q.message_text, skip_ids=[q.author_id], now=q.at,
-            author_limit=AUTHOR_FACTS, pool=RANKED_POOL, limit=SOURCE_FACTS),
+            GUILD,
+            author_id=q.author_id,
+            mentioned_ids=[],
+            names=keywords(q.message_text),
+            entity_keys=name_candidates(q.message_text),
+            text=q.message_text,
+            skip_ids=[q.author_id],
+            now=q.at,
+            author_limit=AUTHOR_FACTS,
+            pool=RANKED_POOL,
+            limit=SOURCE_FACTS,
+        ),
         "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
-            GUILD, q.channel_id, author_id=q.author_id, at=q.at, reply_to_id=q.reply_to_id,
-            episodes=max(settings.channel_episodes, MESSAGE_EPISODES), messages=settings.channel_messages,
-            chain=CHAIN_DEPTH, text=q.message_text, recall=settings.recalled_messages),
+            GUILD,
+            q.channel_id,
+            author_id=q.author_id,
+            at=q.at,
+            reply_to_id=q.reply_to_id,
+            episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+            messages=settings.channel_messages,
+            chain=CHAIN_DEPTH,
+            text=q.message_text,
+            recall=settings.recalled_messages,
+        ),
     }
 
 
@@ -356,14 +466,31 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
         channel = rng.choice(g.channels)["id"]
         authors = rng.sample(g.users[1:], 2)
         at = NOW + timedelta(minutes=n)
-        msgs = [Message(id=f"95{n:06d}{k}", guild_id=GUILD, channel_id=channel, author_id=authors[k % 2]["id"],
-                        content=f"bench message {k}", created_at=at + timedelta(seconds=k)) for k in range(5)]
+        msgs = [
+            Message(
+                id=f"95{n:06d}{k}",
+                guild_id=GUILD,
+                channel_id=channel,
+                author_id=authors[k % 2]["id"],
+                content=f"bench message {k}",
+                created_at=at + timedelta(seconds=k),
+            )
+            for k in range(5)
+        ]
         await store.record_messages(msgs)
         key = f"{channel}:{msgs[0].id}:{msgs[-1].id}"
-        await store.close_episode(EpisodeClose(key=key, uuid=uuid.uuid4().hex, guild_id=GUILD, channel_id=channel,
-                                               started_at=msgs[0].created_at, ended_at=msgs[-1].created_at,
-                                               message_ids=tuple(m.id for m in msgs),
-                                               participant_ids=tuple(a["id"] for a in authors)))
+        await store.close_episode(
+            EpisodeClose(
+                key=key,
+                uuid=uuid.uuid4().hex,
+                guild_id=GUILD,
+                channel_id=channel,
+                started_at=msgs[0].created_at,
+                ended_at=msgs[-1].created_at,
+                message_ids=tuple(m.id for m in msgs),
+                participant_ids=tuple(a["id"] for a in authors),
+            )
+        )
         entities = [EntityWrite(uuid=uuid.uuid4().hex, name=f"Bench Thing {n}-{k}", kind="object") for k in range(2)]
         facts = []
         for k in range(5):
@@ -377,12 +504,26 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
                 source_message_ids=(msgs[k].id,), supersedes=supersedes,
             ))  # fmt: skip
         known = g.facts_of_user.get(authors[1]["id"]) or g.facts_of_user.get(authors[0]["id"]) or []
-        corroborations = (Corroboration(fact_uuid=known[0], report=Report(user_id=authors[0]["id"], message_id=msgs[0].id,
-                                                                           at=msgs[0].created_at)),) if known else ()
-        write = EpisodeWrite(key=key, guild_id=GUILD, summary="two members talked", entities=tuple(entities),
-                             relations=(RelationWrite(entity_uuid=entities[0].uuid, kind="possession",
-                                                      target=NodeRef(kind="user", id=authors[0]["id"])),),
-                             facts=tuple(facts), corroborations=corroborations)
+        corroborations = (
+            (
+                Corroboration(
+                    fact_uuid=known[0], report=Report(user_id=authors[0]["id"], message_id=msgs[0].id, at=msgs[0].created_at)
+                ),
+            )
+            if known
+            else ()
+        )
+        write = EpisodeWrite(
+            key=key,
+            guild_id=GUILD,
+            summary="two members talked",
+            entities=tuple(entities),
+            relations=(
+                RelationWrite(entity_uuid=entities[0].uuid, kind="possession", target=NodeRef(kind="user", id=authors[0]["id"])),
+            ),
+            facts=tuple(facts),
+            corroborations=corroborations,
+        )
         started = time.perf_counter()
         await store.write_episode(write)
         if n >= 5:  # the first few warm up
@@ -390,17 +531,18 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
 
 
 async def measure_forget(store: GraphStore, g: Guild, figures: Figures) -> None:
-    rows = await store.runner.read("bench/facts_about_user_count", user_id=g.forget_id)
+    rows = await bench_read(store, "facts_about_user_count", user_id=g.forget_id)
     figures.forget_facts_before = int(rows[0]["facts"]) if rows else 0
     started = time.perf_counter()
-    report = await forget_user(store.runner, g.forget_id)
+    report = await store.forget_user(g.forget_id)
     figures.forget_s = time.perf_counter() - started
     figures.forget_deleted = dict(report.deleted)
     figures.residue = list(report.residue)
 
 
-async def run_engine(figures: Figures, store: GraphStore, g: Guild, authors: int, writes: int,
-                     rss: Any = None, steady_after: int = STEADY_AFTER) -> None:
+async def run_engine(
+    figures: Figures, store: GraphStore, g: Guild, authors: int, writes: int, rss: Any = None, steady_after: int = STEADY_AFTER
+) -> None:
     rng = random.Random(11)
     figures.load = await load(store, g)
     figures.rss_loaded = rss() if rss else None
@@ -451,8 +593,10 @@ def _share(value: float | None) -> str:
 def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] | None = None) -> None:
     out = console()
     out.print(machine_note(since))
-    title = (f"Scale: {len(g.users):,} users, {len(g.entities):,} entities, {len(g.facts):,} facts, "
-             f"{len(g.messages):,} messages, {len(g.episodes):,} episodes, about {g.edges:,} edges")
+    title = (
+        f"Scale: {len(g.users):,} users, {len(g.entities):,} entities, {len(g.facts):,} facts, "
+        f"{len(g.messages):,} messages, {len(g.episodes):,} episodes, about {g.edges:,} edges"
+    )
     rows = []
     for f in all_figures:
         if f.skipped:
@@ -468,33 +612,63 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
             f"{f.rss_loaded:.0f} / {f.rss_end:.0f}" if f.rss_loaded and f.rss_end else "n/a",
         ])  # fmt: skip
     steady_after = max((f.steady_after for f in all_figures), default=0)
-    headers = ["engine", "load s", f"context p50 ms ({authors}, after {WARM_UP} builds)", "context p95 ms",
-               f"context p50 / p95 ms after {steady_after:,} builds", "episode write p50 ms",
-               "episode write p95 ms", "forget-me s", "residue audit", "RSS MB loaded / end"]
+    headers = [
+        "engine",
+        "load s",
+        f"context p50 ms ({authors}, after {WARM_UP} builds)",
+        "context p95 ms",
+        f"context p50 / p95 ms after {steady_after:,} builds",
+        "episode write p50 ms",
+        "episode write p95 ms",
+        "forget-me s",
+        "residue audit",
+        "RSS MB loaded / end",
+    ]
     out.print(table(title, headers, rows))
     for f in all_figures:
         if f.skipped:
             out.print(f"{f.engine}: SKIPPED: {f.skipped}")
             continue
-        out.print(table(f"{f.engine}: load steps (UNWIND batches of {BATCH:,})", ["step", "rows", "seconds", "rows/s"],
-                        [[w, f"{n:,}", f"{s:.1f}", f"{n / s:,.0f}" if s else "-"] for w, n, s in f.load]))
+        out.print(
+            table(
+                f"{f.engine}: load steps (UNWIND batches of {BATCH:,})",
+                ["step", "rows", "seconds", "rows/s"],
+                [[w, f"{n:,}", f"{s:.1f}", f"{n / s:,.0f}" if s else "-"] for w, n, s in f.load],
+            )
+        )
         if f.reads:
-            out.print(table(f"{f.engine}: each read of a context build alone, one at a time (build_context runs them "
-                            "concurrently)", ["read", "p50 ms", "p95 ms"],
-                            [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()]))
+            out.print(
+                table(
+                    f"{f.engine}: each read of a context build alone, one at a time (build_context runs them concurrently)",
+                    ["read", "p50 ms", "p95 ms"],
+                    [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()],
+                )
+            )
         if f.curve:
-            out.print(table(f"{f.engine}: context build while the engine warms up (blocks of random authors)",
-                            ["builds before", "builds", "p50 ms", "p95 ms", "CPU stolen"],
-                            [[f"{start:,}", f"{len(ms)}", f"{percentile(ms, 50):.1f}", f"{percentile(ms, 95):.1f}", _share(steal)]
-                             for start, ms, steal in f.curve]))
+            out.print(
+                table(
+                    f"{f.engine}: context build while the engine warms up (blocks of random authors)",
+                    ["builds before", "builds", "p50 ms", "p95 ms", "CPU stolen"],
+                    [
+                        [f"{start:,}", f"{len(ms)}", f"{percentile(ms, 50):.1f}", f"{percentile(ms, 95):.1f}", _share(steal)]
+                        for start, ms, steal in f.curve
+                    ],
+                )
+            )
         filled = ", ".join(f"{name} {count}/{len(f.context_ms)}" for name, count in f.parts_filled.items())
-        out.print(f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens; "
-                  f"timed after {WARM_UP} warm-up builds")
-        out.print(f"{f.engine}: CPU time stolen by the hypervisor while the context builds were timed: "
-                  f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}")
+        out.print(
+            f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens; "
+            f"timed after {WARM_UP} warm-up builds"
+        )
+        out.print(
+            f"{f.engine}: CPU time stolen by the hypervisor while the context builds were timed: "
+            f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}"
+        )
         deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
-        out.print(f"{f.engine}: forget-me of a user with {f.forget_facts_before} facts about them: deleted {deleted}; "
-                  f"residue audit: {'nothing left' if not f.residue else f.residue[:5]}")
+        out.print(
+            f"{f.engine}: forget-me of a user with {f.forget_facts_before} facts about them: deleted {deleted}; "
+            f"residue audit: {'nothing left' if not f.residue else f.residue[:5]}"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -502,8 +676,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=10.0, help="10 = 1,000 users, 10,000 entities, 100,000 facts")
     parser.add_argument("--authors", type=int, default=200, help="random authors whose context is built")
     parser.add_argument("--writes", type=int, default=100, help="episode writes timed")
-    parser.add_argument("--steady", type=int, default=STEADY_AFTER,
-                        help="context builds before the steady-state timings (0: none)")
+    parser.add_argument(
+        "--steady", type=int, default=STEADY_AFTER, help="context builds before the steady-state timings (0: none)"
+    )
     parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes, steady after 500")
     parser.add_argument("--no-neo4j", action="store_true", help="skip Neo4j even when Docker answers")
     args = parser.parse_args(argv)

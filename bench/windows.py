@@ -15,15 +15,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from bench.datasets import DATA_DIR, IrcSample, dev_samples, load_irc
-from grapevine.settings import WindowSettings
+from common.settings import WindowSettings
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
+from tests.support.datasets import DATA_DIR, IrcSample, dev_samples, load_irc
 
 Policy = Callable[[list[WindowMessage]], list[ClosedWindow]]
 
@@ -55,12 +54,6 @@ class Score:
     @property
     def mean_size(self) -> float:
         return self.messages / self.windows if self.windows else 0.0
-
-
-def window_settings(**overrides: Any) -> WindowSettings:
-    """The built-in defaults (not the environment's) with some fields changed."""
-    values = {name: field.default for name, field in WindowSettings.model_fields.items()}
-    return WindowSettings(**{**values, **overrides})
 
 
 def grapevine_policy(settings: WindowSettings) -> Policy:
@@ -103,13 +96,13 @@ def score(name: str, samples: Sequence[IrcSample], policy: Policy) -> Score:
 
 
 def policies() -> list[tuple[str, Policy]]:
-    defaults = window_settings()
+    defaults = WindowSettings()
     n = defaults.context_messages
     rows: list[tuple[str, Policy]] = [(f"grapevine defaults: quiet 180 s, context {n}", grapevine_policy(defaults))]
     for quiet in (60, 120, 300, 600):
-        rows.append((f"grapevine          quiet {quiet} s, context {n}", grapevine_policy(window_settings(quiet_seconds=quiet))))
+        rows.append((f"grapevine          quiet {quiet} s, context {n}", grapevine_policy(WindowSettings(quiet_seconds=quiet))))
     for size in sorted({0, 5, 10, 15, 20, 30} - {n}):
-        rows.append((f"grapevine          quiet 180 s, context {size}", grapevine_policy(window_settings(context_messages=size))))
+        rows.append((f"grapevine          quiet 180 s, context {size}", grapevine_policy(WindowSettings(context_messages=size))))
     rows.append(("one window per message", fixed_policy(1)))
     rows.append(("fixed 30 messages, no context", fixed_policy(30)))
     return rows

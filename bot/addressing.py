@@ -8,8 +8,7 @@ import re
 import discord
 
 from bot.convert import STORED_TYPES, message_text
-
-_MENTION = re.compile(r"<@!?(\d+)>")
+from common.text import MENTION
 
 
 def replies_to(message: discord.Message, user_id: int) -> bool:
@@ -46,7 +45,7 @@ def readable(message: discord.Message, me_id: int) -> str:
             return ""
         return "@" + names[match[1]] if match[1] in names else match[0]
 
-    return " ".join(_MENTION.sub(name, message_text(message)).split())
+    return " ".join(MENTION.sub(name, message_text(message)).split())
 
 
 def addressed_text(message: discord.Message, me: discord.abc.User) -> str | None:

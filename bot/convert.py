@@ -8,11 +8,11 @@ every read stays scoped to one guild id and forget-me can remove the whole conve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import UTC
 
 import discord
 
-from graph.models import Channel, ChannelKind, Guild, Message, User
+from graph.models import Channel, ChannelKind, Guild, Message, User, dm_scope
 
 STORED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
 
@@ -21,10 +21,6 @@ STORED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
 class Place:
     guild: Guild
     channel: Channel
-
-
-def dm_scope(user_id: int | str) -> str:
-    return f"dm:{user_id}"
 
 
 def scope_of(guild: discord.Guild | None, user_id: int | str) -> str:
@@ -60,8 +56,10 @@ def place_of(message: discord.Message, me_id: int) -> Place | None:
         return None
     scope = dm_scope(partner)
     # No names here: the DM's scope already says whose conversation it is.
-    return Place(Guild(id=scope, name="direct messages"),
-                 Channel(id=str(channel.id), guild_id=scope, name="direct message", kind=ChannelKind.DM))
+    return Place(
+        Guild(id=scope, name="direct messages"),
+        Channel(id=str(channel.id), guild_id=scope, name="direct message", kind=ChannelKind.DM),
+    )
 
 
 def to_user(author: discord.abc.User) -> User:
@@ -82,8 +80,14 @@ def message_text(message: discord.Message) -> str:
 
 
 def to_message(message: discord.Message, place: Place) -> Message:
-    created = message.created_at if message.created_at.tzinfo else message.created_at.replace(tzinfo=timezone.utc)
+    created = message.created_at if message.created_at.tzinfo else message.created_at.replace(tzinfo=UTC)
     return Message(
-        id=str(message.id), guild_id=place.guild.id, channel_id=place.channel.id, author_id=str(message.author.id),
-        content=message_text(message), created_at=created, edited_at=message.edited_at, reply_to_id=reply_to_id(message),
+        id=str(message.id),
+        guild_id=place.guild.id,
+        channel_id=place.channel.id,
+        author_id=str(message.author.id),
+        content=message_text(message),
+        created_at=created,
+        edited_at=message.edited_at,
+        reply_to_id=reply_to_id(message),
     )

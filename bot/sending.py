@@ -37,16 +37,18 @@ def split_message(text: str, limit: int = LIMIT) -> list[str]:
     return chunks
 
 
-async def send_reply(message: discord.Message, chunks: list[str], *,
-                     view: discord.ui.View | None = None) -> list[discord.Message]:
+async def send_reply(
+    message: discord.Message, chunks: list[str], *, view: discord.ui.View | None = None
+) -> list[discord.Message]:
     """The first chunk as a reply to `message` (with `view`, if any), the rest after it in the channel;
     nothing pings anyone."""
     sent = []
     for i, chunk in enumerate(chunks):
         if i == 0:
             extra: dict[str, Any] = {"view": view} if view is not None else {}
-            sent.append(await message.reply(chunk, mention_author=False, allowed_mentions=discord.AllowedMentions.none(),
-                                            **extra))
+            sent.append(
+                await message.reply(chunk, mention_author=False, allowed_mentions=discord.AllowedMentions.none(), **extra)
+            )
         else:
             sent.append(await message.channel.send(chunk, allowed_mentions=discord.AllowedMentions.none()))
     return sent

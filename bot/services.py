@@ -1,16 +1,16 @@
-"""The long-lived resources every feature of the bot shares, opened once in `run_bot`."""
+"""The long-lived resources every feature of the bot shares, opened once in `grapevine.bot_runner.run_bot`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grapevine.context_builder import Embed
-from grapevine.settings import Settings
+from common.settings import Settings
+from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.consent import Consent
 from ingest.live import LiveWindows
 from ingest.llm import StructuredLLM, UsageMeter
 from ingest.pipeline import Ingestor
+from recall.gather import Embed
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from discord.ext import commands, tasks
 
 from bot.services import Services
-from grapevine.events import emit
+from common.events import emit
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -37,8 +37,7 @@ async def _step(report: UpkeepReport, name: str, work: Awaitable[T]) -> T | None
         return await work
     except Exception as exc:  # noqa: BLE001 - the next pass tries again
         report.errors += 1
-        emit("bot", "upkeep_step_failed", level=logging.WARNING, step=name, error=type(exc).__name__,
-             reason=str(exc)[:300])
+        emit("bot", "upkeep_step_failed", level=logging.WARNING, step=name, error=type(exc).__name__, reason=str(exc)[:300])
         return None
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from neo4j import AsyncDriver
 
-from grapevine.settings import Settings
+from common.settings import Settings
 from graph.engines import Engine
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer, password_for
 from graph.engines.neo4j import Neo4jEngine
@@ -32,8 +32,12 @@ def arcadedb_engine(settings: Settings) -> ArcadeDBEngine:
 
 
 def arcadedb_server(settings: Settings) -> ArcadeDBServer:
-    return ArcadeDBServer(settings.graph.data_dir / "arcadedb", arcadedb_engine(settings),
-                          heap=settings.arcadedb.heap, start_timeout=settings.arcadedb.start_timeout)
+    return ArcadeDBServer(
+        settings.graph.data_dir / "arcadedb",
+        arcadedb_engine(settings),
+        heap=settings.arcadedb.heap,
+        start_timeout=settings.arcadedb.start_timeout,
+    )
 
 
 def listening(host: str, port: int) -> bool:

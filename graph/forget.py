@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from common.text import names_word, redact
+from graph.models import dm_scope
 from graph.session import Runner, Tx, run
-from graph.text import names_word, redact
 
 # Properties that carry text a person wrote or a summary of it: where a forgotten name is redacted.
 _REDACTABLE = {
@@ -32,7 +35,7 @@ class ForgetReport:
     residue: list[Residue] = field(default_factory=list)
 
 
-def _names(row: dict | None) -> list[str]:
+def _names(row: dict[str, Any] | None) -> list[str]:
     if not row:
         return []
     return sorted({n for n in (row.get("name"), row.get("display_name")) if n and len(n) >= 2})
@@ -43,19 +46,22 @@ async def _audit(tx: Tx, user_id: str, names: list[str]) -> list[Residue]:
     residue = []
     for row in found:
         value = row["value"]
-        if user_id in value or names_word(value, [n for n in names if not (row["label"] == "User" and row["node_key"] != user_id)]):
+        if user_id in value or names_word(
+            value, [n for n in names if not (row["label"] == "User" and row["node_key"] != user_id)]
+        ):
             residue.append(Residue(row["label"], row["node_key"], row["key"], value))
     for row in await run(tx, "store/residue_relationships", user_id=user_id):
         residue.append(Residue(row["type"], None, row["key"], row["value"]))
     return residue
 
 
-async def forget_user(runner: Runner, user_id: str, guild_id: str | None = None,
-                      known_names: list[str] = ()) -> ForgetReport:  # type: ignore[assignment]
-    """Delete the user's subgraph (in one guild, or everywhere) in one transaction, then audit it."""
+async def forget_user(runner: Runner, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = ()) -> ForgetReport:
+    """Delete the user's subgraph (in one guild, or everywhere, their DM space included) in one
+    transaction, then audit it."""
 
     async def work(tx: Tx) -> ForgetReport:
         report = ForgetReport(user_id, guild_id)
+        dm_space = await run(tx, "store/forget_dm_space", guild_id=dm_scope(user_id)) if guild_id is None else []
         account = await run(tx, "store/forget_user", user_id=user_id)
         names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
         mentioning = await run(tx, "store/facts_mentioning", user_id=user_id, guild_id=guild_id)
@@ -70,6 +76,8 @@ async def forget_user(runner: Runner, user_id: str, guild_id: str | None = None,
         report.deleted["Entity"] = int(entities[0]["entities"]) if entities else 0
         users = await run(tx, "store/forget_account", user_id=user_id, guild_id=guild_id)
         report.deleted["User"] = int(users[0]["users"]) if users else 0
+        for row in dm_space:
+            report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
         if report.deleted["User"]:
             report.redacted = await _redact(tx, user_id, names, guild_id)
             report.residue = await _audit(tx, user_id, names)

@@ -9,13 +9,17 @@ pydantic model costs about eight times as much to build.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
+@overload
+def utc(value: datetime) -> datetime: ...
+@overload
+def utc(value: None) -> None: ...
 def utc(value: datetime | None) -> datetime | None:
     """Aware UTC datetime from an aware or naive-UTC one (ArcadeDB returns some naive)."""
     if value is None:
@@ -23,13 +27,17 @@ def utc(value: datetime | None) -> datetime | None:
     if hasattr(value, "to_native"):
         value = value.to_native()
     if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
+@overload
+def iso(value: datetime) -> str: ...
+@overload
+def iso(value: None) -> None: ...
 def iso(value: datetime | None) -> str | None:
     """ISO-8601 with offset: what every query turns into a native datetime with `datetime()`."""
-    return None if value is None else utc(value).isoformat()  # type: ignore[union-attr]
+    return None if value is None else utc(value).isoformat()
 
 
 class _Record(BaseModel):
@@ -235,3 +243,8 @@ class Conversation:
 
 class SchemaMismatch(RuntimeError):
     """The graph was set up with another schema version or embedding model."""
+
+
+def dm_scope(user_id: int | str) -> str:
+    """The memory of a member's direct messages with the bot: a guild id of its own."""
+    return f"dm:{user_id}"

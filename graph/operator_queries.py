@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import neo4j
 from neo4j import AsyncDriver, AsyncManagedTransaction
-from neo4j.graph import Node, Path as GraphPath, Relationship
+from neo4j.graph import Node, Relationship
+from neo4j.graph import Path as GraphPath
 from neo4j.time import Date, DateTime, Duration, Time
 
 import queries
@@ -32,7 +33,9 @@ import queries
 OPERATOR_DIR = "operator"
 TYPES = ("string", "int", "float", "bool", "datetime")
 HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
-_PARAM_RE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$")
+_PARAM_RE = re.compile(
+    r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$"
+)
 _WRITE_RE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|FOREACH|LOAD\s+CSV|IN\s+TRANSACTIONS)\b", re.IGNORECASE)
 _TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off"}
 
@@ -89,7 +92,9 @@ def _parse_params(name: str, spec: str) -> list[QueryParam]:
     for part in spec.split(";"):
         match = _PARAM_RE.match(part.strip())
         if not match:
-            raise QueryHeaderError(f"{name}: cannot read parameter {part.strip()!r}: write `name (type, required|optional) - description`")
+            raise QueryHeaderError(
+                f"{name}: cannot read parameter {part.strip()!r}: write `name (type, required|optional) - description`"
+            )
         if match["type"] not in TYPES:
             raise QueryHeaderError(f"{name}: parameter {match['name']} has type {match['type']!r}, not one of {', '.join(TYPES)}")
         if any(p.name == match["name"] for p in out):
@@ -144,7 +149,7 @@ def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
             raise ValueError("expected true or false")
         if param.type == "datetime":
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).isoformat()
+            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).isoformat()
     except ValueError as exc:
         raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {text!r} ({exc})") from None
     return text
@@ -187,7 +192,9 @@ class _Rollback(Exception):
         self.rows = rows
 
 
-async def run_operator_query(driver: AsyncDriver, database: str, query: OperatorQuery, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def run_operator_query(
+    driver: AsyncDriver, database: str, query: OperatorQuery, params: dict[str, Any]
+) -> list[dict[str, Any]]:
     """Rows as plain values (ISO strings, dicts for nodes, relationships and paths)."""
     check_read_only(query)
     full = {p.name: None for p in query.params} | params
@@ -221,8 +228,13 @@ def plain(value: Any) -> Any:
     if isinstance(value, Node):
         return {"_id": value.element_id, "_labels": sorted(value.labels), **_properties(value)}
     if isinstance(value, Relationship):
-        return {"_id": value.element_id, "_type": value.type, "_start": value.start_node.element_id if value.start_node else None,
-                "_end": value.end_node.element_id if value.end_node else None, **_properties(value)}
+        return {
+            "_id": value.element_id,
+            "_type": value.type,
+            "_start": value.start_node.element_id if value.start_node else None,
+            "_end": value.end_node.element_id if value.end_node else None,
+            **_properties(value),
+        }
     if isinstance(value, GraphPath):
         return {"nodes": [plain(n) for n in value.nodes], "relationships": [plain(r) for r in value.relationships]}
     if isinstance(value, dict):

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, cast
 
-from graph.models import Episode, EpisodeStatus, EntityView, FactView, Message, MessageView, User, utc
+from graph.models import (
+    EntityView,
+    Episode,
+    EpisodeStatus,
+    FactView,
+    Message,
+    MessageView,
+    User,
+    utc,
+)
+
+
+def _at(value: Any) -> datetime:
+    """A time the record always has."""
+    found = _dt(value)
+    if found is None:
+        raise ValueError("a required time is missing from the row")
+    return found
 
 
 def _dt(value: Any) -> datetime | None:
@@ -13,8 +30,8 @@ def _dt(value: Any) -> datetime | None:
         return None
     if isinstance(value, str):  # ISO text, as the reply's reads return times; Python 3.11 reads a trailing Z
         parsed = datetime.fromisoformat(value)
-        return parsed if parsed.tzinfo is timezone.utc else utc(parsed)
-    return utc(value)
+        return parsed if parsed.tzinfo is UTC else utc(parsed)
+    return utc(cast(datetime, value))
 
 
 def fact(row: dict[str, Any]) -> FactView:
@@ -25,7 +42,7 @@ def fact(row: dict[str, Any]) -> FactView:
         text=row["text"],
         category=row.get("category") or "other",
         importance=int(row.get("importance") or 5),
-        confidence=float(row.get("confidence") if row.get("confidence") is not None else 0.8),
+        confidence=float(row["confidence"]) if row.get("confidence") is not None else 0.8,
         valid_at=_dt(row.get("valid_at")),
         invalid_at=_dt(row.get("invalid_at")),
         expires_at=_dt(row.get("expires_at")),
@@ -48,21 +65,27 @@ def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
     """(source, score, fact) from one item of context/facts.cypher (a list, in the order that file
     documents); the reply reads no times but valid_at and the reporters'."""
     source, score, uuid, text, category, importance, confidence, valid_at, about, reporters = item
-    return source, score, FactView(
-        uuid=uuid,
-        text=text,
-        category=category or "other",
-        importance=int(importance or 5),
-        confidence=float(confidence if confidence is not None else 0.8),
-        valid_at=_dt(valid_at),
-        about=tuple(a[1] or a[0] for a in about),
-        about_ids=tuple(a[0] for a in about),
-        reporters=_reporters(reporters),
+    return (
+        source,
+        score,
+        FactView(
+            uuid=uuid,
+            text=text,
+            category=category or "other",
+            importance=int(importance or 5),
+            confidence=float(confidence if confidence is not None else 0.8),
+            valid_at=_dt(valid_at),
+            about=tuple(a[1] or a[0] for a in about),
+            about_ids=tuple(a[0] for a in about),
+            reporters=_reporters(reporters),
+        ),
     )
 
 
 def entity(row: dict[str, Any]) -> EntityView:
-    return EntityView(uuid=row["uuid"], name=row["name"], kind=row.get("kind") or "other", aliases=tuple(row.get("aliases") or ()))
+    return EntityView(
+        uuid=row["uuid"], name=row["name"], kind=row.get("kind") or "other", aliases=tuple(row.get("aliases") or ())
+    )
 
 
 def message_view(row: dict[str, Any]) -> MessageView:
@@ -73,7 +96,7 @@ def message_view(row: dict[str, Any]) -> MessageView:
         author_name=row.get("author_display_name") or row.get("author_name") or row["author_id"],
         author_is_bot=bool(row.get("author_is_bot")),
         content=row.get("content") or "",
-        created_at=_dt(row["created_at"]),  # type: ignore[arg-type]
+        created_at=_at(row["created_at"]),
         reply_to_id=row.get("reply_to_id"),
     )
 
@@ -85,7 +108,7 @@ def message_and_author(row: dict[str, Any]) -> tuple[Message, User]:
         channel_id=row["channel_id"],
         author_id=row["author_id"],
         content=row.get("content") or "",
-        created_at=_dt(row["created_at"]),  # type: ignore[arg-type]
+        created_at=_at(row["created_at"]),
         edited_at=_dt(row.get("edited_at")),
         reply_to_id=row.get("reply_to_id"),
     )
@@ -99,7 +122,12 @@ def message_and_author(row: dict[str, Any]) -> tuple[Message, User]:
 
 
 def user(row: dict[str, Any]) -> User:
-    return User(id=row["id"], name=row.get("name") or row["id"], display_name=row.get("display_name") or row.get("name") or row["id"], is_bot=bool(row.get("is_bot")))
+    return User(
+        id=row["id"],
+        name=row.get("name") or row["id"],
+        display_name=row.get("display_name") or row.get("name") or row["id"],
+        is_bot=bool(row.get("is_bot")),
+    )
 
 
 def episode(row: dict[str, Any]) -> Episode:
@@ -108,8 +136,8 @@ def episode(row: dict[str, Any]) -> Episode:
         key=row["key"],
         guild_id=row["guild_id"],
         channel_id=row["channel_id"],
-        started_at=_dt(row["started_at"]),  # type: ignore[arg-type]
-        ended_at=_dt(row["ended_at"]),  # type: ignore[arg-type]
+        started_at=_at(row["started_at"]),
+        ended_at=_at(row["ended_at"]),
         message_count=int(row.get("message_count") or 0),
         summary=row.get("summary") or "",
         status=EpisodeStatus(row["status"]),

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession, READ_ACCESS, WRITE_ACCESS
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    AsyncDriver,
+    AsyncManagedTransaction,
+    AsyncSession,
+)
 from neo4j.exceptions import (
     ConstraintError,
     DatabaseUnavailable,
@@ -13,7 +19,12 @@ from neo4j.exceptions import (
     SessionExpired,
     TransientError,
 )
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 import queries
 
@@ -29,7 +40,12 @@ def _transient(exc: BaseException) -> bool:
 
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
     """Run one query file inside a transaction; rows as dicts (nodes and relationships turned into dicts)."""
-    result = await tx.run(queries.load(name), params)
+    return await run_text(tx, queries.load(name), **params)
+
+
+async def run_text(tx: Tx, text: str, /, **params: Any) -> list[dict[str, Any]]:
+    """`run` for a statement read from a file elsewhere (an operator's, a benchmark's)."""
+    result = await tx.run(text, params)
     return [record.data() async for record in result]
 
 

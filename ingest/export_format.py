@@ -60,9 +60,7 @@ class ExportFormatError(ValueError):
     `line` and `column` (1-based) say where the JSON broke; both are None for other problems.
     """
 
-    def __init__(
-        self, path: Path, problem: str, line: int | None = None, column: int | None = None
-    ) -> None:
+    def __init__(self, path: Path, problem: str, line: int | None = None, column: int | None = None) -> None:
         where = f" at line {line}, column {column}" if line is not None else ""
         super().__init__(f"{path.name}: {problem}{where}")
         self.path, self.problem, self.line, self.column = path, problem, line, column
@@ -115,9 +113,7 @@ class ExportUser(_Model):
     is_bot: bool = Field(False, alias="isBot")
 
     def record(self) -> User:
-        return User(
-            id=self.id, name=self.name, display_name=self.nickname or self.name, is_bot=self.is_bot
-        )
+        return User(id=self.id, name=self.name, display_name=self.nickname or self.name, is_bot=self.is_bot)
 
 
 class ExportAttachment(_Model):

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -43,24 +43,28 @@ class ExtractedEntity(_Answer):
     kind: EntityKind = Field(default="other", description="What it is.")
     aliases: list[str] = Field(default_factory=list, description="Other names used for it in the chat.")
     owner: str | None = Field(default=None, description='Whose it is: a person ref ("U2") or entity ref; null if nobody\'s.')
-    relation: str | None = Field(default=None, description='What it is to its owner: "sister", "cat", "employer"; null without owner.')
+    relation: str | None = Field(
+        default=None, description='What it is to its owner: "sister", "cat", "employer"; null without owner.'
+    )
 
     @field_validator("kind", mode="before")
     @classmethod
     def _kind(cls, value: Any) -> Any:
-        return value if value in EntityKind.__args__ else "other"  # type: ignore[attr-defined]
+        return value if value in get_args(EntityKind) else "other"
 
 
 class ExtractedFact(_Answer):
     text: str = Field(description='One third-person statement naming its subject: "Alice is moving to Austin".')
-    about: list[str] = Field(description='Refs of whom or what the fact describes (U*, E*, K*), not of who said it.')
+    about: list[str] = Field(description="Refs of whom or what the fact describes (U*, E*, K*), not of who said it.")
     mentions: list[str] = Field(default_factory=list, description="Refs of other people or entities it names.")
     reported_by: list[str] = Field(default_factory=list, description="U refs of who stated it in the window.")
     source_messages: list[str] = Field(default_factory=list, description="m refs of the window messages it comes from.")
     category: Category = Field(default="other", description="What kind of fact it is.")
     importance: int = Field(default=5, description="1-10: 10 life events (moving, marriage, new job), 5 ordinary, 1 trivia.")
     confidence: float = Field(default=0.8, description="0-1: 1 for a plain statement, lower when hedged, joking or hearsay.")
-    valid_at: str = Field(default="", description="ISO date or UTC datetime it starts to hold, resolved against the message time.")
+    valid_at: str = Field(
+        default="", description="ISO date or UTC datetime it starts to hold, resolved against the message time."
+    )
     expiry: Expiry = Field(default="permanent", description="How long it stays true unless restated.")
     supersedes: list[str] = Field(default_factory=list, description="F refs of known facts it contradicts or replaces.")
     corroborates: str | None = Field(default=None, description="F ref of a known fact it restates; null otherwise.")
@@ -68,17 +72,19 @@ class ExtractedFact(_Answer):
     @field_validator("category", mode="before")
     @classmethod
     def _category(cls, value: Any) -> Any:
-        return value if value in Category.__args__ else "other"  # type: ignore[attr-defined]
+        return value if value in get_args(Category) else "other"
 
     @field_validator("expiry", mode="before")
     @classmethod
     def _expiry(cls, value: Any) -> Any:
-        return value if value in Expiry.__args__ else "permanent"  # type: ignore[attr-defined]
+        return value if value in get_args(Expiry) else "permanent"
 
 
 class Extraction(_Answer):
     summary: str = Field(description="Two or three sentences on what the window was about, naming who took part.")
-    entities: list[ExtractedEntity] = Field(default_factory=list, description="New entities (E refs), and known ones given an owner.")
+    entities: list[ExtractedEntity] = Field(
+        default_factory=list, description="New entities (E refs), and known ones given an owner."
+    )
     facts: list[ExtractedFact] = Field(default_factory=list, description="Durable facts; an empty list is a valid answer.")
 
 

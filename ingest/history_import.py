@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grapevine.events import emit
-from grapevine.settings import WindowSettings
+from common.events import emit
+from common.settings import WindowSettings
+from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.consent import Consent
 from ingest.export_format import ParsedExport, SkippedMessage, parse_export
 from ingest.pipeline import Ingestor
 from ingest.replay import replay
@@ -33,9 +33,16 @@ class ImportResult:
     statuses: dict[str, int] = field(default_factory=dict)
 
 
-async def import_export(path: Path, store: GraphStore, ingestor: Ingestor, consent: Consent,
-                        windows: WindowSettings, *, on_messages: Callable[[int], None] | None = None,
-                        on_window: Callable[[str], None] | None = None) -> ImportResult:
+async def import_export(
+    path: Path,
+    store: GraphStore,
+    ingestor: Ingestor,
+    consent: Consent,
+    windows: WindowSettings,
+    *,
+    on_messages: Callable[[int], None] | None = None,
+    on_window: Callable[[str], None] | None = None,
+) -> ImportResult:
     """Import one export file; a file that does not parse raises ExportFormatError before any write."""
     parsed: ParsedExport = parse_export(path)
     result = ImportResult(path=path, skipped=list(parsed.skipped))
@@ -46,7 +53,7 @@ async def import_export(path: Path, store: GraphStore, ingestor: Ingestor, conse
     authors = {m.author_id for m in allowed}
     await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors])
     for start in range(0, len(allowed), BATCH):
-        batch = allowed[start:start + BATCH]
+        batch = allowed[start : start + BATCH]
         await store.record_messages(batch)
         result.messages += len(batch)
         if on_messages:
@@ -58,6 +65,13 @@ async def import_export(path: Path, store: GraphStore, ingestor: Ingestor, conse
         result.statuses[status.value] = result.statuses.get(status.value, 0) + 1
         if on_window:
             on_window(status.value)
-    emit("import", "file_imported", file=path.name, messages=result.messages, windows=result.windows,
-         skipped=len(result.skipped), opted_out=result.opted_out)
+    emit(
+        "import",
+        "file_imported",
+        file=path.name,
+        messages=result.messages,
+        windows=result.windows,
+        skipped=len(result.skipped),
+        opted_out=result.opted_out,
+    )
     return result

@@ -9,18 +9,26 @@ import contextlib
 from collections.abc import Callable
 from datetime import datetime
 
-from grapevine.events import emit
-from grapevine.settings import WindowSettings
+from common.events import emit
+from common.settings import WindowSettings
+from graph.consent import Consent
 from graph.models import Message, User
 from graph.store import GraphStore, now_utc
-from ingest.consent import Consent
 from ingest.pipeline import Ingestor
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
 
 class LiveWindows:
-    def __init__(self, store: GraphStore, ingestor: Ingestor, consent: Consent, settings: WindowSettings,
-                 *, clock: Callable[[], datetime] = now_utc, retry_seconds: float = 30.0) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        ingestor: Ingestor,
+        consent: Consent,
+        settings: WindowSettings,
+        *,
+        clock: Callable[[], datetime] = now_utc,
+        retry_seconds: float = 30.0,
+    ) -> None:
         self.store = store
         self.ingestor = ingestor
         self.consent = consent
@@ -67,8 +75,15 @@ class LiveWindows:
         except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
             emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
         closed = self.buffer.add(WindowMessage(message, author), self.clock())
-        emit("ingest", "message_buffered", guild_id=message.guild_id, channel_id=message.channel_id,
-             message_id=message.id, content=message.content, buffered=self.buffer.buffered())
+        emit(
+            "ingest",
+            "message_buffered",
+            guild_id=message.guild_id,
+            channel_id=message.channel_id,
+            message_id=message.id,
+            content=message.content,
+            buffered=self.buffer.buffered(),
+        )
         self._dispatch(closed)
         self._wake.set()
         return True
@@ -89,14 +104,24 @@ class LiveWindows:
             messages = tuple(wm for wm in window.messages if wm.author.id != user_id)
             dropped += len(window.messages) - len(messages)
             if messages:
-                kept.append(ClosedWindow(window.channel_id, window.guild_id, messages,
-                                         tuple(wm for wm in window.context if wm.author.id != user_id), window.reason))
+                kept.append(
+                    ClosedWindow(
+                        window.channel_id,
+                        window.guild_id,
+                        messages,
+                        tuple(wm for wm in window.context if wm.author.id != user_id),
+                        window.reason,
+                    )
+                )
         self._unsubmitted = kept
         return dropped
 
     def stats(self) -> dict[str, int]:
-        return {"open_windows": self.buffer.open_windows(), "buffered_messages": self.buffer.buffered(),
-                "unsubmitted_windows": len(self._unsubmitted)}
+        return {
+            "open_windows": self.buffer.open_windows(),
+            "buffered_messages": self.buffer.buffered(),
+            "unsubmitted_windows": len(self._unsubmitted),
+        }
 
     async def tick(self) -> None:
         """Close what is due now and retry windows the graph refused earlier."""

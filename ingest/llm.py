@@ -13,16 +13,21 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any, Protocol, TypeVar, cast
 
 import openai
 from pydantic import BaseModel, ValidationError
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+)
 
-from grapevine.events import emit
-from grapevine.settings import LLMSettings
-from grapevine.tokens import estimate_tokens
+from common.events import emit
+from common.settings import LLMSettings
+from common.tokens import estimate_tokens
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -89,7 +94,7 @@ class UsageMeter(UsageTotals):
         self.recent: deque[CallRecord] = deque(maxlen=keep_records)
 
     def record(self, record: CallRecord) -> None:
-        day = datetime.now(timezone.utc).date()
+        day = datetime.now(UTC).date()
         with self._lock:
             self.add(record)
             self._days.setdefault(day, UsageTotals()).add(record)
@@ -101,7 +106,7 @@ class UsageMeter(UsageTotals):
             return UsageTotals(self.calls, self.requests, self.prompt_tokens, self.completion_tokens, self.failures)
 
     def today(self) -> UsageTotals:
-        return self.day(datetime.now(timezone.utc).date())
+        return self.day(datetime.now(UTC).date())
 
     def day(self, day: date) -> UsageTotals:
         with self._lock:
@@ -142,13 +147,25 @@ class _Call:
         latency = time.monotonic() - self._start
         self.meter.record(CallRecord(self.purpose, self.prompt_tokens, self.completion_tokens, latency, outcome, self.attempts))
         extra = {"error": str(exc)[:500]} if exc is not None else {}
-        emit("llm", "call", level=logging.INFO if exc is None else logging.WARNING, purpose=self.purpose, model=self.model,
-             prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, latency_ms=round(latency * 1000),
-             outcome=outcome, attempts=self.attempts, **extra)
+        emit(
+            "llm",
+            "call",
+            level=logging.INFO if exc is None else logging.WARNING,
+            purpose=self.purpose,
+            model=self.model,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            latency_ms=round(latency * 1000),
+            outcome=outcome,
+            attempts=self.attempts,
+            **extra,
+        )
 
 
 class OpenAILLM:
-    def __init__(self, settings: LLMSettings, meter: UsageMeter | None = None, *, min_wait: float = 1.0, max_wait: float = 30.0) -> None:
+    def __init__(
+        self, settings: LLMSettings, meter: UsageMeter | None = None, *, min_wait: float = 1.0, max_wait: float = 30.0
+    ) -> None:
         if not settings.base_url:
             raise ValueError("LLM_BASE_URL is not set")
         self.model = settings.model
@@ -156,8 +173,12 @@ class OpenAILLM:
         self.max_attempts = settings.max_attempts
         self.meter = meter if meter is not None else UsageMeter()
         self.min_wait, self.max_wait = min_wait, max_wait
-        self._client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=settings.api_key.get_secret_value() or "none",
-                                          timeout=settings.timeout, max_retries=0)
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key.get_secret_value() or "none",
+            timeout=settings.timeout,
+            max_retries=0,
+        )
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -167,8 +188,12 @@ class OpenAILLM:
         with _Call(self.meter, purpose, self.model) as call:
             error = ""
             for _ask in range(2):
-                raw = await self._send(call, lambda: self._client.chat.completions.with_raw_response.parse(
-                    model=self.model, messages=cast(Any, convo), response_format=response_model))
+                raw = await self._send(
+                    call,
+                    lambda: self._client.chat.completions.with_raw_response.parse(
+                        model=self.model, messages=cast(Any, convo), response_format=response_model
+                    ),
+                )
                 content, error, value = self._read_structured(call, convo, raw, response_model)
                 if value is not None:
                     return value
@@ -177,8 +202,9 @@ class OpenAILLM:
 
     async def chat(self, messages: list[dict[str, str]], *, purpose: str = "reply") -> str:
         with _Call(self.meter, purpose, self.reply_model) as call:
-            completion = await self._send(call, lambda: self._client.chat.completions.create(
-                model=self.reply_model, messages=cast(Any, messages)))
+            completion = await self._send(
+                call, lambda: self._client.chat.completions.create(model=self.reply_model, messages=cast(Any, messages))
+            )
             content = (completion.choices[0].message.content if completion.choices else None) or ""
             call.count_usage(completion.usage.model_dump() if completion.usage else None, messages, content)
             return content
@@ -209,16 +235,22 @@ class OpenAILLM:
             raise LLMError(f"LLM endpoint returned an unreadable response: {exc}", outcome="bad_response") from exc
 
     async def _send(self, call: _Call, request: Callable[[], Awaitable[R]]) -> R:
-        retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait, reraise=True,
-                                 retry=retry_if_exception_type(RETRYABLE), before_sleep=lambda s: _log_retry(call.purpose, s))
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._wait,
+            reraise=True,
+            retry=retry_if_exception_type(RETRYABLE),
+            before_sleep=lambda s: _log_retry(call.purpose, s),
+        )
         try:
             async for attempt in retrying:
                 with attempt:
                     call.attempts += 1
                     return await request()
         except RETRYABLE as exc:
-            raise LLMError(f"LLM endpoint failed {call.attempts} time(s), giving up: {_describe_api_error(exc)}",
-                           outcome="unavailable") from exc
+            raise LLMError(
+                f"LLM endpoint failed {call.attempts} time(s), giving up: {_describe_api_error(exc)}", outcome="unavailable"
+            ) from exc
         except openai.APIStatusError as exc:
             raise LLMError(f"LLM endpoint rejected the request: {_describe_api_error(exc)}", outcome="rejected") from exc
         except openai.OpenAIError as exc:
@@ -239,8 +271,15 @@ class OpenAILLM:
 
 def _log_retry(purpose: str, state: RetryCallState) -> None:
     exc = state.outcome.exception() if state.outcome else None
-    emit("llm", "retry", level=logging.WARNING, purpose=purpose, attempt=state.attempt_number,
-         wait_s=round(state.upcoming_sleep, 3), error=_describe_api_error(exc) if exc else "")
+    emit(
+        "llm",
+        "retry",
+        level=logging.WARNING,
+        purpose=purpose,
+        attempt=state.attempt_number,
+        wait_s=round(state.upcoming_sleep, 3),
+        error=_describe_api_error(exc) if exc else "",
+    )
 
 
 def _describe_api_error(exc: BaseException) -> str:
@@ -265,7 +304,9 @@ async def check_reachable(settings: LLMSettings) -> str | None:
     if not settings.base_url:
         return "LLM_BASE_URL is not set: extraction and replies are switched off"
     url, timeout = settings.base_url, min(settings.timeout, 10.0)
-    client = openai.AsyncOpenAI(base_url=url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0)
+    client = openai.AsyncOpenAI(
+        base_url=url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
+    )
     try:
         await client.models.list()
     except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
 import uuid
 from collections import defaultdict
@@ -16,17 +15,15 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
-from grapevine.events import emit
-from grapevine.settings import ExtractionSettings, WindowSettings
+from common.events import emit
+from common.settings import ExtractionSettings, WindowSettings
+from common.text import MENTION, keywords
 from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.store import GraphStore, now_utc
-from graph.text import keywords
 from ingest.extraction import Extraction, PromptInput, build_prompt
 from ingest.llm import LLMError, StructuredLLM
 from ingest.resolution import resolve
 from ingest.windows import ClosedWindow, WindowMessage
-
-_MENTION = re.compile(r"<@!?(\d{5,25})>")
 
 
 @dataclass
@@ -38,10 +35,17 @@ class BacklogResult:
 
 
 class Ingestor:
-    def __init__(self, store: GraphStore, llm: StructuredLLM | None, extraction: ExtractionSettings,
-                 windows: WindowSettings, *, rng: Callable[[], float] = random.random,
-                 hidden: Callable[[str], bool] | None = None,
-                 embed: Callable[[str], list[float]] | None = None) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        llm: StructuredLLM | None,
+        extraction: ExtractionSettings,
+        windows: WindowSettings,
+        *,
+        rng: Callable[[], float] = random.random,
+        hidden: Callable[[str], bool] | None = None,
+        embed: Callable[[str], list[float]] | None = None,
+    ) -> None:
         self.store = store
         self.llm = llm
         self.extraction = extraction
@@ -70,13 +74,26 @@ class Ingestor:
 
     async def submit(self, window: ClosedWindow) -> EpisodeStatus:
         """Store the closed window as an episode, then extract it (or leave it pending)."""
-        await self.store.close_episode(EpisodeClose(
-            key=window.key, uuid=uuid.uuid5(uuid.NAMESPACE_URL, f"episode:{window.key}").hex,
-            guild_id=window.guild_id, channel_id=window.channel_id, started_at=window.started_at,
-            ended_at=window.ended_at, message_ids=window.message_ids, participant_ids=window.participant_ids,
-        ))
-        emit("ingest", "window_closed", key=window.key, guild_id=window.guild_id, messages=len(window.messages),
-             reason=window.reason)
+        await self.store.close_episode(
+            EpisodeClose(
+                key=window.key,
+                uuid=uuid.uuid5(uuid.NAMESPACE_URL, f"episode:{window.key}").hex,
+                guild_id=window.guild_id,
+                channel_id=window.channel_id,
+                started_at=window.started_at,
+                ended_at=window.ended_at,
+                message_ids=window.message_ids,
+                participant_ids=window.participant_ids,
+            )
+        )
+        emit(
+            "ingest",
+            "window_closed",
+            key=window.key,
+            guild_id=window.guild_id,
+            messages=len(window.messages),
+            reason=window.reason,
+        )
         return await self.extract(window.key)
 
     async def extract(self, key: str) -> EpisodeStatus:
@@ -108,35 +125,57 @@ class Ingestor:
             await self.store.write_episode(EpisodeWrite(key=key, guild_id=episode.guild_id))
             return EpisodeStatus.DONE
         window = ClosedWindow(
-            channel_id=episode.channel_id, guild_id=episode.guild_id,
+            channel_id=episode.channel_id,
+            guild_id=episode.guild_id,
             messages=tuple(WindowMessage(m, u) for m, u in stored),
-            context=tuple(WindowMessage(m, u) for m, u in await self.store.messages_before(
-                episode.channel_id, episode.started_at, self.windows.context_messages)),
+            context=tuple(
+                WindowMessage(m, u)
+                for m, u in await self.store.messages_before(
+                    episode.channel_id, episode.started_at, self.windows.context_messages
+                )
+            ),
             reason="stored",
         )
         inp = await self._prompt_input(window)
         messages, refs = build_prompt(inp)
         started = time.perf_counter()
         try:
-            answer = await self.llm.extract(messages, Extraction, purpose="extraction")  # type: ignore[union-attr]
+            answer = await self.llm.extract(messages, Extraction, purpose="extraction")  # type: ignore[union-attr]  # only called when an LLM is set
         except LLMError as exc:
             await self.store.mark_episode(key, EpisodeStatus.FAILED, f"{type(exc).__name__}: {exc}"[:500], attempt=True)
-            emit("ingest", "extraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__,
-                 reason=str(exc)[:300])
+            emit(
+                "ingest", "extraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__, reason=str(exc)[:300]
+            )
             return EpisodeStatus.FAILED
         counter = iter(range(1_000_000))
-        resolution = resolve(answer, refs, inp, episode_key=key, now=now_utc(),
-                             new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex)
+        resolution = resolve(
+            answer,
+            refs,
+            inp,
+            episode_key=key,
+            now=now_utc(),
+            new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex,
+        )
         write = resolution.write
         if self.embed is not None and write.facts:
-            vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]
-            write = write.model_copy(update={"facts": tuple(
-                f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))})
+            vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]  # only called when embed is set
+            write = write.model_copy(
+                update={"facts": tuple(f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))}
+            )
         outcome = await self.store.write_episode(write)
-        emit("ingest", "extraction_done", key=key, guild_id=episode.guild_id, messages=len(window.messages),
-             facts=outcome.facts, corroborations=outcome.corroborations, superseded=outcome.superseded,
-             entities=outcome.entities, dropped=resolution.dropped[:20],
-             latency_ms=round((time.perf_counter() - started) * 1000))
+        emit(
+            "ingest",
+            "extraction_done",
+            key=key,
+            guild_id=episode.guild_id,
+            messages=len(window.messages),
+            facts=outcome.facts,
+            corroborations=outcome.corroborations,
+            superseded=outcome.superseded,
+            entities=outcome.entities,
+            dropped=resolution.dropped[:20],
+            latency_ms=round((time.perf_counter() - started) * 1000),
+        )
         return EpisodeStatus.DONE
 
     async def _prompt_input(self, window: ClosedWindow) -> PromptInput:
@@ -145,24 +184,30 @@ class Ingestor:
         authors = set(window.participant_ids)
         words = keywords(text, limit=200)
         members = [u for u in await self.store.members_by_name(guild, words, limit=30) if u.id not in authors]
-        mentioned = {m for m in _MENTION.findall(text) if m not in authors} - {u.id for u in members}
+        mentioned = {m for m in MENTION.findall(text) if m not in authors} - {u.id for u in members}
         if mentioned:
             members += [u for u in await self.store.users(sorted(mentioned)) if not u.is_bot]
         known = {e.uuid: e for e in await self.store.search_entities(guild, text, limit=20)}
         known.update({e.uuid: e for e in await self.store.entities_by_names(guild, words)})
         people = [*window.participant_ids, *(u.id for u in members)]
-        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known),
-                                                  now=window.ended_at, limit=80)
+        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known), now=window.ended_at, limit=80)
         return PromptInput(
-            window=window, members=_distinct(members), candidates=candidates, known_entities=list(known.values()),
+            window=window,
+            members=_distinct(members),
+            candidates=candidates,
+            known_entities=list(known.values()),
             max_facts_per_person=self.extraction.max_facts_per_person,
             max_facts_per_window=self.extraction.max_facts_per_window,
             max_message_chars=self.extraction.max_message_chars,
         )
 
-    async def process_backlog(self, statuses: tuple[EpisodeStatus, ...] = (EpisodeStatus.PENDING, EpisodeStatus.FAILED),
-                              guild_id: str | None = None, limit: int = 10_000,
-                              progress: Callable[[EpisodeStatus], None] | None = None) -> BacklogResult:
+    async def process_backlog(
+        self,
+        statuses: tuple[EpisodeStatus, ...] = (EpisodeStatus.PENDING, EpisodeStatus.FAILED),
+        guild_id: str | None = None,
+        limit: int = 10_000,
+        progress: Callable[[EpisodeStatus], None] | None = None,
+    ) -> BacklogResult:
         """Extract windows left pending (no LLM then) or parked as failed; each exactly once."""
         result = BacklogResult()
         episodes = await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
@@ -178,15 +223,15 @@ class Ingestor:
                     progress(status)
 
         await asyncio.gather(*(guild(keys) for keys in by_guild.values()))
-        emit("ingest", "backlog_processed", done=result.done, failed=result.failed, skipped=result.skipped,
-             pending=result.pending)
+        emit(
+            "ingest", "backlog_processed", done=result.done, failed=result.failed, skipped=result.skipped, pending=result.pending
+        )
         return result
-
 
     def _without_hidden(self, message: Message) -> Message:
         if self.hidden is None:
             return message
-        content = _MENTION.sub(lambda m: "@someone" if self.hidden(m.group(1)) else m.group(0), message.content)  # type: ignore[misc]
+        content = MENTION.sub(lambda m: "@someone" if self.hidden(m.group(1)) else m.group(0), message.content)  # type: ignore[misc]  # hidden is a plain predicate
         return message if content == message.content else message.model_copy(update={"content": content})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 
-from grapevine.settings import WindowSettings
+from common.settings import WindowSettings
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
 

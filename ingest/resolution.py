@@ -10,16 +10,32 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
-from graph.models import Corroboration, EntityView, EntityWrite, EpisodeWrite, FactView, FactWrite, NodeRef
-from graph.models import RelationWrite, Report
-from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction, PromptInput, RefTable, flat
+from common.text import name_key
+from graph.models import (
+    Corroboration,
+    EntityView,
+    EntityWrite,
+    EpisodeWrite,
+    FactView,
+    FactWrite,
+    NodeRef,
+    RelationWrite,
+    Report,
+)
+from ingest.extraction import (
+    ExtractedEntity,
+    ExtractedFact,
+    Extraction,
+    PromptInput,
+    RefTable,
+    flat,
+)
 from ingest.windows import WindowMessage
 
 _DAYS = {"day": 1, "3days": 3, "week": 7, "month": 30}
@@ -39,13 +55,6 @@ def _uuid() -> str:
     return uuid4().hex
 
 
-def normalise(text: str) -> str:
-    """Casefolded words without punctuation or a leading article: 'The Austin!' -> 'austin'."""
-    text = unicodedata.normalize("NFKC", text).casefold().replace("'", "").replace("\u2019", "")
-    text = " ".join(re.sub(r"[\W_]+", " ", text).split())
-    return re.sub(r"^(the|a|an) ", "", text)
-
-
 def parse_when(value: str) -> datetime | None:
     """An ISO date (midnight UTC), year-month, or datetime (naive read as UTC); None if neither."""
     value = value.strip()
@@ -55,7 +64,7 @@ def parse_when(value: str) -> datetime | None:
         when = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def _canon(ref: str) -> str:
@@ -114,12 +123,12 @@ class _Resolver:
 
     def _new_entity(self, ref: str, ent: ExtractedEntity) -> str | None:
         name = flat(ent.name, MAX_NAME_CHARS)
-        if not normalise(name):
+        if not name_key(name):
             self.drop(f"entity {ref}: empty name")
             return None
-        aliases = list(dict.fromkeys(a for a in (flat(x, MAX_NAME_CHARS) for x in ent.aliases) if normalise(a)))
-        aliases = [a for a in aliases if normalise(a) != normalise(name)][:MAX_ALIASES]
-        keys = {normalise(n) for n in (name, *aliases)}
+        aliases = list(dict.fromkeys(a for a in (flat(x, MAX_NAME_CHARS) for x in ent.aliases) if name_key(a)))
+        aliases = [a for a in aliases if name_key(a) != name_key(name)][:MAX_ALIASES]
+        keys = {name_key(n) for n in (name, *aliases)}
         if known := self._match_known(name, aliases, ent.kind):
             self.drop(f"entity {ref}: same as known entity {self.refs.entity_ref(known.uuid) or known.uuid}; reused")
             return known.uuid
@@ -142,8 +151,8 @@ class _Resolver:
                 if hit is not None and hit.uuid in uuids:
                     return hit
             return None
-        keys = {normalise(n) for n in (name, *aliases)}
-        return next((e for e in pool if keys & {normalise(n) for n in (e.name, *e.aliases)}), None)
+        keys = {name_key(n) for n in (name, *aliases)}
+        return next((e for e in pool if keys & {name_key(n) for n in (e.name, *e.aliases)}), None)
 
     def _relation(self, ref: str, ent: ExtractedEntity) -> None:
         kind = flat(ent.relation or "", 60).casefold()
@@ -206,7 +215,7 @@ class _Resolver:
             source_message_ids=tuple(wm.message.id for wm in cited),
             supersedes=tuple(self._supersedes(label, fact.supersedes, about_ids)),
         )  # fmt: skip
-        draft = _Draft(index, (normalise(text), frozenset(about)), write)
+        draft = _Draft(index, (name_key(text), frozenset(about)), write)
         known = self._corroborated(label, fact.corroborates, draft, about_ids)
         if known is None:
             return draft
@@ -271,7 +280,7 @@ class _Resolver:
             else:
                 return known
         return next((k for k in self.refs.facts.values()
-                     if normalise(k.text) == draft.key[0] and set(k.about_ids) == about_ids), None)  # fmt: skip
+                     if name_key(k.text) == draft.key[0] and set(k.about_ids) == about_ids), None)  # fmt: skip
 
     def _corroborate(self, label: str, known: FactView, reports: tuple[Report, ...]) -> None:
         earlier = {uid for uid, _name, _at in known.reporters}
@@ -316,8 +325,16 @@ class _Resolver:
         return [d.fact.model_copy(update={"uuid": self.new_uuid()}) for d in sorted(kept, key=lambda d: d.index)]
 
 
-def resolve(extraction: Extraction, refs: RefTable, inp: PromptInput, *, episode_key: str, now: datetime,
-            new_uuid: Callable[[], str] = _uuid, entity_matcher: EntityMatcher | None = None) -> Resolution:
+def resolve(
+    extraction: Extraction,
+    refs: RefTable,
+    inp: PromptInput,
+    *,
+    episode_key: str,
+    now: datetime,
+    new_uuid: Callable[[], str] = _uuid,
+    entity_matcher: EntityMatcher | None = None,
+) -> Resolution:
     """The store write for one window's answer, and what was set aside (by ref, with a reason).
 
     Every date comes from the window's messages, so no current rule reads `now`; it is in the

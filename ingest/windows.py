@@ -20,7 +20,7 @@ from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from grapevine.settings import WindowSettings
+from common.settings import WindowSettings
 from graph.models import Message, User
 
 REASONS = ("quiet", "max_messages", "max_age", "buffer_cap", "shutdown")

@@ -12,18 +12,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 
 
-@cache
+class QueryFiles:
+    """The `.cypher` files under one folder, loaded by name (`"store/record_message"`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    @cache  # noqa: B019 - a handful of long-lived instances; the cache is meant to live as long
+    def load(self, name: str) -> str:
+        path = (self.root / f"{name}.cypher").resolve()
+        if self.root not in path.parents:
+            raise KeyError(f"not a query name: {name!r}")
+        if not path.is_file():
+            raise KeyError(f"no query named {name!r} (looked for {path})")
+        return path.read_text(encoding="utf-8")
+
+    def all_files(self) -> list[Path]:
+        return sorted(self.root.rglob("*.cypher"))
+
+
+FILES = QueryFiles(ROOT)
+
+
 def load(name: str) -> str:
-    path = (ROOT / f"{name}.cypher").resolve()
-    if ROOT not in path.parents:
-        raise KeyError(f"not a query name: {name!r}")
-    if not path.is_file():
-        raise KeyError(f"no query named {name!r} (looked for {path})")
-    return path.read_text(encoding="utf-8")
+    return FILES.load(name)
 
 
 def all_files() -> list[Path]:
-    return sorted(ROOT.rglob("*.cypher"))
+    return FILES.all_files()
 
 
 def statements(text: str) -> list[str]:

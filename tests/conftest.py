@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.common import docker_missing, free_port
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.engines.neo4j import Neo4jEngine
 from graph.store import GraphStore
+from tests.support.ports import docker_missing, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

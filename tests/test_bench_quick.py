@@ -20,8 +20,14 @@ def run_bench(name: str, *args: str, timeout: float = 300, pythonpath: Path | No
     env = {**os.environ, "GRAPHITI_TELEMETRY_ENABLED": "false", "COLUMNS": "200"}
     if pythonpath is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    result = subprocess.run([sys.executable, "-m", f"bench.{name}", "--quick", *args], cwd=REPO, env=env,
-                            capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", "--quick", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
 

@@ -4,69 +4,124 @@ the populated ArcadeDB graph (Neo4j too where Docker answers)."""
 from __future__ import annotations
 
 import socket
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from neo4j import AsyncGraphDatabase
 
+from common.settings import ContextSettings
+from common.tokens import estimate_tokens
 from graph.models import Conversation, FactView, Message, MessageView, User
 from graph.store import GraphStore
-from grapevine.context import ContextRequest, Gathered, assemble, build_reply_messages, fact_line
-from grapevine.context_builder import GraphUnavailable, bound_chain, build_context, name_candidates
-from grapevine.settings import ContextSettings
-from grapevine.tokens import estimate_tokens
-from tests.support.busy_server import BOT, G1, G2, GENERAL, OTHER, PEOPLE, T0, THREAD, populate
+from recall.assemble import (
+    ContextRequest,
+    Gathered,
+    assemble,
+    build_reply_messages,
+    fact_line,
+)
+from recall.gather import GraphUnavailable, bound_chain, build_context, name_candidates
+from tests.support.busy_server import (
+    BOT,
+    G1,
+    G2,
+    GENERAL,
+    OTHER,
+    PEOPLE,
+    T0,
+    THREAD,
+    populate,
+)
 
-D = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
+D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
 
 def fact(uuid: str, text: str, reporters: list[tuple[str, str]], about: tuple[str, ...] = ("x",), day: int = 0) -> FactView:
-    return FactView(uuid=uuid, text=text, category="other", importance=5, confidence=0.8, valid_at=D,
-                    about_ids=about, reporters=tuple((i, n, D + timedelta(days=day)) for i, n in reporters))
+    return FactView(
+        uuid=uuid,
+        text=text,
+        category="other",
+        importance=5,
+        confidence=0.8,
+        valid_at=D,
+        about_ids=about,
+        reporters=tuple((i, n, D + timedelta(days=day)) for i, n in reporters),
+    )
 
 
 def msg(mid: str, author: str, text: str, minute: int, *, bot: bool = False, author_id: str | None = None) -> MessageView:
-    return MessageView(id=mid, channel_id="c", author_id=author_id or author.lower(), author_name=author, author_is_bot=bot,
-                       content=text, created_at=D + timedelta(minutes=minute))
+    return MessageView(
+        id=mid,
+        channel_id="c",
+        author_id=author_id or author.lower(),
+        author_name=author,
+        author_is_bot=bot,
+        content=text,
+        created_at=D + timedelta(minutes=minute),
+    )
 
 
 def roomy(**overrides: int) -> ContextSettings:
-    values = {"total_tokens": 10000, "author_tokens": 1000, "related_tokens": 1000, "channel_tokens": 1000,
-              "thread_tokens": 1000} | overrides
+    values = {
+        "total_tokens": 10000,
+        "author_tokens": 1000,
+        "related_tokens": 1000,
+        "channel_tokens": 1000,
+        "thread_tokens": 1000,
+    } | overrides
     return ContextSettings.model_validate(values)
 
 
 def sample() -> Gathered:
     a1 = fact("a1", "Bob lives in Berlin with two cats and an old piano", [("bob", "Bob")], about=("bob",), day=1)
     return Gathered(
-        author_id="bob", author_name="Bob",
+        author_id="bob",
+        author_name="Bob",
         author_facts=[a1, fact("a2", "Bob plays chess", [("eve", "Eve")], about=("bob",))],
-        related=[[fact("r1", "Frank got engaged to Heather", [("eve", "Eve"), ("grace", "Grace")], day=1), a1],
-                 [fact("r2", "Charlie's sister lives in Austin", [("charlie", "Charlie")]),
-                  fact("r3", "Alice adopted a cat named Luna", [("alice", "Alice")])]],
+        related=[
+            [fact("r1", "Frank got engaged to Heather", [("eve", "Eve"), ("grace", "Grace")], day=1), a1],
+            [
+                fact("r2", "Charlie's sister lives in Austin", [("charlie", "Charlie")]),
+                fact("r3", "Alice adopted a cat named Luna", [("alice", "Alice")]),
+            ],
+        ],
         summaries=[(D + timedelta(minutes=2), "Bob and Eve talked about chess.")],
-        channel_messages=[msg("c1", "Eve", "first", 1), msg("c2", "Bob", "second", 3),
-                          msg("c3", "grapevine", "third <@77>", 4, bot=True, author_id="bot"), msg("t1", "Eve", "in the thread", 5)],
+        channel_messages=[
+            msg("c1", "Eve", "first", 1),
+            msg("c2", "Bob", "second", 3),
+            msg("c3", "grapevine", "third <@77>", 4, bot=True, author_id="bot"),
+            msg("t1", "Eve", "in the thread", 5),
+        ],
         thread_messages=[msg("t1", "Eve", "in the thread", 5), msg("t2", "Alice", "hi <@42>", 6)],
-        thread_kind="reply_chain", names={"42": "Bob"}, bot_user_id="bot",
+        thread_kind="reply_chain",
+        names={"42": "Bob"},
+        bot_user_id="bot",
     )
 
 
 def test_fact_lines_say_who_said_what_and_when() -> None:
-    assert fact_line(fact("f", "Frank got engaged to Heather", [("eve", "Eve")], about=("frank",))) == \
-        "- Eve said on 3 May 2024 that: Frank got engaged to Heather"
-    assert fact_line(fact("f", "Alice is moving to Austin next month", [("alice", "Alice")], about=("alice",))) == \
-        "- Alice said on 3 May 2024: Alice is moving to Austin next month"
-    assert fact_line(fact("f", "Frank got engaged\nto Heather", [("eve", "Eve"), ("grace", "Grace"), ("bob", "Bob")])) == \
-        "- Eve, Grace and Bob said on 3 May 2024 that: Frank got engaged to Heather"
+    assert (
+        fact_line(fact("f", "Frank got engaged to Heather", [("eve", "Eve")], about=("frank",)))
+        == "- Eve said on 3 May 2024 that: Frank got engaged to Heather"
+    )
+    assert (
+        fact_line(fact("f", "Alice is moving to Austin next month", [("alice", "Alice")], about=("alice",)))
+        == "- Alice said on 3 May 2024: Alice is moving to Austin next month"
+    )
+    assert (
+        fact_line(fact("f", "Frank got engaged\nto Heather", [("eve", "Eve"), ("grace", "Grace"), ("bob", "Bob")]))
+        == "- Eve, Grace and Bob said on 3 May 2024 that: Frank got engaged to Heather"
+    )
 
 
 def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
     ctx = assemble(sample(), roomy())
     assert [p.name for p in ctx.parts] == ["author", "related", "recalled", "channel", "thread"]
-    assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin with two cats and an old piano",
-                                        "- Eve said on 3 May 2024 that: Bob plays chess"]
+    assert ctx.part("author").lines == [
+        "- Bob said on 4 May 2024: Bob lives in Berlin with two cats and an old piano",
+        "- Eve said on 3 May 2024 that: Bob plays chess",
+    ]
     # round-robin over sources, and a1 (already in the author part) not repeated
     assert ctx.part("related").ids == ["r1", "r2", "r3"]
     assert ctx.part("related").lines[0] == "- Eve and Grace said on 4 May 2024 that: Frank got engaged to Heather"
@@ -93,9 +148,14 @@ def test_each_part_keeps_to_its_own_budget() -> None:
     full = assemble(sample(), roomy())
     head = {p.name: estimate_tokens(p.header) for p in full.parts}
     line = {p.name: [estimate_tokens(x) for x in p.lines] for p in full.parts}
-    ctx = assemble(sample(), roomy(author_tokens=head["author"] + line["author"][1],  # only the shorter fact fits
-                                   channel_tokens=head["channel"] + sum(line["channel"][-2:]),  # newest two lines
-                                   thread_tokens=head["thread"] - 1))  # not even the header: the part is empty
+    ctx = assemble(
+        sample(),
+        roomy(
+            author_tokens=head["author"] + line["author"][1],  # only the shorter fact fits
+            channel_tokens=head["channel"] + sum(line["channel"][-2:]),  # newest two lines
+            thread_tokens=head["thread"] - 1,
+        ),
+    )  # not even the header: the part is empty
     assert ctx.part("author").ids == ["a2"] and ctx.part("author").trimmed == 1
     assert ctx.part("channel").ids == ["c2", "c3"] and ctx.part("channel").trimmed == 2
     assert (ctx.part("thread").lines, ctx.part("thread").tokens, ctx.part("thread").trimmed) == ([], 0, 2)
@@ -139,7 +199,11 @@ def test_chain_bounds_and_name_candidates() -> None:
     assert [m.id for m in bound_chain(chain, req, ContextSettings(reply_chain_messages=3))] == ["7", "8", "9"]
     assert [m.id for m in bound_chain(chain, req, ContextSettings(reply_chain_chars=450))] == ["6", "7", "8", "9"]
     assert [m.id for m in bound_chain(chain, req, ContextSettings(reply_chain_minutes=5))] == ["5", "6", "7", "8", "9"]
-    assert name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")[:3] == ["celtics", "fan", "charlie"]  # "like" is a stop word
+    assert name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")[:3] == [
+        "celtics",
+        "fan",
+        "charlie",
+    ]  # "like" is a stop word
     assert "charlie s sister" in name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")
 
 
@@ -153,6 +217,7 @@ class FakeStore:
     def __getattr__(self, name: str) -> Any:
         async def nothing(*args: Any, **kwargs: Any) -> list[Any]:
             return []
+
         return nothing
 
     async def reply_facts(self, *args: Any, **kwargs: Any) -> dict[str, list[FactView]]:
@@ -171,12 +236,12 @@ class FakeStore:
 async def test_vectors_are_searched_and_other_errors_propagate_as_themselves() -> None:
     fake = FakeStore()
     req = ContextRequest(G1, GENERAL, "bob", "who climbs?", None, D)
-    ctx = await build_context(fake, req, ContextSettings(), embed=lambda text: [float(len(text)), 1.0])  # type: ignore[arg-type]
+    ctx = await build_context(fake, req, ContextSettings(), embed=lambda text: [float(len(text)), 1.0])
     assert fake.vectors == [[11.0, 1.0]] and ctx.part("related").ids == ["v1"]
     with pytest.raises(ValueError, match="bad query"):
-        await build_context(FakeStore(ValueError("bad query")), req, ContextSettings())  # type: ignore[arg-type]
+        await build_context(FakeStore(ValueError("bad query")), req, ContextSettings())
     with pytest.raises(GraphUnavailable, match="ConnectionRefusedError"):
-        await build_context(FakeStore(ConnectionRefusedError("down")), req, ContextSettings())  # type: ignore[arg-type]
+        await build_context(FakeStore(ConnectionRefusedError("down")), req, ContextSettings())
 
 
 # --- on the populated graph ---------------------------------------------------------------------------
@@ -184,8 +249,16 @@ AFTER = T0 + timedelta(days=3)
 
 
 def ask(who: str, text: str, *, at: datetime = AFTER, guild: str = G1, channel: str = GENERAL, **kw: Any) -> ContextRequest:
-    return ContextRequest(guild_id=guild, channel_id=channel, author_id=PEOPLE[who], message_text=text, message_id=None,
-                          at=at, bot_user_id=BOT, **kw)
+    return ContextRequest(
+        guild_id=guild,
+        channel_id=channel,
+        author_id=PEOPLE[who],
+        message_text=text,
+        message_id=None,
+        at=at,
+        bot_user_id=BOT,
+        **kw,
+    )
 
 
 async def test_mentioned_user_facts_with_reporter(store: GraphStore) -> None:
@@ -193,12 +266,15 @@ async def test_mentioned_user_facts_with_reporter(store: GraphStore) -> None:
     req = ask("bob", f"<@{PEOPLE['alice']}> are you all set for the move?", mentioned_user_ids=[PEOPLE["alice"]])
     ctx = await build_context(store, req, ContextSettings())
     assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin"]
-    assert ctx.part("related").lines == ["- Alice said on 3 May 2024: Alice is moving to Austin next month",
-                                         "- Alice said on 3 May 2024: Alice adopted a cat named Luna"]
+    assert ctx.part("related").lines == [
+        "- Alice said on 3 May 2024: Alice is moving to Austin next month",
+        "- Alice said on 3 May 2024: Alice adopted a cat named Luna",
+    ]
     assert ctx.fact_uuids == {p.facts["bob_berlin"], p.facts["alice_austin"], p.facts["alice_luna"]}
     named = await build_context(store, ask("bob", "has Frank set a date yet?"), ContextSettings())
     assert named.part("related").lines == [  # Frank never wrote in the guild: found by full text, not as a member
-        "- Eve and Grace said on 4 May 2024 that: Frank got engaged to Heather"]
+        "- Eve and Grace said on 4 May 2024 that: Frank got engaged to Heather"
+    ]
     dave = await build_context(store, ask("bob", "is Dave taking that job?", at=T0 + timedelta(days=4)), ContextSettings())
     assert dave.part("related").ids == [p.facts["dave_offer"]]  # dave_drunk expired on 6 May
 
@@ -219,23 +295,36 @@ async def test_full_text_finds_both_austin_facts(store: GraphStore) -> None:
     p = await populate(store)
     ctx = await build_context(store, ask("judy", "anyone been to Austin?"), ContextSettings())
     assert set(ctx.part("related").ids) == {p.facts["alice_austin"], p.facts["sister_austin"]}
-    assert ctx.part("author").items == 4 and all(line.startswith("- Judy said on 5 May 2024: Judy has hobby")
-                                                  for line in ctx.part("author").lines)
+    assert ctx.part("author").items == 4 and all(
+        line.startswith("- Judy said on 5 May 2024: Judy has hobby") for line in ctx.part("author").lines
+    )
 
 
 async def test_guilds_never_see_each_other(store: GraphStore) -> None:
     p = await populate(store)
     g1_facts = {u for label, u in p.facts.items() if label != "alice_veg"}
     g1_ids = {m.id for m in p.messages if m.guild_id == G1}
-    there = await build_context(store, ask("alice", "anyone been to Austin? how are Frank, Dave and Charlie's sister?",
-                                           guild=G2, channel=OTHER, mentioned_user_ids=[PEOPLE["charlie"], PEOPLE["frank"]]),
-                                ContextSettings())
+    there = await build_context(
+        store,
+        ask(
+            "alice",
+            "anyone been to Austin? how are Frank, Dave and Charlie's sister?",
+            guild=G2,
+            channel=OTHER,
+            mentioned_user_ids=[PEOPLE["charlie"], PEOPLE["frank"]],
+        ),
+        ContextSettings(),
+    )
     assert there.part("author").lines == ["- Alice said on 3 May 2024: Alice is vegetarian"]
     assert there.part("related").lines == [] and not there.fact_uuids & g1_facts and not there.message_ids & g1_ids
     assert [line.split("] ", 1)[1] for line in there.part("channel").lines] == [
-        "Alice: I'm vegetarian, no meat at the meetup please", "Charlie: noted Alice", "Alice is vegetarian."]
-    here = await build_context(store, ask("charlie", "is Alice vegetarian?", mentioned_user_ids=[PEOPLE["alice"]]),
-                               ContextSettings())
+        "Alice: I'm vegetarian, no meat at the meetup please",
+        "Charlie: noted Alice",
+        "Alice is vegetarian.",
+    ]
+    here = await build_context(
+        store, ask("charlie", "is Alice vegetarian?", mentioned_user_ids=[PEOPLE["alice"]]), ContextSettings()
+    )
     assert p.facts["alice_veg"] not in here.fact_uuids and "vegetarian" not in here.render()
     # ranked by the message: Alice's facts (they name her) before Charlie's linked sister, which matches nothing
     assert here.part("related").ids == [p.facts["alice_austin"], p.facts["alice_luna"], p.facts["sister_austin"]]
@@ -245,12 +334,26 @@ async def test_thread_tail_and_bots(store: GraphStore) -> None:
     p = await populate(store)
     at = T0 + timedelta(days=2, minutes=5)
     await store.upsert_users([User(id="388888888888888888", name="otherbot", display_name="OtherBot", is_bot=True)])
-    await store.record_messages([
-        Message(id=p.mid(), guild_id=G1, channel_id=THREAD, author_id="388888888888888888", content="buy crypto",
-                created_at=at - timedelta(minutes=2)),
-        Message(id=p.mid(), guild_id=G1, channel_id=THREAD, author_id=BOT, content="congrats Dave!",
-                created_at=at - timedelta(minutes=1)),
-    ])
+    await store.record_messages(
+        [
+            Message(
+                id=p.mid(),
+                guild_id=G1,
+                channel_id=THREAD,
+                author_id="388888888888888888",
+                content="buy crypto",
+                created_at=at - timedelta(minutes=2),
+            ),
+            Message(
+                id=p.mid(),
+                guild_id=G1,
+                channel_id=THREAD,
+                author_id=BOT,
+                content="congrats Dave!",
+                created_at=at - timedelta(minutes=1),
+            ),
+        ]
+    )
     req = ask("dave", "so should I take it?", at=at, channel=THREAD, in_thread=True)
     ctx = await build_context(store, req, ContextSettings(thread_messages=4))
     assert [line.split("] ", 1)[1] for line in ctx.part("thread").lines] == [
@@ -274,15 +377,24 @@ async def test_reply_chain_in_a_channel_is_included_and_bounded(store: GraphStor
     req = ask("bob", "haha same", at=celtics.created_at + timedelta(minutes=1), reply_to_id=celtics.id)
     ctx = await build_context(store, req, ContextSettings())
     assert [line.split("] ", 1)[1] for line in ctx.part("thread").lines] == [
-        "Bob: did you see the Celtics game", "Charlie: Celtics all the way, I never miss a game"]
+        "Bob: did you see the Celtics game",
+        "Charlie: Celtics all the way, I never miss a game",
+    ]
     assert {p.messages[5].id, celtics.id} <= ctx.message_ids
     assert p.messages[5].id not in ctx.part("channel").ids  # shown once, in the chain
 
     start = T0 + timedelta(days=8)
     parent = None
     for i in range(45):  # deeper than the store follows (40 hops), each message 300 characters
-        parent = (await p.say(GENERAL, "eve" if i % 2 else "grace", f"{i:03d} " + "blah " * 59 + "!", start + timedelta(minutes=i),
-                              reply_to=parent)).id
+        parent = (
+            await p.say(
+                GENERAL,
+                "eve" if i % 2 else "grace",
+                f"{i:03d} " + "blah " * 59 + "!",
+                start + timedelta(minutes=i),
+                reply_to=parent,
+            )
+        ).id
     deep = ask("bob", "tl;dr?", at=start + timedelta(minutes=45), reply_to_id=parent)
     by_chars = await build_context(store, deep, roomy(total_tokens=50000, thread_tokens=20000))
     assert by_chars.part("thread").items == 26  # 26 × 300 characters fit in 8,000
@@ -299,22 +411,31 @@ async def test_token_counts_per_part_and_a_small_total(store: GraphStore) -> Non
     req = ask("judy", "anyone been to Austin?")
     full = await build_context(store, req, ContextSettings())
     # "Austin!" matches, but the channel part shows it already: not recalled twice
-    assert [(p.name, p.items) for p in full.parts] == [("author", 4), ("related", 2), ("recalled", 0), ("channel", 20),
-                                                      ("thread", 0)]
+    assert [(p.name, p.items) for p in full.parts] == [
+        ("author", 4),
+        ("related", 2),
+        ("recalled", 0),
+        ("channel", 20),
+        ("thread", 0),
+    ]
     assert all(p.tokens == estimate_tokens("\n".join([p.header, *p.lines])) for p in full.parts if p.lines)
     assert full.total_tokens == sum(p.tokens for p in full.parts) == estimate_tokens(full.render()) > 500
     small = await build_context(store, req, ContextSettings(total_tokens=500))
     assert small.total_tokens <= 500 and estimate_tokens(small.render()) == small.total_tokens
     assert [p.items for p in small.parts][:2] == [4, 2] and small.part("author").tokens == full.part("author").tokens
-    assert 0 < small.part("channel").items < 20 and small.part("channel").lines == full.part("channel").lines[-small.part("channel").items:]
+    assert (
+        0 < small.part("channel").items < 20
+        and small.part("channel").lines == full.part("channel").lines[-small.part("channel").items :]
+    )
 
 
 async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    driver = AsyncGraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=("root", "x"),
-                                          connection_timeout=1, max_transaction_retry_time=0)
+    driver = AsyncGraphDatabase.driver(
+        f"bolt://127.0.0.1:{port}", auth=("root", "x"), connection_timeout=1, max_transaction_retry_time=0
+    )
     try:
         with pytest.raises(GraphUnavailable):
             await build_context(GraphStore(driver, store.engine), ask("bob", "hello there"), ContextSettings())
@@ -329,7 +450,9 @@ async def test_recalled_messages_match_the_question_in_its_channel_only(store: G
     req.message_id = asked.id
     ctx = await build_context(store, req, ContextSettings(channel_messages=3))
     assert [line.split("] ", 1)[1] for line in ctx.part("recalled").lines] == [  # oldest first, not the question itself
-        "Bob: did you see the Celtics game", "Charlie: Celtics all the way, I never miss a game"]
+        "Bob: did you see the Celtics game",
+        "Charlie: Celtics all the way, I never miss a game",
+    ]
     assert ctx.part("recalled").header.startswith("## Earlier messages that match this one")
     assert asked.id not in ctx.message_ids
     there = await build_context(store, ask("alice", "who saw the Celtics game?", guild=G2, channel=OTHER), ContextSettings())

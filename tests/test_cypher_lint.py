@@ -88,7 +88,5 @@ def test_deprecation_is_a_warning_shown_but_not_failing(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "warning: The query used a deprecated function" in result.stdout
     assert "1 warnings" in result.stdout
-    strict = subprocess.run(
-        ["node", str(LINT), "--strict", str(old)], capture_output=True, text=True, timeout=300
-    )
+    strict = subprocess.run(["node", str(LINT), "--strict", str(old)], capture_output=True, text=True, timeout=300)
     assert strict.returncode == 1

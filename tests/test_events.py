@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grapevine import events
+from common import events
 
 
 def test_content_is_dropped_and_user_ids_are_pseudonymous() -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grapevine.settings import ConfigError, Settings, _PREFIXES, load_settings
+from common.settings import ConfigError, Settings
+from grapevine.config import load_settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -15,12 +16,24 @@ REPO = Path(__file__).resolve().parents[1]
 def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO / "tests")  # no .env here
     s = load_settings()
-    assert (s.graph.engine, s.window.quiet_seconds, s.window.max_messages, s.window.buffer_max_messages) == ("arcadedb", 180, 30, 2000)
+    assert (s.graph.engine, s.window.quiet_seconds, s.window.max_messages, s.window.buffer_max_messages) == (
+        "arcadedb",
+        180,
+        30,
+        2000,
+    )
     assert (s.context.total_tokens, s.memory.max_facts_per_user, s.extraction.probability) == (8000, 50, 1.0)
 
 
-@pytest.mark.parametrize(("key", "value"), [("WINDOW_QUIET_SECONDS", "soon"), ("EXTRACTION_PROBABILITY", "1.5"),
-                                            ("GRAPEVINE_ENGINE", "mysql"), ("ARCADEDB_HEAP", "lots")])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("WINDOW_QUIET_SECONDS", "soon"),
+        ("EXTRACTION_PROBABILITY", "1.5"),
+        ("GRAPEVINE_ENGINE", "mysql"),
+        ("ARCADEDB_HEAP", "lots"),
+    ],
+)
 def test_a_bad_value_names_its_key(monkeypatch: pytest.MonkeyPatch, key: str, value: str) -> None:
     monkeypatch.setenv(key, value)
     with pytest.raises(ConfigError, match=key):
@@ -36,6 +49,6 @@ def test_neo4j_needs_a_password(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_env_example_documents_every_key() -> None:
     documented = set(re.findall(r"^([A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.M))
-    keys = {prefix + name.upper() for field in Settings.model_fields.values()
-            for cls in [field.default_factory] for prefix in [_PREFIXES[cls]] for name in cls.model_fields}  # type: ignore[index,union-attr]
+    sections = [field.annotation for field in Settings.model_fields.values()]
+    keys = {section.PREFIX + name.upper() for section in sections for name in section.model_fields}
     assert keys == documented

@@ -1,4 +1,4 @@
-from grapevine.tokens import estimate_tokens
+from common.tokens import estimate_tokens
 
 
 def test_words_count_one_token_per_seven_letters() -> None:

@@ -9,7 +9,7 @@ import discord
 from discord.ext import commands
 
 from bot.listening._recorder import Recorder
-from grapevine.events import emit
+from common.events import emit
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -44,5 +44,5 @@ class Listening(commands.Cog):
     async def _delete(self, message_ids: list[int]) -> None:
         try:
             await self.recorder.on_delete(message_ids)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - any failure is logged; the event must not kill the listener
             emit("bot", "delete_failed", level=logging.WARNING, messages=len(message_ids), error=type(exc).__name__)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import discord
 
-from bot.convert import Place, place_of, to_message, to_user, STORED_TYPES
+from bot.convert import STORED_TYPES, Place, place_of, to_message, to_user
 from bot.services import Services
-from grapevine.events import emit
+from common.events import emit
 
 
 class Recorder:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -14,16 +13,21 @@ from discord.ext import commands
 from bot.addressing import addressed_text
 from bot.convert import scope_of, to_user
 from bot.memory import _facts, _status
-from bot.memory._forget_me import PROMPT, ConfirmForget, describe_report, forget_everything
+from bot.memory._forget_me import (
+    PROMPT,
+    ConfirmForget,
+    describe_report,
+    forget_everything,
+)
 from bot.memory._parse import TextCommand, parse
 from bot.sending import send_reply, split_message
-from grapevine.events import emit
+from common.events import emit
+from common.text import MENTION
 from graph.models import User
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
 
-_MENTION = re.compile(r"<@!?(\d+)>")
 BROKEN = "Something went wrong with my memory just now; please try again in a bit."
 GUILD_ONLY = "That only works in a server."
 NEEDS_MANAGE = "That needs the Manage Server permission."
@@ -46,8 +50,9 @@ class Memory(commands.Cog):
     def claims(text: str) -> bool:
         return parse(text) is not None
 
-    def speaker(self, guild: discord.Guild | None, author: discord.abc.User, message_id: str | None,
-                at: datetime) -> _facts.Speaker:
+    def speaker(
+        self, guild: discord.Guild | None, author: discord.abc.User, message_id: str | None, at: datetime
+    ) -> _facts.Speaker:
         return _facts.Speaker(scope_of(guild, author.id), to_user(author), message_id, at)
 
     def confirm_view(self, author: discord.abc.User) -> ConfirmForget:
@@ -70,21 +75,34 @@ class Memory(commands.Cog):
         try:
             reply, view = await self.run_text(message, command, me)
         except Exception as exc:  # noqa: BLE001 - the member gets an answer, the operator the event
-            emit("bot", "memory_command_failed", level=logging.ERROR, command=command.kind, error=type(exc).__name__,
-                 reason=str(exc)[:300])
+            emit(
+                "bot",
+                "memory_command_failed",
+                level=logging.ERROR,
+                command=command.kind,
+                error=type(exc).__name__,
+                reason=str(exc)[:300],
+            )
             reply = BROKEN
         try:
             sent = await send_reply(message, split_message(reply), view=view)
         except discord.HTTPException as exc:
-            emit("bot", "reply_failed", level=logging.WARNING, channel_id=str(message.channel.id), status=exc.status,
-                 error=type(exc).__name__)
+            emit(
+                "bot",
+                "reply_failed",
+                level=logging.WARNING,
+                channel_id=str(message.channel.id),
+                status=exc.status,
+                error=type(exc).__name__,
+            )
             return
         if view is not None and sent:
             view.message = sent[0]
         emit("bot", "memory_command", command=command.kind, via="message")
 
-    async def run_text(self, message: discord.Message, command: TextCommand,
-                       me: discord.abc.User) -> tuple[str, ConfirmForget | None]:
+    async def run_text(
+        self, message: discord.Message, command: TextCommand, me: discord.abc.User
+    ) -> tuple[str, ConfirmForget | None]:
         services, author = self.services, message.author
         speaker = self.speaker(message.guild, author, str(message.id), message.created_at)
         mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
@@ -118,13 +136,13 @@ class Memory(commands.Cog):
     # --- slash commands -------------------------------------------------------------------------
     async def _mentioned(self, text: str) -> tuple[str, list[User]]:
         """Users a slash command's text mentions as <@id>, and the text with @names instead."""
-        ids = list(dict.fromkeys(_MENTION.findall(text)))
+        ids = list(dict.fromkeys(MENTION.findall(text)))
         users = {u.id: u for u in await self.services.store.users(ids)} if ids else {}
         for i in ids:
             found = self.bot.get_user(int(i))
             if found is not None:
                 users[i] = to_user(found)
-        named = _MENTION.sub(lambda m: "@" + users[m[1]].display_name if m[1] in users else m[0], text)
+        named = MENTION.sub(lambda m: "@" + users[m[1]].display_name if m[1] in users else m[0], text)
         return named, [u for u in users.values() if not u.is_bot]
 
     async def _answer(self, interaction: discord.Interaction, text: str) -> None:
@@ -185,8 +203,14 @@ class Memory(commands.Cog):
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = GUILD_ONLY
         else:
-            emit("bot", "memory_command_failed", level=logging.ERROR, command=getattr(interaction.command, "name", None),
-                 error=type(getattr(error, "original", error)).__name__, reason=str(error)[:300])
+            emit(
+                "bot",
+                "memory_command_failed",
+                level=logging.ERROR,
+                command=getattr(interaction.command, "name", None),
+                error=type(getattr(error, "original", error)).__name__,
+                reason=str(error)[:300],
+            )
             text = BROKEN
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

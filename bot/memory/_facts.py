@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.services import Services
-from grapevine.context import day
-from grapevine.context_builder import name_candidates
-from grapevine.events import emit
+from common.events import emit
+from common.text import keywords
 from graph.models import FactView, FactWrite, NodeRef, Report, User
-from graph.session import Tx, run
-from graph.text import keywords
+from recall.assemble import day
+from recall.gather import name_candidates
 
 FIRST_PERSON = re.compile(r"^(?:i|i'm|im|i've|ive|i'd|i'll|my|me|mine)\b", re.I)
 MAX_LISTED = 20
@@ -60,8 +59,9 @@ async def named_members(services: Services, scope: str, text: str) -> list[User]
     return [u for u in await services.store.members_by_name(scope, names) if not u.is_bot]
 
 
-async def resolve_subjects(services: Services, speaker: Speaker, text: str,
-                           mentioned: list[User]) -> tuple[list[Subject], list[Subject]]:
+async def resolve_subjects(
+    services: Services, speaker: Speaker, text: str, mentioned: list[User]
+) -> tuple[list[Subject], list[Subject]]:
     """(about, mentions) of a fact stated by `speaker`."""
     me = person(speaker.author)
     people = _distinct([person(u) for u in [*mentioned, *await named_members(services, speaker.scope, text)]])
@@ -94,42 +94,45 @@ async def remember(services: Services, speaker: Speaker, text: str, mentioned: l
     users = {u.id: u for u in [speaker.author, *(s.user for s in [*about, *mentions] if s.user)]}
     await services.store.upsert_users(list(users.values()))
     fact = FactWrite(
-        uuid=uuid.uuid4().hex, text=text, importance=6, confidence=0.9, valid_at=speaker.at,
-        about=tuple(s.ref for s in about), mentions=tuple(s.ref for s in mentions),
+        uuid=uuid.uuid4().hex,
+        text=text,
+        importance=6,
+        confidence=0.9,
+        valid_at=speaker.at,
+        about=tuple(s.ref for s in about),
+        mentions=tuple(s.ref for s in mentions),
         reports=(Report(user_id=speaker.author.id, message_id=speaker.message_id, at=speaker.at),),
-        source_message_ids=(speaker.message_id,) if speaker.message_id else (), source="command",
+        source_message_ids=(speaker.message_id,) if speaker.message_id else (),
+        source="command",
     )
     await services.store.write_command_facts(speaker.scope, [fact])
-    emit("bot", "fact_remembered", guild_id=speaker.scope, fact_uuid=fact.uuid, about=[s.ref.id for s in about],
-         mentions=len(mentions))
+    emit(
+        "bot",
+        "fact_remembered",
+        guild_id=speaker.scope,
+        fact_uuid=fact.uuid,
+        about=[s.ref.id for s in about],
+        mentions=len(mentions),
+    )
     return f"Got it, I'll remember that {text} (about {_names(about)})."
 
 
 def matches(words: list[str], text: str) -> bool:
     """Every word asked for is in the fact (as a word, or the start of one: "move" finds "moves")."""
     found = keywords(text, 200)
-    return bool(words) and all(any(f == w or f.startswith(w) or (len(f) >= 4 and w.startswith(f)) for f in found)
-                               for w in words)
+    return bool(words) and all(any(f == w or f.startswith(w) or (len(f) >= 4 and w.startswith(f)) for f in found) for w in words)
 
 
 async def forget(services: Services, speaker: Speaker, what: str) -> str:
     words = keywords(what)
     if not words:
         return "Tell me what to forget, e.g. `forget that I live in Berlin`."
-    runner = services.store.runner
-    rows = await runner.read("bot/forgettable_facts", guild_id=speaker.scope, user_id=speaker.author.id)
+    rows = await services.store.forgettable_facts(speaker.scope, speaker.author.id)
     hits = [r for r in rows if matches(words, r["text"])]
     if not hits:
         return f"I found nothing about you or from you matching “{what}”, so there was nothing to forget."
-    uuids = [r["uuid"] for r in hits]
     touched = sorted({e for r in hits for e in r["entities"]})
-
-    async def work(tx: Tx) -> int:
-        deleted = await run(tx, "store/delete_facts", uuids=uuids, guild_id=speaker.scope)
-        await run(tx, "bot/drop_orphan_entities", uuids=touched, guild_id=speaker.scope)
-        return int(deleted[0]["deleted"]) if deleted else 0
-
-    count = await runner.write(work)
+    count = await services.store.delete_facts(speaker.scope, [r["uuid"] for r in hits], touched)
     emit("bot", "facts_forgotten", guild_id=speaker.scope, facts=count)
     listed = "\n".join(f"• {r['text']}" for r in hits[:MAX_LISTED])
     more = f"\n…and {len(hits) - MAX_LISTED} more." if len(hits) > MAX_LISTED else ""
@@ -137,7 +140,7 @@ async def forget(services: Services, speaker: Speaker, what: str) -> str:
 
 
 async def find_subject(services: Services, speaker: Speaker, who: str, mentioned: list[User]) -> Subject | None:
-    """"me", a mentioned member, a member by name, or an entity by name."""
+    """ "me", a mentioned member, a member by name, or an entity by name."""
     if who.strip().casefold() in ("me", "myself", "@me"):
         return person(speaker.author)
     if mentioned:
@@ -156,8 +159,8 @@ def _fact_line(fact: FactView) -> str:
 
 
 async def describe(services: Services, speaker: Speaker, subject: Subject) -> str:
-    ids = {"user_ids": [subject.ref.id]} if subject.ref.kind == "user" else {"entity_uuids": [subject.ref.id]}
-    facts = await services.store.facts_about(speaker.scope, limit=MAX_LISTED, **ids)  # type: ignore[arg-type]
+    users, entities = ([subject.ref.id], []) if subject.ref.kind == "user" else ([], [subject.ref.id])
+    facts = await services.store.facts_about(speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED)
     name = "you" if subject.ref.id == speaker.author.id else subject.name
     if not facts:
         where = " in our DMs" if speaker.scope.startswith("dm:") else " here"

@@ -4,43 +4,54 @@ guild and in their DMs, and nothing of theirs is stored afterwards (until they o
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import discord
 
-from bot.convert import dm_scope
 from bot.services import Services
-from grapevine.events import emit
-from graph.forget import ForgetReport, forget_user
+from common.events import emit
+from graph.forget import ForgetReport
 
-PROMPT = ("This deletes everything I remember about you and everything you said, in every server and in our DMs, "
-          "and I'll stop remembering anything from you until you use `/memory opt-in`. Go ahead?")
+PROMPT = (
+    "This deletes everything I remember about you and everything you said, in every server and in our DMs, "
+    "and I'll stop remembering anything from you until you use `/memory opt-in`. Go ahead?"
+)
 NOT_YOURS = "Only the person who asked can confirm this."
 CANCELLED = "Cancelled; nothing was deleted."
 TIMED_OUT = "No answer, so nothing was deleted."
 FAILED = "I couldn't reach my memory just now, so not everything may be deleted; please try again in a bit."
 
 
-async def forget_everything(services: Services, user_id: str, known_names: list[str] = ()) -> ForgetReport:  # type: ignore[assignment]
+async def forget_everything(services: Services, user_id: str, known_names: Sequence[str] = ()) -> ForgetReport:
     """Opt out first (nothing new gets stored meanwhile), drop buffered messages, then delete while no
     extraction runs (one already reading their messages writes first, then goes with the rest)."""
     await services.consent.opt_out(user_id)
     dropped = services.live.drop_user(user_id)
-    runner = services.store.runner
     async with services.ingestor.paused():
-        dm = await runner.write_one("bot/forget_dm_space", guild_id=dm_scope(user_id))
-        report = await forget_user(runner, user_id, known_names=list(known_names))
-    for row in dm:
-        report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
-    emit("bot", "forget_me", deleted=report.deleted, redacted=report.redacted, dropped_buffered=dropped,
-         residue=len(report.residue), level=logging.WARNING if report.residue else logging.INFO)
+        report = await services.store.forget_user(user_id, known_names=known_names)
+    emit(
+        "bot",
+        "forget_me",
+        deleted=report.deleted,
+        redacted=report.redacted,
+        dropped_buffered=dropped,
+        residue=len(report.residue),
+        level=logging.WARNING if report.residue else logging.INFO,
+    )
     return report
 
 
 def describe_report(report: ForgetReport) -> str:
     counts = report.deleted
-    parts = [f"{counts.get(label, 0)} {noun}" for label, noun in
-             (("Fact", "facts"), ("Message", "messages"), ("Episode", "conversations"), ("Entity", "related things"))]
+    parts = [
+        f"{counts.get(label, 0)} {noun}"
+        for label, noun in (
+            ("Fact", "facts"),
+            ("Message", "messages"),
+            ("Episode", "conversations"),
+            ("Entity", "related things"),
+        )
+    ]
     text = "Done: I deleted " + ", ".join(parts) + ". I won't remember anything from you from now on."
     if report.residue:
         text += f" ({len(report.residue)} leftover traces need an operator's look; they have been logged.)"

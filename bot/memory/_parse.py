@@ -11,7 +11,10 @@ Kind = Literal["remember", "forget", "forget_me", "about", "opt_out", "opt_in", 
 _PLEASE = r"(?:(?:hey|ok|okay|please|pls)[,\s]+)*"
 _END = r"(?:[,\s]+(?:please|pls|thanks|thank you))?[\s.!]*"
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
-    ("forget_me", re.compile(rf"^{_PLEASE}forget\s+(?:about\s+)?(?:me|everything\s+(?:about|of)\s+me|all\s+about\s+me){_END}$", re.I)),
+    (
+        "forget_me",
+        re.compile(rf"^{_PLEASE}forget\s+(?:about\s+)?(?:me|everything\s+(?:about|of)\s+me|all\s+about\s+me){_END}$", re.I),
+    ),
     ("opt_out", re.compile(rf"^{_PLEASE}(?:memory\s+)?opt[\s-]?out{_END}$", re.I)),
     ("opt_in", re.compile(rf"^{_PLEASE}(?:memory\s+)?opt[\s-]?in{_END}$", re.I)),
     ("status", re.compile(rf"^{_PLEASE}memory\s+status{_END}$", re.I)),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from bot.services import Services
-from grapevine.events import emit
+from common.events import emit
 from graph.models import EpisodeStatus
 
-OPTED_OUT = ("Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
-             "`/memory opt-in` turns memory back on.")
+OPTED_OUT = (
+    "Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
+    "`/memory opt-in` turns memory back on."
+)
 OPTED_IN = "Welcome back: I'll remember our conversations again from now on."
 WAS_IN = "You weren't opted out; I'm remembering as usual."
 
@@ -31,8 +33,10 @@ async def status(services: Services, guild_id: str) -> str:
     pending = await store.episodes([EpisodeStatus.PENDING], guild_id=guild_id)
     failed = await store.episodes([EpisodeStatus.FAILED], guild_id=guild_id)
     nodes = (await store.stats())["nodes"]
-    count = {label: sum(int(r["count"]) for r in nodes if r["label"] == label and r["guild_id"] == guild_id)
-             for label in ("Fact", "Entity", "Message", "Episode")}
+    count = {
+        label: sum(int(r["count"]) for r in nodes if r["label"] == label and r["guild_id"] == guild_id)
+        for label in ("Fact", "Entity", "Message", "Episode")
+    }
     live = services.live.stats()
     today = services.meter.today()
     lines = [

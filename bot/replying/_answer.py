@@ -15,10 +15,10 @@ import discord
 from bot.convert import place_of, reply_to_id
 from bot.sending import split_message
 from bot.services import Services
-from grapevine.context import ContextRequest, ReplyContext, build_reply_messages
-from grapevine.context_builder import GraphUnavailable, build_context
-from grapevine.events import emit
+from common.events import emit
 from ingest.llm import LLMError
+from recall.assemble import ContextRequest, ReplyContext, build_reply_messages
+from recall.gather import GraphUnavailable, build_context
 
 LLM_DOWN = "My memory's fine but my brain (the LLM) is unreachable right now; try again in a bit."
 EMPTY_REPLY = "…"
@@ -39,10 +39,16 @@ def context_request(message: discord.Message, text: str, me: discord.abc.User) -
     place = place_of(message, me.id)
     assert place is not None, "a message from someone else always has a place"
     return ContextRequest(
-        guild_id=place.guild.id, channel_id=place.channel.id, author_id=str(message.author.id), message_text=text,
-        message_id=str(message.id), at=message.created_at,
+        guild_id=place.guild.id,
+        channel_id=place.channel.id,
+        author_id=str(message.author.id),
+        message_text=text,
+        message_id=str(message.id),
+        at=message.created_at,
         mentioned_user_ids=[str(u.id) for u in message.mentions if u.id != me.id and not u.bot],
-        in_thread=isinstance(message.channel, discord.Thread), reply_to_id=reply_to_id(message), bot_user_id=str(me.id),
+        in_thread=isinstance(message.channel, discord.Thread),
+        reply_to_id=reply_to_id(message),
+        bot_user_id=str(me.id),
     )
 
 
@@ -56,13 +62,28 @@ async def gather_context(services: Services, request: ContextRequest) -> tuple[R
         emit("bot", "graph_unavailable", level=logging.WARNING, guild_id=request.guild_id, error=str(exc)[:300])
         context, memory = no_memory(), False
     except Exception as exc:  # noqa: BLE001 - a broken read must not cost the member their answer
-        emit("bot", "context_failed", level=logging.ERROR, guild_id=request.guild_id, error=type(exc).__name__,
-             reason=str(exc)[:300])
+        emit(
+            "bot",
+            "context_failed",
+            level=logging.ERROR,
+            guild_id=request.guild_id,
+            error=type(exc).__name__,
+            reason=str(exc)[:300],
+        )
         context, memory = no_memory(), False
-    emit("bot", "context_built", guild_id=request.guild_id, channel_id=request.channel_id, message_id=request.message_id,
-         memory=memory, total_tokens=context.total_tokens, facts=len(context.fact_uuids), messages=len(context.message_ids),
-         parts={p.name: {"tokens": p.tokens, "items": p.items, "trimmed": p.trimmed} for p in context.parts},
-         latency_ms=round((time.perf_counter() - started) * 1000))
+    emit(
+        "bot",
+        "context_built",
+        guild_id=request.guild_id,
+        channel_id=request.channel_id,
+        message_id=request.message_id,
+        memory=memory,
+        total_tokens=context.total_tokens,
+        facts=len(context.fact_uuids),
+        messages=len(context.message_ids),
+        parts={p.name: {"tokens": p.tokens, "items": p.items, "trimmed": p.trimmed} for p in context.parts},
+        latency_ms=round((time.perf_counter() - started) * 1000),
+    )
     return context, memory
 
 
@@ -70,8 +91,7 @@ async def compose(services: Services, message: discord.Message, text: str, me: d
     context, memory = await gather_context(services, context_request(message, text, me))
     if services.llm is None:
         return Answer([LLM_DOWN], "llm_unavailable", context)
-    prompt = build_reply_messages(context, message.author.display_name, text or "(they only mentioned you)",
-                                  me.display_name)
+    prompt = build_reply_messages(context, message.author.display_name, text or "(they only mentioned you)", me.display_name)
     try:
         reply = await services.llm.chat(prompt, purpose="reply")
     except LLMError as exc:

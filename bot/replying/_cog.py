@@ -13,7 +13,7 @@ from discord.ext import commands
 from bot.addressing import addressed_text
 from bot.replying._answer import compose
 from bot.sending import send_reply
-from grapevine.events import emit
+from common.events import emit
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -39,10 +39,24 @@ class Replying(commands.Cog):
         try:
             await send_reply(message, answer.chunks)
         except discord.HTTPException as exc:
-            emit("bot", "reply_failed", level=logging.WARNING, channel_id=str(message.channel.id),
-                 status=exc.status, error=type(exc).__name__)
+            emit(
+                "bot",
+                "reply_failed",
+                level=logging.WARNING,
+                channel_id=str(message.channel.id),
+                status=exc.status,
+                error=type(exc).__name__,
+            )
             return
-        emit("bot", "reply_sent", guild_id=str(message.guild.id) if message.guild else "dm",
-             channel_id=str(message.channel.id), message_id=str(message.id), outcome=answer.outcome,
-             chunks=len(answer.chunks), chars=sum(len(c) for c in answer.chunks),
-             context_tokens=answer.context.total_tokens, latency_ms=round((time.perf_counter() - started) * 1000))
+        emit(
+            "bot",
+            "reply_sent",
+            guild_id=str(message.guild.id) if message.guild else "dm",
+            channel_id=str(message.channel.id),
+            message_id=str(message.id),
+            outcome=answer.outcome,
+            chunks=len(answer.chunks),
+            chars=sum(len(c) for c in answer.chunks),
+            context_tokens=answer.context.total_tokens,
+            latency_ms=round((time.perf_counter() - started) * 1000),
+        )

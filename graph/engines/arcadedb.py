@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
@@ -69,7 +70,7 @@ class ArcadeDBEngine:
             for statement in queries.statements((queries.ROOT / f"{name}.sql").read_text(encoding="utf-8")):
                 await self.sql(statement)
 
-    async def sql(self, command: str) -> dict:
+    async def sql(self, command: str) -> dict[str, Any]:
         return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", {"language": "sql", "command": command})
 
     async def create_database(self) -> None:
@@ -82,22 +83,22 @@ class ArcadeDBEngine:
         listing = await asyncio.to_thread(self._get, "/api/v1/databases")
         return self.database in listing.get("result", [])
 
-    def _request(self, req: urllib.request.Request) -> dict:
+    def _request(self, req: urllib.request.Request) -> dict[str, Any]:
         token = base64.b64encode(f"root:{self.password}".encode()).decode()
         req.add_header("Authorization", f"Basic {token}")
         req.add_header("Content-Type", "application/json")
         try:
             with urllib.request.urlopen(req, timeout=60) as resp:
-                return json.loads(resp.read() or b"{}")
+                return cast(dict[str, Any], json.loads(resp.read() or b"{}"))
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:500]
             raise RuntimeError(f"ArcadeDB HTTP {exc.code} on {req.full_url}: {detail}") from None
 
-    def _post(self, path: str, body: dict) -> dict:
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         url = f"http://{self.host}:{self.http_port}{path}"
         return self._request(urllib.request.Request(url, data=json.dumps(body).encode(), method="POST"))
 
-    def _get(self, path: str) -> dict:
+    def _get(self, path: str) -> dict[str, Any]:
         return self._request(urllib.request.Request(f"http://{self.host}:{self.http_port}{path}"))
 
 
@@ -123,7 +124,7 @@ class ArcadeDBServer:
             "http_port": self.engine.http_port,
             "heap": self.heap,
         }
-        log = open(self.root / "server.out", "a", encoding="utf-8")  # noqa: SIM115 - lives as long as the child
+        log = open(self.root / "server.out", "a", encoding="utf-8")
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "graph.engines.arcadedb_child", json.dumps(cfg)],
             stdin=subprocess.PIPE,

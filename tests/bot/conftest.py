@@ -11,16 +11,22 @@ from bot.listening import Listening
 from bot.memory import Memory
 from bot.replying import Replying
 from bot.services import Services
-from grapevine.scripted_llm import ScriptedLLMServer
-from grapevine.settings import LLMSettings, Settings, WindowSettings
+from common.settings import LLMSettings, Settings, WindowSettings
+from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.consent import Consent
 from ingest.live import LiveWindows
 from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import Ingestor
 from tests.bot.harness import Harness
-from tests.bot.helpers import MockBot, MockClientUser, MockGuild, MockMember, MockTextChannel
 from tests.support.busy_server import BOT, G1, GENERAL
+from tests.support.discord_doubles import (
+    MockBot,
+    MockClientUser,
+    MockGuild,
+    MockMember,
+    MockTextChannel,
+)
+from tests.support.scripted_llm import ScriptedLLMServer
 
 
 @pytest.fixture
@@ -31,8 +37,14 @@ def llm_server() -> Iterator[ScriptedLLMServer]:
 
 @pytest.fixture
 async def services(store: GraphStore, llm_server: ScriptedLLMServer) -> AsyncIterator[Services]:
-    llm_settings = LLMSettings(base_url=llm_server.base_url, api_key="test", model="extract-model",  # type: ignore[arg-type]
-                               reply_model="reply-model", timeout=5.0, max_attempts=1)
+    llm_settings = LLMSettings(
+        base_url=llm_server.base_url,
+        api_key="test",
+        model="extract-model",
+        reply_model="reply-model",
+        timeout=5.0,
+        max_attempts=1,
+    )
     settings = Settings(llm=llm_settings)
     meter = UsageMeter()
     llm = OpenAILLM(llm_settings, meter, min_wait=0.001, max_wait=0.01)

@@ -10,8 +10,14 @@ import discord
 from bot.listening import Listening
 from bot.memory import Memory
 from bot.replying import Replying
-from tests.bot.helpers import MockBot, MockGuild, MockMember, MockMessage, MockTextChannel
 from tests.support.busy_server import PEOPLE, T0
+from tests.support.discord_doubles import (
+    MockBot,
+    MockGuild,
+    MockMember,
+    MockMessage,
+    MockTextChannel,
+)
 
 AT = T0 + timedelta(days=4)  # after everything populate() says
 
@@ -45,15 +51,16 @@ class Harness:
     def mention(self) -> str:
         return f"<@{self.bot.user.id}>"
 
-    def message(self, author: object, content: str, *, channel: object = None, at: datetime = AT, to_bot: bool = False,
-                **kwargs: object) -> MockMessage:
+    def message(
+        self, author: object, content: str, *, channel: object = None, at: datetime = AT, to_bot: bool = False, **kwargs: object
+    ) -> MockMessage:
         """A message; `to_bot` puts the bot's mention in front of the text (and in `mentions`)."""
         if to_bot:
             content = f"{self.mention()} {content}"
-            kwargs["mentions"] = [self.bot.user, *kwargs.get("mentions", [])]  # type: ignore[list-item]
+            kwargs["mentions"] = [self.bot.user, *kwargs.get("mentions", [])]
         return MockMessage(author=author, content=content, channel=channel or self.general, created_at=at, **kwargs)
 
 
 def allowed_none(call: object) -> bool:
-    mentions = call.kwargs.get("allowed_mentions")  # type: ignore[attr-defined]
+    mentions = call.kwargs.get("allowed_mentions")
     return isinstance(mentions, discord.AllowedMentions) and mentions.to_dict() == {"parse": []}

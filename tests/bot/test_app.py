@@ -9,13 +9,14 @@ import discord
 import pytest
 from pydantic import SecretStr
 
-from bot import app
-from bot.app import GrapevineBot, check_bot_config, run_bot
+from bot.app import GrapevineBot
 from bot.services import Services
+from common.settings import DiscordSettings, LLMSettings, Settings
+from grapevine import bot_runner
+from grapevine.bot_runner import check_bot_config, run_bot
 from grapevine.runtime import Runtime
-from grapevine.scripted_llm import ScriptedLLMServer
-from grapevine.settings import DiscordSettings, LLMSettings, Settings
 from graph.store import GraphStore
+from tests.support.scripted_llm import ScriptedLLMServer
 
 
 async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -> None:
@@ -28,7 +29,7 @@ async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -
         group = bot.tree.get_command("memory")
         assert isinstance(group, discord.app_commands.Group)
         assert {c.name for c in group.commands} == {"about", "forget", "opt-out", "opt-in", "status"}
-        assert bot.get_cog("Upkeep").loop.is_running()  # type: ignore[union-attr]
+        assert bot.get_cog("Upkeep").loop.is_running()
         assert bot.claimed("remember that I like tea") and not bot.claimed("how are you?")
         intents = bot.intents
         assert intents.guilds and intents.guild_messages and intents.dm_messages and intents.message_content
@@ -52,8 +53,9 @@ async def test_run_bot_refuses_to_start_without_a_token() -> None:
         await run_bot(Settings(discord=DiscordSettings(token=None), llm=LLMSettings(base_url="http://127.0.0.1:1/v1")))
 
 
-async def test_run_bot_opens_everything_hands_it_over_and_closes_it(store: GraphStore, llm_server: ScriptedLLMServer,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_run_bot_opens_everything_hands_it_over_and_closes_it(
+    store: GraphStore, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: dict[str, object] = {}
 
     @contextlib.asynccontextmanager
@@ -63,10 +65,9 @@ async def test_run_bot_opens_everything_hands_it_over_and_closes_it(store: Graph
     async def fake_start(self: GrapevineBot, token: str, *, reconnect: bool = True) -> None:
         seen.update(token=token, services=self.services, windows_running=self.services.live._loop is not None)
 
-    monkeypatch.setattr(app, "open_store", fake_open_store)
+    monkeypatch.setattr(bot_runner, "open_store", fake_open_store)
     monkeypatch.setattr(GrapevineBot, "start", fake_start)
-    settings = Settings(discord=DiscordSettings(token=SecretStr("secret-token")),
-                        llm=LLMSettings(base_url=llm_server.base_url))  # type: ignore[call-arg]
+    settings = Settings(discord=DiscordSettings(token=SecretStr("secret-token")), llm=LLMSettings(base_url=llm_server.base_url))
     await run_bot(settings)
 
     services = seen["services"]

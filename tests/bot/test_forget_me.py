@@ -9,18 +9,31 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from bot.memory._forget_me import CANCELLED, NOT_YOURS, PROMPT, ConfirmForget, forget_everything
+from bot.memory._forget_me import (
+    CANCELLED,
+    NOT_YOURS,
+    PROMPT,
+    ConfirmForget,
+    forget_everything,
+)
 from bot.services import Services
-from grapevine.settings import ExtractionSettings, WindowSettings
-from graph.models import EpisodeStatus
-from ingest.pipeline import Ingestor
+from common.settings import ExtractionSettings, WindowSettings
 from graph.forget import residue_audit
+from graph.models import EpisodeStatus
 from graph.store import GraphStore
-from grapevine.scripted_llm import ScriptedLLMServer
+from ingest.pipeline import Ingestor
 from tests.bot.harness import AT, Harness
-from tests.bot.helpers import MockDMChannel, MockInteraction, MockMessage, reply_to, sent_texts
 from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
-from tests.support.scripted import Prompt, answer, count, entity, fact
+from tests.support.discord_doubles import (
+    MockDMChannel,
+    MockInteraction,
+    MockMessage,
+    reply_to,
+    sent_texts,
+)
+from tests.support.prompt_reader import Prompt
+from tests.support.scripted import answer, count, entity, fact
+from tests.support.scripted_llm import ScriptedLLMServer
 
 CHARLIE = PEOPLE["charlie"]
 
@@ -36,8 +49,9 @@ async def _ask_to_forget(harness: Harness, at_minutes: int) -> tuple[MockMessage
     return ask, view
 
 
-async def test_forget_me_removes_charlie_and_keeps_alice(store: GraphStore, harness: Harness,
-                                                         llm_server: ScriptedLLMServer) -> None:
+async def test_forget_me_removes_charlie_and_keeps_alice(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
     p = await populate(store)
     charlie = harness.member("charlie")
     dm = MockDMChannel(recipient=charlie)
@@ -45,8 +59,16 @@ async def test_forget_me_removes_charlie_and_keeps_alice(store: GraphStore, harn
     private = harness.message(charlie, "hi, my cat is called Tom", channel=dm, guild=None, at=AT)
     await harness.deliver(private)
     [bot_said] = sent_texts(private.reply)
-    await harness.deliver(MockMessage(author=harness.bot.user, content=bot_said, channel=dm, guild=None,
-                                      created_at=AT + timedelta(seconds=5), reference=reply_to(private)))
+    await harness.deliver(
+        MockMessage(
+            author=harness.bot.user,
+            content=bot_said,
+            channel=dm,
+            guild=None,
+            created_at=AT + timedelta(seconds=5),
+            reference=reply_to(private),
+        )
+    )
     dm_scope = f"dm:{CHARLIE}"
     assert await count(store, "MATCH (m:Message) WHERE m.guild_id = $g RETURN count(m) AS n", g=dm_scope) == 2
     alice_before = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=AT)
@@ -76,8 +98,9 @@ async def test_forget_me_removes_charlie_and_keeps_alice(store: GraphStore, harn
     again = harness.message(charlie, "and in private", channel=dm, guild=None, at=AT + timedelta(minutes=6))
     llm_server.push("Hello again.")
     await harness.deliver(again)
-    assert await count(store, "MATCH (m:Message) WHERE m.id IN $ids RETURN count(m) AS n",
-                       ids=[str(later.id), str(again.id)]) == 0
+    assert (
+        await count(store, "MATCH (m:Message) WHERE m.id IN $ids RETURN count(m) AS n", ids=[str(later.id), str(again.id)]) == 0
+    )
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 0
     assert not harness.bot.services.consent.allowed(CHARLIE)
 
@@ -110,7 +133,8 @@ async def test_slash_forget_me_answers_with_the_view(store: GraphStore, harness:
 
 
 async def test_forget_me_waits_for_an_extraction_already_reading_their_messages(
-        store: GraphStore, services: Services, llm_server: ScriptedLLMServer) -> None:
+    store: GraphStore, services: Services, llm_server: ScriptedLLMServer
+) -> None:
     p = await populate(store)
     said = await p.say(GENERAL, "charlie", "my sister just started at the hospital", AT)
     key = await p.episode(GENERAL, [said, await p.say(GENERAL, "alice", "congrats to her!", AT + timedelta(seconds=9))])
@@ -121,9 +145,11 @@ async def test_forget_me_waits_for_an_extraction_already_reading_their_messages(
         asked.set()
         release.wait(10)
         charlie = prompt.user("Charlie")
-        return answer("Charlie talked about his sister.",
-                      entities=[entity("E1", "Charlie's sister", "person", owner=charlie, relation="sister")],
-                      facts=[fact("Charlie's sister works at the hospital", about=["E1"], source=[prompt.msg(said.content)])])
+        return answer(
+            "Charlie talked about his sister.",
+            entities=[entity("E1", "Charlie's sister", "person", owner=charlie, relation="sister")],
+            facts=[fact("Charlie's sister works at the hospital", about=["E1"], source=[prompt.msg(said.content)])],
+        )
 
     llm_server.responder = slow_model
     ingestor = Ingestor(store, services.llm, ExtractionSettings(), WindowSettings())

@@ -12,7 +12,7 @@ from bot.convert import place_of, to_message
 from graph.models import ChannelKind
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness
-from tests.bot.helpers import (
+from tests.support.discord_doubles import (
     MockClientUser,
     MockDMChannel,
     MockForumChannel,
@@ -39,8 +39,11 @@ def test_places_of_text_thread_forum_post_and_dm() -> None:
         place = place_of(MockMessage(author=alice, channel=channel), ME)
         assert place is not None and place.guild.id == "1" and place.guild.name == "Book Club"
         kinds[channel.id] = (place.channel.kind, place.channel.parent_id, place.channel.name)
-    assert kinds == {2: (ChannelKind.TEXT, None, "general"), 3: (ChannelKind.THREAD, "2", "weekend"),
-                     4: (ChannelKind.FORUM_POST, "5", "help: my sourdough")}
+    assert kinds == {
+        2: (ChannelKind.TEXT, None, "general"),
+        3: (ChannelKind.THREAD, "2", "weekend"),
+        4: (ChannelKind.FORUM_POST, "5", "help: my sourdough"),
+    }
 
     dm = MockDMChannel(id=6, recipient=alice)
     mine = place_of(MockMessage(author=MockClientUser(id=ME), channel=dm, guild=None), ME)
@@ -54,8 +57,9 @@ def test_places_of_text_thread_forum_post_and_dm() -> None:
 def test_message_record_links_the_reply_and_names_attachments() -> None:
     parent = MockMessage(id=100, content="where to?")
     attachment = mock.NonCallableMagicMock(spec_set=discord.Attachment, filename="austin.png")
-    message = MockMessage(id=101, content="Austin!", reference=reply_to(parent), attachments=[attachment],
-                          author=MockMember(id=11), created_at=AT)
+    message = MockMessage(
+        id=101, content="Austin!", reference=reply_to(parent), attachments=[attachment], author=MockMember(id=11), created_at=AT
+    )
     place = place_of(message, ME)
     assert place is not None
     record = to_message(message, place)
@@ -66,27 +70,53 @@ def test_message_record_links_the_reply_and_names_attachments() -> None:
 async def test_messages_edits_and_deletes_reach_the_graph(store: GraphStore, harness: Harness) -> None:
     bob = harness.member("bob")
     first = await harness.deliver(harness.message(bob, "I live in Berln", at=AT))
-    second = await harness.deliver(harness.message(harness.member("alice"), "nice", at=AT + timedelta(seconds=5),
-                                                   reference=reply_to(first)))
-    rows = await cypher(store, """
+    second = await harness.deliver(
+        harness.message(harness.member("alice"), "nice", at=AT + timedelta(seconds=5), reference=reply_to(first))
+    )
+    rows = await cypher(
+        store,
+        """
         MATCH (u:User)-[:SENT]->(m:Message)
         WHERE m.id IN $ids
         RETURN m.id AS id, u.display_name AS author, m.reply_to_id AS reply_to, m.guild_id AS guild
-        ORDER BY id""", ids=[str(first.id), str(second.id)])
+        ORDER BY id""",
+        ids=[str(first.id), str(second.id)],
+    )
     assert {(r["id"], r["author"], r["reply_to"], r["guild"]) for r in rows} == {
-        (str(first.id), "Bob", None, str(harness.guild.id)), (str(second.id), "Alice", str(first.id), str(harness.guild.id))}
-    assert await count(store, "MATCH (:Message {id: $a})-[:REPLIES_TO]->(:Message {id: $b}) RETURN count(*) AS n",
-                       a=str(second.id), b=str(first.id)) == 1
-    assert await count(store, "MATCH (c:Channel {id: $c})-[:IN_GUILD]->(g:Guild {id: $g}) WHERE g.name = 'Book Club' "
-                              "RETURN count(c) AS n", c=str(harness.general.id), g=str(harness.guild.id)) == 1
+        (str(first.id), "Bob", None, str(harness.guild.id)),
+        (str(second.id), "Alice", str(first.id), str(harness.guild.id)),
+    }
+    assert (
+        await count(
+            store,
+            "MATCH (:Message {id: $a})-[:REPLIES_TO]->(:Message {id: $b}) RETURN count(*) AS n",
+            a=str(second.id),
+            b=str(first.id),
+        )
+        == 1
+    )
+    assert (
+        await count(
+            store,
+            "MATCH (c:Channel {id: $c})-[:IN_GUILD]->(g:Guild {id: $g}) WHERE g.name = 'Book Club' RETURN count(c) AS n",
+            c=str(harness.general.id),
+            g=str(harness.guild.id),
+        )
+        == 1
+    )
     assert harness.bot.services.live.stats()["buffered_messages"] == 2
 
     first.content, first.edited_at = "I live in Berlin", AT + timedelta(minutes=1)
-    await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=first))  # type: ignore[typeddict-item]
-    assert await count(store, "MATCH (m:Message {id: $id}) WHERE m.content = 'I live in Berlin' RETURN count(m) AS n",
-                       id=str(first.id)) == 1
-    await harness.listening.on_raw_message_delete(discord.RawMessageDeleteEvent(
-        data={"id": second.id, "channel_id": harness.general.id, "guild_id": harness.guild.id}))  # type: ignore[typeddict-item]
+    await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=first))
+    assert (
+        await count(
+            store, "MATCH (m:Message {id: $id}) WHERE m.content = 'I live in Berlin' RETURN count(m) AS n", id=str(first.id)
+        )
+        == 1
+    )
+    await harness.listening.on_raw_message_delete(
+        discord.RawMessageDeleteEvent(data={"id": second.id, "channel_id": harness.general.id, "guild_id": harness.guild.id})
+    )
     assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(second.id)) == 0
     assert harness.bot.services.live.stats()["buffered_messages"] == 1
 

@@ -8,11 +8,16 @@ import discord
 
 from bot.memory._status import OPTED_IN, OPTED_OUT
 from graph.store import GraphStore
-from grapevine.scripted_llm import ScriptedLLMServer
 from tests.bot.harness import AT, Harness, allowed_none
-from tests.bot.helpers import MockDMChannel, MockInteraction, MockMember, sent_texts
 from tests.support.busy_server import G1, PEOPLE, populate
+from tests.support.discord_doubles import (
+    MockDMChannel,
+    MockInteraction,
+    MockMember,
+    sent_texts,
+)
 from tests.support.scripted import count, cypher
+from tests.support.scripted_llm import ScriptedLLMServer
 
 GRUZ = "300000000000000099"
 
@@ -24,16 +29,18 @@ async def _say(harness: Harness, who: str, text: str, minutes: int, **kwargs: ob
 
 
 async def _command_facts(store: GraphStore) -> list[dict]:
-    return await cypher(store, """
+    return await cypher(
+        store,
+        """
         MATCH (f:Fact {source: 'command'})-[:REPORTED_BY]->(r:User)
         RETURN f.text AS text, f.guild_id AS guild_id, r.id AS reporter,
                COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN coalesce(s.id, s.name) } AS about,
                COLLECT { MATCH (f)-[:FROM]->(m:Message) RETURN m.id } AS sources
-        ORDER BY text""")
+        ORDER BY text""",
+    )
 
 
-async def test_remember_what_do_you_know_and_forget(store: GraphStore, harness: Harness,
-                                                    llm_server: ScriptedLLMServer) -> None:
+async def test_remember_what_do_you_know_and_forget(store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer) -> None:
     await populate(store)
     gruz = harness.member("gruzilkin", id=int(GRUZ), display_name="gruzilkin")
     await harness.deliver(harness.message(gruz, "hi all", at=AT))  # a member who has written here
@@ -85,22 +92,21 @@ async def test_remember_about_an_entity(store: GraphStore, harness: Harness) -> 
     assert facts["about"] == ["Celtics"]
 
 
-async def test_opted_out_members_never_reach_the_graph(store: GraphStore, harness: Harness,
-                                                       llm_server: ScriptedLLMServer) -> None:
+async def test_opted_out_members_never_reach_the_graph(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
     await populate(store)
     assert await _say(harness, "judy", "memory opt-out", 1) == [OPTED_OUT]
     judy = harness.member("judy")
     quiet = [harness.message(judy, f"secret number {i}", at=AT + timedelta(minutes=2 + i)) for i in range(3)]
-    dm = harness.message(judy, "a private hello", channel=MockDMChannel(recipient=judy), guild=None,
-                         at=AT + timedelta(minutes=6))
+    dm = harness.message(judy, "a private hello", channel=MockDMChannel(recipient=judy), guild=None, at=AT + timedelta(minutes=6))
     llm_server.push("Hello Judy!")
     for message in [*quiet, dm]:
         await harness.deliver(message)
     assert sent_texts(dm.reply) == ["Hello Judy!"]  # still answered, just not remembered
     ids = [str(m.id) for m in [*quiet, dm]]
     assert await count(store, "MATCH (m:Message) WHERE m.id IN $ids RETURN count(m) AS n", ids=ids) == 0
-    assert await count(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n",
-                       g=f"dm:{PEOPLE['judy']}") == 0
+    assert await count(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n", g=f"dm:{PEOPLE['judy']}") == 0
     assert harness.bot.services.live.stats()["buffered_messages"] == 0
     [refused] = await _say(harness, "judy", "remember that I like tea", 7)
     assert refused.startswith("You've opted out of memory")

@@ -12,11 +12,11 @@ from neo4j import AsyncGraphDatabase
 from bot.replying import Replying
 from bot.replying._answer import LLM_DOWN
 from bot.services import Services
-from grapevine.scripted_llm import Fault, ScriptedLLMServer
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
-from tests.bot.helpers import (
+from tests.support.busy_server import GENERAL, PEOPLE, populate
+from tests.support.discord_doubles import (
     MockBot,
     MockClientUser,
     MockDMChannel,
@@ -26,16 +26,17 @@ from tests.bot.helpers import (
     reply_to,
     sent_texts,
 )
-from tests.support.busy_server import GENERAL, PEOPLE, populate
 from tests.support.scripted import count
+from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 
 def prompt_of(srv: ScriptedLLMServer, i: int = -1) -> str:
     return srv.requests[i]["messages"][-1]["content"]
 
 
-async def test_mention_gets_a_reply_with_what_alice_said(store: GraphStore, harness: Harness,
-                                                         llm_server: ScriptedLLMServer) -> None:
+async def test_mention_gets_a_reply_with_what_alice_said(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
     await populate(store)
     llm_server.push("She's off to Austin next month, Alice said!")
     ask = harness.message(harness.member("bob"), "where is Alice moving to?", to_bot=True)
@@ -62,26 +63,33 @@ async def test_thread_reply_sees_the_thread_tail(store: GraphStore, harness: Har
         await harness.deliver(harness.message(harness.member(who), text, channel=thread, at=AT + timedelta(seconds=10 * i)))
     assert llm_server.calls == 0  # nobody asked the bot anything yet
     llm_server.push("Sounds like a great trip!")
-    await harness.deliver(harness.message(harness.member("bob"), "what's the plan?", channel=thread, to_bot=True,
-                                          at=AT + timedelta(minutes=1)))
+    await harness.deliver(
+        harness.message(harness.member("bob"), "what's the plan?", channel=thread, to_bot=True, at=AT + timedelta(minutes=1))
+    )
 
     prompt = prompt_of(llm_server)
     tail = prompt.split("## Latest messages of this thread", 1)[1]
     assert "Dave: we land in Lisbon at 9" in tail and "Eve: I'll book the hostel near Alfama" in tail
     assert "Dave: bring sunscreen" in tail
-    rows = await count(store, "MATCH (c:Channel {id: $id}) WHERE c.kind = 'thread' AND c.parent_id = $parent "
-                              "RETURN count(c) AS n", id=str(thread.id), parent=GENERAL)
+    rows = await count(
+        store,
+        "MATCH (c:Channel {id: $id}) WHERE c.kind = 'thread' AND c.parent_id = $parent RETURN count(c) AS n",
+        id=str(thread.id),
+        parent=GENERAL,
+    )
     assert rows == 1
 
 
-async def test_reply_to_the_bot_needs_no_mention_and_sees_the_chain(store: GraphStore, harness: Harness,
-                                                                     llm_server: ScriptedLLMServer) -> None:
+async def test_reply_to_the_bot_needs_no_mention_and_sees_the_chain(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
     await populate(store)
     mine = harness.message(harness.bot.user, "Luna is a lovely name for a cat!", at=AT)
     await harness.deliver(mine)  # the bot's own message is stored, and not answered
     llm_server.push("She must be two by now.")
-    answer = harness.message(harness.member("alice"), "she turns two next week", at=AT + timedelta(minutes=1),
-                             reference=reply_to(mine))
+    answer = harness.message(
+        harness.member("alice"), "she turns two next week", at=AT + timedelta(minutes=1), reference=reply_to(mine)
+    )
     await harness.deliver(answer)
 
     assert llm_server.calls == 1
@@ -90,8 +98,9 @@ async def test_reply_to_the_bot_needs_no_mention_and_sees_the_chain(store: Graph
     assert sent_texts(answer.reply) == ["She must be two by now."]
 
 
-async def test_other_bots_and_itself_never_get_a_reply(store: GraphStore, harness: Harness,
-                                                       llm_server: ScriptedLLMServer) -> None:
+async def test_other_bots_and_itself_never_get_a_reply(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
     await populate(store)
     other = MockMember(name="otherbot", bot=True, guild=harness.guild)
     mine = harness.message(harness.bot.user, "hello everyone", at=AT)
@@ -116,8 +125,9 @@ async def test_a_message_that_is_not_for_the_bot_gets_no_reply(harness: Harness,
     chat.reply.assert_not_awaited()
 
 
-async def test_dm_gets_a_reply_in_the_members_own_memory(store: GraphStore, harness: Harness,
-                                                          llm_server: ScriptedLLMServer) -> None:
+async def test_dm_gets_a_reply_in_the_members_own_memory(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
     charlie = harness.member("charlie")
     dm = MockDMChannel(recipient=charlie)
     llm_server.push("Hi Charlie!")
@@ -125,10 +135,20 @@ async def test_dm_gets_a_reply_in_the_members_own_memory(store: GraphStore, harn
     await harness.deliver(hello)
     assert sent_texts(hello.reply) == ["Hi Charlie!"]
     scope = f"dm:{PEOPLE['charlie']}"
-    assert await count(store, "MATCH (m:Message {id: $id}) WHERE m.guild_id = $scope RETURN count(m) AS n",
-                       id=str(hello.id), scope=scope) == 1
-    assert await count(store, "MATCH (c:Channel {id: $id}) WHERE c.kind = 'dm' AND c.name = 'direct message' "
-                              "RETURN count(c) AS n", id=str(dm.id)) == 1
+    assert (
+        await count(
+            store, "MATCH (m:Message {id: $id}) WHERE m.guild_id = $scope RETURN count(m) AS n", id=str(hello.id), scope=scope
+        )
+        == 1
+    )
+    assert (
+        await count(
+            store,
+            "MATCH (c:Channel {id: $id}) WHERE c.kind = 'dm' AND c.name = 'direct message' RETURN count(c) AS n",
+            id=str(dm.id),
+        )
+        == 1
+    )
 
 
 async def test_long_answers_are_split_at_2000_characters(harness: Harness, llm_server: ScriptedLLMServer) -> None:
@@ -158,19 +178,20 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
-async def test_graph_down_answers_without_memory(services: Services, llm_server: ScriptedLLMServer,
-                                                 caplog: pytest.LogCaptureFixture) -> None:
+async def test_graph_down_answers_without_memory(
+    services: Services, llm_server: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
     port = _closed_port()
     engine = ArcadeDBEngine(password="nothing-listens", bolt_port=port)
-    driver = AsyncGraphDatabase.driver(engine.uri, auth=("root", "x"), connection_timeout=0.5,
-                                       max_transaction_retry_time=0.0)
+    driver = AsyncGraphDatabase.driver(engine.uri, auth=("root", "x"), connection_timeout=0.5, max_transaction_retry_time=0.0)
     down = GraphStore(driver, engine)
     down.runner.attempts = 1
     bot = MockBot(services=Services(**{**services.__dict__, "store": down}), user=MockClientUser(name="grapevine"))
     llm_server.push("Hello! (no memory today)")
-    ask = MockMessage(author=MockMember(name="bob", display_name="Bob"), content=f"<@{bot.user.id}> hello",
-                      mentions=[bot.user], created_at=AT)
-    with caplog.at_level(logging.INFO, logger="grapevine.events"):
+    ask = MockMessage(
+        author=MockMember(name="bob", display_name="Bob"), content=f"<@{bot.user.id}> hello", mentions=[bot.user], created_at=AT
+    )
+    with caplog.at_level(logging.INFO, logger="common.events"):
         await Replying(bot).on_message(ask)
     await driver.close()
 

@@ -23,21 +23,24 @@ def test_splits_at_line_breaks_then_spaces_then_anywhere() -> None:
     assert split_message("x" * 4500) == ["x" * 2000, "x" * 2000, "x" * 500]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("remember that gruzilkin is Sergey", TextCommand("remember", "gruzilkin is Sergey")),
-    ("Remember: I like tea.", TextCommand("remember", "I like tea")),
-    ("please forget me!", TextCommand("forget_me")),
-    ("forget everything about me please", TextCommand("forget_me")),
-    ("forget that I am moving to Austin", TextCommand("forget", "I am moving to Austin")),
-    ("what do you know about @Alice?", TextCommand("about", "@Alice")),
-    ("What do you remember about me", TextCommand("about", "me")),
-    ("memory opt-out", TextCommand("opt_out")),
-    ("opt in", TextCommand("opt_in")),
-    ("memory status", TextCommand("status")),
-    ("remember when we went hiking?", None),
-    ("remembering is hard", None),
-    ("do you remember me?", None),
-    ("hello there", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("remember that gruzilkin is Sergey", TextCommand("remember", "gruzilkin is Sergey")),
+        ("Remember: I like tea.", TextCommand("remember", "I like tea")),
+        ("please forget me!", TextCommand("forget_me")),
+        ("forget everything about me please", TextCommand("forget_me")),
+        ("forget that I am moving to Austin", TextCommand("forget", "I am moving to Austin")),
+        ("what do you know about @Alice?", TextCommand("about", "@Alice")),
+        ("What do you remember about me", TextCommand("about", "me")),
+        ("memory opt-out", TextCommand("opt_out")),
+        ("opt in", TextCommand("opt_in")),
+        ("memory status", TextCommand("status")),
+        ("remember when we went hiking?", None),
+        ("remembering is hard", None),
+        ("do you remember me?", None),
+        ("hello there", None),
+    ],
+)
 def test_plain_language_commands(text: str, expected: TextCommand | None) -> None:
     assert parse(text) == expected

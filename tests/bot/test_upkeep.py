@@ -13,19 +13,28 @@ from bot.services import Services
 from bot.upkeep import Upkeep, run_upkeep
 from graph.models import EpisodeClose, EpisodeStatus
 from graph.store import GraphStore
-from tests.bot.helpers import MockBot
 from tests.support.busy_server import G1, GENERAL, T0, populate
+from tests.support.discord_doubles import MockBot
 
 
 async def test_one_pass(store: GraphStore, services: Services, caplog: pytest.LogCaptureFixture) -> None:
     p = await populate(store)
     msg = await p.say(GENERAL, "bob", "a window nobody extracted", T0 + timedelta(days=5))
-    await store.close_episode(EpisodeClose(key="pending-1", uuid="u-pending-1", guild_id=G1, channel_id=GENERAL,
-                                           started_at=msg.created_at, ended_at=msg.created_at, message_ids=(msg.id,),
-                                           participant_ids=(msg.author_id,)))
+    await store.close_episode(
+        EpisodeClose(
+            key="pending-1",
+            uuid="u-pending-1",
+            guild_id=G1,
+            channel_id=GENERAL,
+            started_at=msg.created_at,
+            ended_at=msg.created_at,
+            message_ids=(msg.id,),
+            participant_ids=(msg.author_id,),
+        )
+    )
     services.settings.memory.max_facts_per_user = 3  # the filler members have four facts each
 
-    with caplog.at_level(logging.INFO, logger="grapevine.events"):
+    with caplog.at_level(logging.INFO, logger="common.events"):
         report = await run_upkeep(services)
 
     assert report.expired == 1  # "Dave is celebrating tonight" expired a day after
@@ -41,7 +50,7 @@ async def test_a_failing_step_does_not_stop_the_others(services: Services) -> No
     async def broken(*args: object, **kwargs: object) -> int:
         raise ConnectionError("graph away")
 
-    services.store.retire_expired = broken  # type: ignore[method-assign]
+    services.store.retire_expired = broken
     report = await run_upkeep(services)
     assert report.errors == 1 and report.capped == 0
 
@@ -57,5 +66,5 @@ async def test_loop_runs_at_the_configured_interval(services: Services) -> None:
     task = cog.loop.get_task()
     await cog.cog_unload()
     with contextlib.suppress(asyncio.CancelledError):
-        await task  # type: ignore[misc]
+        await task
     assert not cog.loop.is_running() and cog.loop.current_loop == 0

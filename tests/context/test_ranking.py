@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
+from common.text import content_words
 from graph.models import FactView, MessageView
-from graph.text import content_words
-from grapevine.ranking import bm25_scores, fuse, rank_facts, rank_messages
+from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages
 
-D = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
+D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
 
 def fact(uuid: str, text: str, about: tuple[str, ...] = ("Caroline",)) -> FactView:
@@ -16,8 +16,15 @@ def fact(uuid: str, text: str, about: tuple[str, ...] = ("Caroline",)) -> FactVi
 
 
 def msg(mid: str, author: str, text: str, minute: int = 0) -> MessageView:
-    return MessageView(id=mid, channel_id="c", author_id=author.lower(), author_name=author, author_is_bot=False,
-                       content=text, created_at=D + timedelta(minutes=minute))
+    return MessageView(
+        id=mid,
+        channel_id="c",
+        author_id=author.lower(),
+        author_name=author,
+        author_is_bot=False,
+        content=text,
+        created_at=D + timedelta(minutes=minute),
+    )
 
 
 def test_content_words_keep_repeats_and_drop_stop_words() -> None:
@@ -25,8 +32,13 @@ def test_content_words_keep_repeats_and_drop_stop_words() -> None:
 
 
 def test_bm25_scores_zero_without_a_shared_word_and_prefers_the_closer_match() -> None:
-    docs = ["Caroline went to a support group", "Caroline likes painting", "Melanie ran a charity race",
-            "Caroline painted a sunset", "Caroline joined a support group for LGBTQ people"]
+    docs = [
+        "Caroline went to a support group",
+        "Caroline likes painting",
+        "Melanie ran a charity race",
+        "Caroline painted a sunset",
+        "Caroline joined a support group for LGBTQ people",
+    ]
     scores = bm25_scores("When did Caroline go to the LGBTQ support group?", docs)
     assert scores[2] == 0.0  # shares no word with the question
     assert scores[4] > scores[0] > scores[1] > 0  # every word matched beats some, which beats the name alone
@@ -48,8 +60,11 @@ def test_relevant_facts_come_first_whatever_their_prior_rank() -> None:
 
 
 def test_searched_order_is_fused_with_the_lexical_one() -> None:
-    prior = [fact("a", "Melanie paints sunsets"), fact("b", "Caroline paints sunsets with friends"),
-             fact("c", "Caroline went camping", about=("Caroline", "Melanie"))]
+    prior = [
+        fact("a", "Melanie paints sunsets"),
+        fact("b", "Caroline paints sunsets with friends"),
+        fact("c", "Caroline went camping", about=("Caroline", "Melanie")),
+    ]
     plain = rank_facts("painting sunsets", prior)
     assert [f.uuid for f in plain][:2] == ["a", "b"]
     boosted = rank_facts("painting sunsets", prior, searched=[["b"], ["b", "c"]])
@@ -62,7 +77,11 @@ def test_subjects_count_as_words_of_a_fact() -> None:
 
 
 def test_messages_rank_by_words_and_author() -> None:
-    found = [msg("1", "Melanie", "so proud of you!"), msg("2", "Caroline", "I went to the support group yesterday", 1),
-             msg("3", "Melanie", "the group hike was fun", 2), msg("2", "Caroline", "duplicate", 3)]
+    found = [
+        msg("1", "Melanie", "so proud of you!"),
+        msg("2", "Caroline", "I went to the support group yesterday", 1),
+        msg("3", "Melanie", "the group hike was fun", 2),
+        msg("2", "Caroline", "duplicate", 3),
+    ]
     ranked = rank_messages("did Caroline go to the support group", found)
     assert [m.id for m in ranked] == ["2", "3", "1"]

@@ -3,34 +3,59 @@ related facts, in `assemble`: pure, no database."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
+from common.settings import ContextSettings
+from common.tokens import estimate_tokens
 from graph.models import FactView, MessageView
-from grapevine.context import TRIM_ORDER, Gathered, assemble
-from grapevine.settings import ContextSettings
-from grapevine.tokens import estimate_tokens
+from recall.assemble import TRIM_ORDER, Gathered, assemble
 
-D = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
+D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
 
 def fact(uuid: str, text: str) -> FactView:
-    return FactView(uuid=uuid, text=text, category="other", importance=5, confidence=0.9, valid_at=D,
-                    about=("Caroline",), about_ids=("caroline",), reporters=(("caroline", "Caroline", D),))
+    return FactView(
+        uuid=uuid,
+        text=text,
+        category="other",
+        importance=5,
+        confidence=0.9,
+        valid_at=D,
+        about=("Caroline",),
+        about_ids=("caroline",),
+        reporters=(("caroline", "Caroline", D),),
+    )
 
 
 def msg(mid: str, text: str, minute: int, author: str = "Caroline") -> MessageView:
-    return MessageView(id=mid, channel_id="c", author_id=author.lower(), author_name=author, author_is_bot=False,
-                       content=text, created_at=D + timedelta(minutes=minute))
+    return MessageView(
+        id=mid,
+        channel_id="c",
+        author_id=author.lower(),
+        author_name=author,
+        author_is_bot=False,
+        content=text,
+        created_at=D + timedelta(minutes=minute),
+    )
 
 
 def settings(**overrides: int) -> ContextSettings:
-    values = {"total_tokens": 10000, "author_tokens": 1000, "related_tokens": 1000, "recalled_tokens": 1000,
-              "channel_tokens": 1000, "thread_tokens": 1000} | overrides
+    values = {
+        "total_tokens": 10000,
+        "author_tokens": 1000,
+        "related_tokens": 1000,
+        "recalled_tokens": 1000,
+        "channel_tokens": 1000,
+        "thread_tokens": 1000,
+    } | overrides
     return ContextSettings.model_validate(values)
 
 
-RECALLED = [msg("r-new", "I went to the support group again last night", 90), msg("r-old", "the support group was so moving", 10),
-            msg("r-mid", "thinking of joining a support group", 50)]  # best first, as the builder ranks them
+RECALLED = [
+    msg("r-new", "I went to the support group again last night", 90),
+    msg("r-old", "the support group was so moving", 10),
+    msg("r-mid", "thinking of joining a support group", 50),
+]  # best first, as the builder ranks them
 
 
 def test_recalled_messages_are_quoted_oldest_first_under_their_header() -> None:
@@ -65,8 +90,13 @@ LONG = fact("long", "Observer collects old maps, " + "rare atlases and sea chart
 
 
 def test_a_recalled_message_survives_when_the_channel_part_is_trimmed_away() -> None:
-    gathered = Gathered(author_id="o", author_name="O", author_facts=[LONG], recalled=RECALLED[:1],
-                        channel_messages=[msg("c1", "hello", 95), RECALLED[0]])
+    gathered = Gathered(
+        author_id="o",
+        author_name="O",
+        author_facts=[LONG],
+        recalled=RECALLED[:1],
+        channel_messages=[msg("c1", "hello", 95), RECALLED[0]],
+    )
     alone = assemble(Gathered(author_id="o", author_name="O", author_facts=[LONG], recalled=RECALLED[:1]), settings())
     ctx = assemble(gathered, settings(total_tokens=alone.total_tokens))
     assert ctx.part("channel").ids == [] and ctx.part("recalled").ids == ["r-new"] and ctx.part("author").ids == ["long"]
@@ -75,22 +105,36 @@ def test_a_recalled_message_survives_when_the_channel_part_is_trimmed_away() -> 
 def test_related_facts_are_ranked_by_the_message_and_trimmed_weakest_first() -> None:
     off_topic = [fact(f"f{i}", f"Caroline mentioned an unrelated hobby {i}") for i in range(10)]
     on_topic = fact("group", "Caroline went to an LGBTQ support group on 7 May")
-    gathered = Gathered(author_id="o", author_name="O", query="When did Caroline go to the LGBTQ support group?",
-                        author_facts=[LONG], related=[off_topic, [on_topic]])
+    gathered = Gathered(
+        author_id="o",
+        author_name="O",
+        query="When did Caroline go to the LGBTQ support group?",
+        author_facts=[LONG],
+        related=[off_topic, [on_topic]],
+    )
     ctx = assemble(gathered, settings())
     assert ctx.part("related").ids[0] == "group" and ctx.part("related").ids[1:] == [f"f{i}" for i in range(10)]
     head = estimate_tokens(ctx.part("related").header)
-    tight = assemble(gathered, settings(total_tokens=ctx.part("author").tokens + head + estimate_tokens(ctx.part("related").lines[0])))
+    tight = assemble(
+        gathered, settings(total_tokens=ctx.part("author").tokens + head + estimate_tokens(ctx.part("related").lines[0]))
+    )
     assert tight.part("related").ids == ["group"]
-    assert assemble(Gathered(author_id="o", author_name="O", related=[off_topic, [on_topic]]), settings()).part(
-        "related").ids[:2] == ["f0", "group"]  # no message to rank by: round-robin over the sources
+    assert assemble(Gathered(author_id="o", author_name="O", related=[off_topic, [on_topic]]), settings()).part("related").ids[
+        :2
+    ] == ["f0", "group"]  # no message to rank by: round-robin over the sources
 
 
 def test_recalled_and_related_are_trimmed_together_weakest_first() -> None:
     facts = [fact(f"f{i}", f"Caroline went to support group meeting number {i}") for i in range(6)]
-    gathered = Gathered(author_id="o", author_name="O", author_facts=[LONG], query="support group", related=[facts],
-                        recalled=[msg(f"m{i}", f"support group meeting number {i} was great", i) for i in range(6)],
-                        channel_messages=[msg("c1", "hello there, how is everyone doing today", 99)])
+    gathered = Gathered(
+        author_id="o",
+        author_name="O",
+        author_facts=[LONG],
+        query="support group",
+        related=[facts],
+        recalled=[msg(f"m{i}", f"support group meeting number {i} was great", i) for i in range(6)],
+        channel_messages=[msg("c1", "hello there, how is everyone doing today", 99)],
+    )
     full = assemble(gathered, settings())
     assert [p.items for p in full.parts] == [1, 6, 6, 1, 0]
     half = full.part("author").tokens + full.part("related").tokens // 2 + full.part("recalled").tokens // 2
@@ -98,7 +142,9 @@ def test_recalled_and_related_are_trimmed_together_weakest_first() -> None:
     assert ctx.part("channel").items == 0 and ctx.part("author").items == 1  # the conversation goes first
     related, recalled = ctx.part("related"), ctx.part("recalled")
     assert 2 <= related.items <= 4 and 2 <= recalled.items <= 4  # both keep some, neither all
-    assert related.ids == full.part("related").ids[:related.items]  # the weakest facts went
-    assert recalled.ids == sorted(recalled.ids, key=lambda i: int(i[1:])) and set(recalled.ids) == {f"m{i}" for i in range(recalled.items)}
+    assert related.ids == full.part("related").ids[: related.items]  # the weakest facts went
+    assert recalled.ids == sorted(recalled.ids, key=lambda i: int(i[1:])) and set(recalled.ids) == {
+        f"m{i}" for i in range(recalled.items)
+    }
     assert ctx.total_tokens <= half
     assert TRIM_ORDER[:2] == ("channel", "thread") and TRIM_ORDER[-1] == "author"

@@ -19,12 +19,19 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     p = await populate(store)
     # Someone else's fact that names Charlie, and one that only mentions him.
     msg = await p.say(GENERAL, "bob", "Charlie and I are going climbing on Sunday", T0 + timedelta(days=3))
-    msg2 = await p.say(GENERAL, "bob", "hey <@%s> bring the rope" % PEOPLE["charlie"], T0 + timedelta(days=3, seconds=5))
+    msg2 = await p.say(GENERAL, "bob", f"hey <@{PEOPLE['charlie']}> bring the rope", T0 + timedelta(days=3, seconds=5))
     key = await p.episode(GENERAL, [msg, msg2])
-    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, summary="Bob and Charlie plan climbing on Sunday.", facts=(
-        p.fact("bob_climbing", "Bob is going climbing with Charlie on Sunday", [U("bob")], msg, mentions=[U("charlie")]),
-        p.fact("bob_rope", "Bob owns a climbing rope", [U("bob")], msg2, mentions=[U("charlie")]),
-    )))
+    await store.write_episode(
+        EpisodeWrite(
+            key=key,
+            guild_id=G1,
+            summary="Bob and Charlie plan climbing on Sunday.",
+            facts=(
+                p.fact("bob_climbing", "Bob is going climbing with Charlie on Sunday", [U("bob")], msg, mentions=[U("charlie")]),
+                p.fact("bob_rope", "Bob owns a climbing rope", [U("bob")], msg2, mentions=[U("charlie")]),
+            ),
+        )
+    )
     before_g1 = await _all_fact_texts(store, G1)
     before_g2 = await _all_fact_texts(store, G2)
 
@@ -42,11 +49,20 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert await _all_fact_texts(store, G2) == before_g2
     alice = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
     assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
-    after = await store.reply_facts(G1, author_id=PEOPLE["charlie"], mentioned_ids=[], names=[], entity_keys=[],
-                                    text="", skip_ids=[], now=T0 + timedelta(days=3))
+    after = await store.reply_facts(
+        G1,
+        author_id=PEOPLE["charlie"],
+        mentioned_ids=[],
+        names=[],
+        entity_keys=[],
+        text="",
+        skip_ids=[],
+        now=T0 + timedelta(days=3),
+    )
     assert after["author"] == [] and after["linked"] == []
-    summaries = (await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10),
-                                          episodes=10, messages=50)).summaries
+    summaries = (
+        await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10), episodes=10, messages=50)
+    ).summaries
     assert not any("Charlie" in s for _, s in summaries)
     assert "[forgotten]" in " ".join(s for _, s in summaries)
     later = T0 + timedelta(days=4)

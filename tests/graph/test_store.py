@@ -6,10 +6,29 @@ from datetime import timedelta
 
 import pytest
 
-from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, SchemaMismatch, User
+from common.text import name_key
+from graph.models import (
+    EpisodeClose,
+    EpisodeStatus,
+    EpisodeWrite,
+    Message,
+    SchemaMismatch,
+    User,
+)
 from graph.store import GraphStore
-from graph.text import name_key
-from tests.support.busy_server import BOT, G1, G2, GENERAL, OTHER, PEOPLE, T0, THREAD, E, U, populate, recalled
+from tests.support.busy_server import (
+    BOT,
+    G1,
+    G2,
+    GENERAL,
+    OTHER,
+    PEOPLE,
+    T0,
+    THREAD,
+    U,
+    populate,
+    recalled,
+)
 
 
 async def test_schema_setup_is_idempotent_and_refuses_other_embeddings(store: GraphStore) -> None:
@@ -62,13 +81,16 @@ async def test_writing_the_same_episode_twice_changes_nothing(store: GraphStore)
     p = await populate(store)
     key = p.episodes[0]
     before = await store.stats()
-    again = EpisodeWrite(key=key, guild_id=G1, summary="something else", facts=(
-        p.fact("dup", "Alice is moving to Austin next month", [U("alice")], p.messages[1]),
-    ))
+    again = EpisodeWrite(
+        key=key,
+        guild_id=G1,
+        summary="something else",
+        facts=(p.fact("dup", "Alice is moving to Austin next month", [U("alice")], p.messages[1]),),
+    )
     outcome = await store.write_episode(again)
     assert not outcome.written
     assert await store.stats() == before
-    assert (await store.episode(key)).summary.startswith("Alice is moving")  # type: ignore[union-attr]
+    assert (await store.episode(key)).summary.startswith("Alice is moving")
 
 
 async def test_supersession_keeps_history(store: GraphStore) -> None:
@@ -76,8 +98,15 @@ async def test_supersession_keeps_history(store: GraphStore) -> None:
     at = T0 + timedelta(days=10)
     msg = await p.say(GENERAL, "bob", "moved to Munich last week!", at)
     key = await p.episode(GENERAL, [msg])
-    munich = p.fact("bob_munich", "Bob moved to Munich", [U("bob")], msg, valid_at=at - timedelta(days=7),
-                    supersedes=["bob_berlin"], category="location")
+    munich = p.fact(
+        "bob_munich",
+        "Bob moved to Munich",
+        [U("bob")],
+        msg,
+        valid_at=at - timedelta(days=7),
+        supersedes=["bob_berlin"],
+        category="location",
+    )
     outcome = await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))
     assert outcome.superseded == 1
     now = await store.facts_about(G1, user_ids=[PEOPLE["bob"]], now=at)
@@ -93,8 +122,9 @@ async def test_supersession_keeps_history(store: GraphStore) -> None:
 
 
 async def _text_facts(store: GraphStore, guild: str, text: str) -> list[str]:
-    found = await store.reply_facts(guild, author_id="nobody", mentioned_ids=[], names=[], entity_keys=[], text=text,
-                                    skip_ids=[], now=T0 + timedelta(days=3))
+    found = await store.reply_facts(
+        guild, author_id="nobody", mentioned_ids=[], names=[], entity_keys=[], text=text, skip_ids=[], now=T0 + timedelta(days=3)
+    )
     return [f.text for f in found["text"]]
 
 
@@ -119,10 +149,11 @@ async def test_members_by_name_are_guild_members(store: GraphStore) -> None:
 
 async def test_channel_summaries_recent_messages_and_thread_tail(store: GraphStore) -> None:
     await populate(store)
-    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=5), episodes=3,
-                                    messages=3)
-    assert [s for _, s in talk.summaries] == ["Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
-                                              "Members introduced themselves."]  # oldest first; one has none
+    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=5), episodes=3, messages=3)
+    assert [s for _, s in talk.summaries] == [
+        "Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
+        "Members introduced themselves.",
+    ]  # oldest first; one has none
     assert [m.author_id for m in talk.recent] == [PEOPLE["mallory"], PEOPLE["oscar"], PEOPLE["peggy"]]
     thread = await store.conversation(G1, THREAD, author_id=PEOPLE["dave"], at=T0 + timedelta(days=5), messages=2)
     assert len(thread.recent) == 2 and thread.recent[-1].content.startswith("job offer detail 4")
@@ -133,8 +164,9 @@ async def test_conversation_reads_open_window_recent_episodes_and_chain_before_a
     at = T0 + timedelta(days=6)
     open_window = await p.say(GENERAL, "judy", "anyone around?", at - timedelta(minutes=1))  # buffered: no episode yet
     await p.say(GENERAL, "ivan", "later than the reply", at + timedelta(minutes=1))
-    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=at, reply_to_id=p.messages[1].id,
-                                    episodes=2, messages=4)
+    talk = await store.conversation(
+        G1, GENERAL, author_id=PEOPLE["bob"], at=at, reply_to_id=p.messages[1].id, episodes=2, messages=4
+    )
     assert talk.author is not None and talk.author.display_name == "Bob"
     assert [m.content for m in talk.recent][-1] == open_window.content and len(talk.recent) == 4
     assert all(m.created_at < at and m.channel_id == GENERAL for m in talk.recent)
@@ -148,24 +180,47 @@ async def test_conversation_reads_open_window_recent_episodes_and_chain_before_a
 
 async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None:
     p = await populate(store)
-    found = await store.reply_facts(G1, author_id=PEOPLE["charlie"], mentioned_ids=[], names=["Alice"],
-                                    entity_keys=["celtics"], text="is Alice vegetarian?", skip_ids=[PEOPLE["charlie"]],
-                                    now=T0 + timedelta(days=3))
+    found = await store.reply_facts(
+        G1,
+        author_id=PEOPLE["charlie"],
+        mentioned_ids=[],
+        names=["Alice"],
+        entity_keys=["celtics"],
+        text="is Alice vegetarian?",
+        skip_ids=[PEOPLE["charlie"]],
+        now=T0 + timedelta(days=3),
+    )
     assert [f.uuid for f in found["author"]] == [p.facts["charlie_celtics"]]
     assert p.facts["alice_austin"] in [f.uuid for f in found["people"]]
     assert [f.uuid for f in found["linked"]] == [p.facts["sister_austin"]]
-    sister = await store.reply_facts(G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[], entity_keys=[name_key("Charlie's sister")],
-                                     text="", skip_ids=[], now=T0 + timedelta(days=3))
+    sister = await store.reply_facts(
+        G1,
+        author_id=PEOPLE["bob"],
+        mentioned_ids=[],
+        names=[],
+        entity_keys=[name_key("Charlie's sister")],
+        text="",
+        skip_ids=[],
+        now=T0 + timedelta(days=3),
+    )
     assert [f.uuid for f in sister["entities"]] == [p.facts["sister_austin"]]
     everything = {f.uuid for facts in found.values() for f in facts}
     assert p.facts["alice_veg"] not in everything  # Alice's fact of the other guild
-    other = await store.reply_facts(G2, author_id=PEOPLE["charlie"], mentioned_ids=[PEOPLE["alice"]], names=[],
-                                    entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=3))
+    other = await store.reply_facts(
+        G2,
+        author_id=PEOPLE["charlie"],
+        mentioned_ids=[PEOPLE["alice"]],
+        names=[],
+        entity_keys=[],
+        text="",
+        skip_ids=[],
+        now=T0 + timedelta(days=3),
+    )
     assert [f.uuid for f in other["people"]] == [p.facts["alice_veg"]] and other["text"] == [] == other["linked"]
 
 
 async def test_candidates_and_expiry_and_cap(store: GraphStore) -> None:
-    p = await populate(store)
+    await populate(store)
     dave_now = await store.facts_about(G1, user_ids=[PEOPLE["dave"]], now=T0 + timedelta(days=2, hours=1))
     assert len(dave_now) == 2
     later = T0 + timedelta(days=4)
@@ -182,13 +237,27 @@ async def test_buffered_messages_and_episode_lifecycle(store: GraphStore) -> Non
     p = await populate(store)
     assert await store.buffered_messages() == []
     late = await p.say(GENERAL, "judy", "anyone around?", T0 + timedelta(days=6))
-    bot = Message(id=p.mid(), guild_id=G1, channel_id=GENERAL, author_id=BOT, content="hello", created_at=late.created_at + timedelta(seconds=1))
+    bot = Message(
+        id=p.mid(),
+        guild_id=G1,
+        channel_id=GENERAL,
+        author_id=BOT,
+        content="hello",
+        created_at=late.created_at + timedelta(seconds=1),
+    )
     await store.record_messages([bot])
     buffered = await store.buffered_messages()
     assert [(m.id, u.is_bot) for m, u in buffered] == [(late.id, False), (bot.id, True)]
-    close = EpisodeClose(key=f"{GENERAL}:{late.id}:{bot.id}", uuid="e-late", guild_id=G1, channel_id=GENERAL,
-                         started_at=late.created_at, ended_at=bot.created_at, message_ids=(late.id, bot.id),
-                         participant_ids=(late.author_id, BOT))
+    close = EpisodeClose(
+        key=f"{GENERAL}:{late.id}:{bot.id}",
+        uuid="e-late",
+        guild_id=G1,
+        channel_id=GENERAL,
+        started_at=late.created_at,
+        ended_at=bot.created_at,
+        message_ids=(late.id, bot.id),
+        participant_ids=(late.author_id, BOT),
+    )
     assert await store.close_episode(close) == "pending"
     assert await store.close_episode(close) == "pending"
     assert await store.buffered_messages() == []
@@ -214,8 +283,20 @@ async def test_stats_per_label_and_guild(store: GraphStore) -> None:
     facts = {(r["guild_id"]): r["count"] for r in stats["nodes"] if r["label"] == "Fact"}
     assert facts == {G1: len(p.facts) - 1, G2: 1}
     types = {r["type"] for r in stats["relationships"]}
-    assert {"ABOUT", "MENTIONS", "REPORTED_BY", "FROM", "EXTRACTED_FROM", "RELATED_TO", "SENT", "IN_EPISODE",
-            "TOOK_PART_IN", "IN_CHANNEL", "IN_GUILD", "REPLIES_TO"} <= types
+    assert {
+        "ABOUT",
+        "MENTIONS",
+        "REPORTED_BY",
+        "FROM",
+        "EXTRACTED_FROM",
+        "RELATED_TO",
+        "SENT",
+        "IN_EPISODE",
+        "TOOK_PART_IN",
+        "IN_CHANNEL",
+        "IN_GUILD",
+        "REPLIES_TO",
+    } <= types
 
 
 async def test_recalled_messages_stay_in_their_guild_and_channel(store: GraphStore) -> None:
@@ -228,7 +309,8 @@ async def test_recalled_messages_stay_in_their_guild_and_channel(store: GraphSto
     # The same words in another guild's channel, and the thread's messages from its parent channel: never.
     assert await recalled(store, G1, GENERAL, "vegetarian meat meetup", before=later) == []
     assert [m.content for m in await recalled(store, G2, OTHER, "vegetarian meat meetup", before=later)] == [
-        "I'm vegetarian, no meat at the meetup please"]
+        "I'm vegetarian, no meat at the meetup please"
+    ]
     assert await recalled(store, G2, GENERAL, "Luna cat", before=later) == []  # a channel of G1 asked as G2
     assert await recalled(store, G1, GENERAL, "job offer Acme staff engineer", before=later) == []
     assert len(await recalled(store, G1, THREAD, "job offer Acme staff engineer", before=later, limit=3)) == 3

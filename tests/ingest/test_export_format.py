@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ def test_every_irc_line_becomes_one_message(parsed: ParsedExport, document: dict
     system = [m for m in document["messages"] if m["type"] in SYSTEM]
     assert parsed.system_messages == len(system) > 0
     times = [m.created_at for m in parsed.messages]
-    assert times == sorted(times) and all(t.tzinfo is timezone.utc for t in times)
+    assert times == sorted(times) and all(t.tzinfo is UTC for t in times)
     assert times[0].date().isoformat() == "2004-11-14"  # the log starts the day before line 1000
     assert all(m.guild_id == "g-irc" and m.channel_id == "4242" for m in parsed.messages)
 
@@ -71,9 +71,7 @@ def test_authors_by_id_survive_renames(parsed: ParsedExport, document: dict) -> 
     last_seen = {m["author"]["id"]: m["author"] for m in spoken}
     for uid, author in last_seen.items():
         user = parsed.users[uid]
-        assert (user.name, user.display_name, user.is_bot) == (
-            author["name"], author["nickname"], author["isBot"]
-        )
+        assert (user.name, user.display_name, user.is_bot) == (author["name"], author["nickname"], author["isBot"])
     by_id = {m.id: m for m in parsed.messages}
     renamed = [m for m in document["messages"] if m["author"]["nickname"] == "ubuntor"]
     assert renamed, "the sample renames usual to ubuntor"
@@ -146,7 +144,7 @@ def test_malformed_messages_are_skipped_with_their_index(document: dict, tmp_pat
 def test_unicode_empty_attachments_forwards_and_offsets(document: dict, tmp_path: Path) -> None:
     doc = copy.deepcopy(document)
     base = next(m for m in doc["messages"] if m["type"] == "Default")
-    texts = ["Ünïcödé 🍇 👩‍👩‍👧 日本語 עברית e\u0301 \U0001d11e", "\\n\"quoted\"\t\u2028", ""]
+    texts = ["Ünïcödé 🍇 👩‍👩‍👧 日本語 עברית e\u0301 \U0001d11e", '\\n"quoted"\t\u2028', ""]
     doc["messages"] = []
     for n, text in enumerate(texts + ["", "fwd"]):
         doc["messages"].append(base | {"id": f"90{n}", "content": text})
@@ -156,7 +154,7 @@ def test_unicode_empty_attachments_forwards_and_offsets(document: dict, tmp_path
     result = parse_export(write(tmp_path, doc))
     assert [m.content for m in result.messages] == texts + ["[attachment: résumé.pdf]", "fwd"]
     assert result.messages[4].reply_to_id is None
-    assert result.messages[4].created_at == datetime(2024, 3, 1, 10, 0, 0, 123000, timezone.utc)
+    assert result.messages[4].created_at == datetime(2024, 3, 1, 10, 0, 0, 123000, UTC)
 
 
 @pytest.mark.parametrize(

@@ -9,38 +9,24 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from grapevine.scripted_llm import ScriptedLLMServer
-from graph.models import Channel, EpisodeStatus, Guild, Message, User
+from common.settings import ExtractionSettings, WindowSettings
+from graph.consent import Consent
+from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
-from ingest.consent import Consent
 from ingest.live import LiveWindows
 from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import Ingestor
-from tests.support.scripted import (
-    Clock,
-    answer,
-    extraction_settings,
-    llm_settings,
-    window_settings,
-    count,
-    cypher,
-    entity,
-    entity_names,
-    fact,
-    graph_facts,
-    prompt_of,
-    refs,
-    relations,
-    section,
-)
+from tests.support.prompt_reader import prompt_of, refs, section
+from tests.support.scripted import Clock, answer, count, cypher, entity, entity_names, fact, graph_facts, llm_settings, relations
+from tests.support.scripted_llm import ScriptedLLMServer
 
 GUILD = "900000000000000001"
 GENERAL, RANDOM = "910000000000000001", "910000000000000002"
-T0 = datetime(2024, 6, 3, 18, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 6, 3, 18, 0, tzinfo=UTC)
 
 
 def person(name: str, n: int, handle: str | None = None) -> User:
@@ -49,7 +35,7 @@ def person(name: str, n: int, handle: str | None = None) -> User:
 
 ALICE, BOB, CHARLIE, DAVE = person("Alice", 1), person("Bob", 2), person("Charlie", 3, "chaz99"), person("Dave", 4)
 EVE, FRANK, MALLORY, OSCAR = person("Eve", 5), person("Frank", 6), person("Mallory", 7), person("Oscar", 8)
-QUIET = 180.0  # window_settings() default
+QUIET = 180.0  # WindowSettings() default
 
 
 @dataclass
@@ -96,11 +82,11 @@ async def chat(store: GraphStore, srv: ScriptedLLMServer) -> AsyncIterator[Chat]
     await store.upsert_channel(Channel(id=GENERAL, guild_id=GUILD, name="general"))
     await store.upsert_channel(Channel(id=RANDOM, guild_id=GUILD, name="random"))
     llm = OpenAILLM(llm_settings(srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
-    ingestor = Ingestor(store, llm, extraction_settings(), window_settings())
+    ingestor = Ingestor(store, llm, ExtractionSettings(), WindowSettings())
     consent = Consent(store)
     await consent.load()
     clock = Clock(T0 - timedelta(hours=1))
-    live = LiveWindows(store, ingestor, consent, window_settings(), clock=clock)
+    live = LiveWindows(store, ingestor, consent, WindowSettings(), clock=clock)
     await live.start()
     try:
         yield Chat(store, srv, llm, ingestor, consent, live, clock)
@@ -166,7 +152,7 @@ async def test_moving_to_austin(chat: Chat) -> None:
     assert moving.reporters == {ALICE.id}
     assert moving.mentions == {"entity:Austin"}
     assert moving.sources == {m2.id, m3.id}
-    assert moving.valid_at == datetime(2024, 7, 3, tzinfo=timezone.utc)  # a month after the messages
+    assert moving.valid_at == datetime(2024, 7, 3, tzinfo=UTC)  # a month after the messages
     assert moving.invalid_at is None and moving.expired_at is None and moving.expires_at is None
     sister = facts["Charlie's sister lives in Austin"]
     assert sister.about == {"entity:Charlie's sister"}
@@ -213,7 +199,7 @@ async def test_interleaved_topics_do_not_cross(chat: Chat) -> None:
     celtics = facts["Charlie has had Celtics season tickets for ten years"]
     assert len(facts) == 2
     assert (luna.about, luna.reporters, luna.mentions) == ({U(ALICE)}, {ALICE.id}, {"entity:Luna"})
-    assert luna.valid_at == datetime(2024, 6, 2, tzinfo=timezone.utc)
+    assert luna.valid_at == datetime(2024, 6, 2, tzinfo=UTC)
     assert (celtics.about, celtics.reporters, celtics.mentions) == ({U(CHARLIE)}, {CHARLIE.id}, {"entity:Boston Celtics"})
     assert celtics.sources == {m4.id} and m3.id in luna.sources
     assert await relations(chat.store, GUILD) == {("Luna", "pet", "cat", U(ALICE))}
@@ -235,8 +221,13 @@ async def test_rapid_messages_are_one_call_and_one_fact(chat: Chat) -> None:
                     about=["U1"], reported_by=["U1"], source=["m1", "m2", "m3", "m4", "m5"], mentions=["E1"],
                     valid_at="2024-06-03", category="work", importance=9, expiry="month")],
     ))  # fmt: skip
-    lines = ["big news", "got an offer from Stripe!!", "senior backend role", "fully remote, starting in July",
-             "gonna accept it tomorrow"]
+    lines = [
+        "big news",
+        "got an offer from Stripe!!",
+        "senior backend role",
+        "fully remote, starting in July",
+        "gonna accept it tomorrow",
+    ]
     sent = [await chat.say(DAVE, text, at(i * 10 / 60)) for i, text in enumerate(lines)]  # 10 s apart
     await chat.quiet()
 
@@ -311,8 +302,7 @@ async def test_new_preference_supersedes_the_old(chat: Chat) -> None:
 
     assert chat.srv.calls == 2
     prompt = prompt_of(chat.srv.requests[1])
-    assert section(prompt, "KNOWN FACTS") == [
-        f"F1 about U1 Dave, reported by U1 Dave on 2024-06-03: Dave prefers Adidas sneakers"]
+    assert section(prompt, "KNOWN FACTS") == ["F1 about U1 Dave, reported by U1 Dave on 2024-06-03: Dave prefers Adidas sneakers"]
     assert section(prompt, "KNOWN ENTITIES") == ["K1 Adidas (organization)"]
     assert section(prompt, "EARLIER MESSAGES") == ['c1 [2024-06-03 18:00 UTC] U1 Dave: "I only wear Adidas, best sneakers ever"']
 
@@ -320,7 +310,7 @@ async def test_new_preference_supersedes_the_old(chat: Chat) -> None:
     assert set(facts) == {"Dave prefers Adidas sneakers", "Dave now prefers Puma sneakers"}
     adidas, puma = facts["Dave prefers Adidas sneakers"], facts["Dave now prefers Puma sneakers"]
     assert adidas.uuid == old.uuid
-    assert puma.valid_at == datetime(2024, 6, 4, tzinfo=timezone.utc)
+    assert puma.valid_at == datetime(2024, 6, 4, tzinfo=UTC)
     assert adidas.invalid_at == puma.valid_at
     assert adidas.expired_at is not None
     assert puma.supersedes == {adidas.uuid}
@@ -398,5 +388,6 @@ async def test_prompt_injection_is_attributed_to_its_author(chat: Chat) -> None:
     assert claim.reporters == {OSCAR.id}, "the reporter is the author of the cited message, not the claimed one"
     assert claim.about == {U(OSCAR)}
     assert claim.sources == {injection.id}
-    assert await count(chat.store, "MATCH (:Fact)-[:REPORTED_BY]->(u:User) WHERE u.id <> $id RETURN count(u) AS n",
-                       id=OSCAR.id) == 0
+    assert (
+        await count(chat.store, "MATCH (:Fact)-[:REPORTED_BY]->(u:User) WHERE u.id <> $id RETURN count(u) AS n", id=OSCAR.id) == 0
+    )

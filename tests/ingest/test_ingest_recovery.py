@@ -8,37 +8,27 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from grapevine.scripted_llm import Fault, ScriptedLLMServer
+from common.settings import ExtractionSettings, WindowSettings
+from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
 from graph.store import GraphStore
-from ingest.consent import Consent
 from ingest.live import LiveWindows
 from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import BacklogResult, Ingestor
-from tests.support.scripted import (
-    Clock,
-    answer,
-    count,
-    extraction_settings,
-    fact,
-    graph_facts,
-    llm_settings,
-    prompt_of,
-    refs,
-    section,
-    window_settings,
-)
+from tests.support.prompt_reader import prompt_of, refs, section
+from tests.support.scripted import Clock, answer, count, fact, graph_facts, llm_settings
+from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 GUILD, CHANNEL, OTHER = "800000000000000001", "810000000000000001", "810000000000000002"
-T0 = datetime(2024, 9, 10, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 9, 10, 9, 0, tzinfo=UTC)
 ALICE = User(id="330000000000000001", name="alice", display_name="Alice")
 BOB = User(id="330000000000000002", name="bob", display_name="Bob")
-QUIET = window_settings().quiet_seconds
+QUIET = WindowSettings().quiet_seconds
 
 
 def msg(n: int, who: User, text: str, minutes: float, channel: str = CHANNEL) -> Message:
@@ -77,10 +67,10 @@ class Setup:
         return client
 
     def ingestor(self, llm: OpenAILLM | None, **extraction: object) -> Ingestor:
-        return Ingestor(self.store, llm, extraction_settings(**extraction), window_settings())
+        return Ingestor(self.store, llm, ExtractionSettings(**extraction), WindowSettings())
 
     async def live(self, ingestor: Ingestor) -> LiveWindows:
-        live = LiveWindows(self.store, ingestor, self.consent, window_settings(), clock=self.clock)
+        live = LiveWindows(self.store, ingestor, self.consent, WindowSettings(), clock=self.clock)
         self.lives.append(live)
         return live
 
@@ -198,10 +188,14 @@ async def test_restart_splits_stored_conversations_at_their_quiet_gaps(setup: Se
     windows = [refs(section(prompt_of(r), "WINDOW")) for r in setup.srv.requests]
     assert windows == [["m1", "m2"], ["m1", "m2"]]
     assert [section(prompt_of(r), "WINDOW")[0].split(": ", 1)[1] for r in setup.srv.requests] == [
-        '"repotting the monstera today"', '"I bought a cactus"']
+        '"repotting the monstera today"',
+        '"I bought a cactus"',
+    ]
     rows = await episode_rows(setup.store)
     assert [(r["key"], r["status"]) for r in rows] == [
-        (f"{late}:{morning[0].id}:{morning[1].id}", "done"), (f"{late}:{evening[0].id}:{evening[1].id}", "done")]
+        (f"{late}:{morning[0].id}:{morning[1].id}", "done"),
+        (f"{late}:{evening[0].id}:{evening[1].id}", "done"),
+    ]
 
 
 # --- the LLM fails every attempt: parked as failed, ingested once when it recovers ---------------------------------
@@ -244,16 +238,20 @@ def _by_content(request: dict[str, Any]) -> dict[str, Any]:
     window = section(prompt_of(request), "WINDOW")
     first = re.match(r'm1 \[[^\]]+\] (U\d+) [^:]+: "(.*)"$', window[0])
     assert first is not None, window[0]
-    return answer(f"{first[1]} said something.", facts=[
-        fact(f"Someone said: {first[2]}", about=[first[1]], reported_by=[first[1]], source=["m1"])])
+    return answer(
+        f"{first[1]} said something.",
+        facts=[fact(f"Someone said: {first[2]}", about=[first[1]], reported_by=[first[1]], source=["m1"])],
+    )
 
 
 async def test_without_llm_windows_wait_as_pending_for_the_backlog(setup: Setup) -> None:
     offline = setup.ingestor(None)
     live = await setup.live(offline)
     await live.start()
-    windows = [[msg(10 + 2 * i, ALICE, f"plant update number {i}", 10 * i),
-                msg(11 + 2 * i, BOB, f"reply to update {i}", 10 * i + 1)] for i in range(5)]  # 5 windows, 10 min apart
+    windows = [
+        [msg(10 + 2 * i, ALICE, f"plant update number {i}", 10 * i), msg(11 + 2 * i, BOB, f"reply to update {i}", 10 * i + 1)]
+        for i in range(5)
+    ]  # 5 windows, 10 min apart
     for pair in windows:
         await setup.feed(live, pair)
         await setup.quiet(live)
@@ -379,8 +377,12 @@ async def test_stop_right_after_a_message_returns_and_leaves_the_window_for_the_
     assert setup.srv.calls == 0, "a stopped LiveWindows closed and extracted a window"
     assert await buffered(setup.store) == 1
 
-    setup.srv.push(answer("Alice bought a monstera.", facts=[
-        fact("Alice bought a monstera", about=["U1"], reported_by=["U1"], source=["m1"], category="possession")]))
+    setup.srv.push(
+        answer(
+            "Alice bought a monstera.",
+            facts=[fact("Alice bought a monstera", about=["U1"], reported_by=["U1"], source=["m1"], category="possession")],
+        )
+    )
     again = await setup.live(setup.ingestor(setup.llm()))
     assert await again.start() == 1  # due at once: its quiet time passed while the bot was down
     await again.drain()
@@ -393,8 +395,8 @@ async def test_stop_right_after_a_message_returns_and_leaves_the_window_for_the_
 # --- real chat: the IRC replay bench on a slice ------------------------------------------------------------------
 @pytest.mark.slow
 async def test_irc_replay_slice_is_one_call_per_window_and_few_calls(store: GraphStore, srv: ScriptedLLMServer) -> None:
-    from bench.datasets import DATA_DIR, dev_samples, load_irc
-    from bench.irc_replay import replay_ingest
+    from tests.support.datasets import DATA_DIR, dev_samples, load_irc
+    from tests.support.replay_harness import replay_ingest
 
     try:
         path = dev_samples(DATA_DIR)[0]

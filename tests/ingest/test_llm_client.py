@@ -9,10 +9,17 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from pydantic import BaseModel
 
-from grapevine.scripted_llm import Fault, ScriptedLLMServer
-from grapevine.settings import LLMSettings
-from grapevine.tokens import estimate_tokens
-from ingest.llm import LLMError, LLMOutputError, OpenAILLM, UsageMeter, build_llm, check_reachable
+from common.settings import LLMSettings
+from common.tokens import estimate_tokens
+from ingest.llm import (
+    LLMError,
+    LLMOutputError,
+    OpenAILLM,
+    UsageMeter,
+    build_llm,
+    check_reachable,
+)
+from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 ASK = [{"role": "system", "content": "Extract the person."}, {"role": "user", "content": "Ada is 36 and likes chess."}]
 
@@ -23,10 +30,11 @@ class Person(BaseModel):
 
 
 def _settings(base_url: str | None, **overrides: object) -> LLMSettings:
-    values: dict[str, object] = dict(base_url=base_url, api_key="test-key", model="extract-model", reply_model=None,
-                                     timeout=0.5, max_attempts=3)
+    values: dict[str, object] = dict(
+        base_url=base_url, api_key="test-key", model="extract-model", reply_model=None, timeout=0.5, max_attempts=3
+    )
     values.update(overrides)
-    return LLMSettings(**values)  # type: ignore[arg-type]
+    return LLMSettings(**values)
 
 
 @pytest.fixture
@@ -169,13 +177,18 @@ async def test_usage_meter_matches_server_totals(srv: ScriptedLLMServer, llm: Op
 
 async def test_call_event_is_emitted(srv: ScriptedLLMServer, llm: OpenAILLM, caplog: pytest.LogCaptureFixture) -> None:
     srv.push(Fault.status(500), {"name": "Ada", "age": 36})
-    with caplog.at_level(logging.INFO, logger="grapevine.events"):
+    with caplog.at_level(logging.INFO, logger="common.events"):
         await llm.extract(ASK, Person, purpose="extract")
-    payloads = [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == "call"]  # type: ignore[attr-defined]
+    payloads = [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == "call"]
     assert len(payloads) == 1
     event = payloads[0]
     assert {k: event[k] for k in ("subsystem", "purpose", "model", "outcome", "attempts")} == {
-        "subsystem": "llm", "purpose": "extract", "model": "extract-model", "outcome": "ok", "attempts": 2}
+        "subsystem": "llm",
+        "purpose": "extract",
+        "model": "extract-model",
+        "outcome": "ok",
+        "attempts": 2,
+    }
     assert event["prompt_tokens"] == srv.prompt_tokens and event["completion_tokens"] == srv.completion_tokens
     assert isinstance(event["latency_ms"], int)
 

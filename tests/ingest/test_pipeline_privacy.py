@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from grapevine.scripted_llm import ScriptedLLMServer
 from graph.store import GraphStore
-from tests.support.scripted import ALICE, BOB, MALLORY, Room, answer, openai_llm, prompt_of
+from tests.support.prompt_reader import prompt_of
+from tests.support.scripted import ALICE, BOB, MALLORY, Room, answer, openai_llm
+from tests.support.scripted_llm import ScriptedLLMServer
 
 
 async def test_mentions_of_an_opted_out_member_are_masked_in_the_prompt(store: GraphStore) -> None:

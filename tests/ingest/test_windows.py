@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from grapevine.settings import WindowSettings
+from common.settings import WindowSettings
 from graph.models import Message, User
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
-T0 = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
 
 def settings(**overrides: float) -> WindowSettings:
@@ -191,7 +191,7 @@ def test_replay_closes_the_rest_by_deadline_not_shutdown() -> None:
 
 
 def test_replay_of_a_real_irc_sample() -> None:
-    datasets = pytest.importorskip("bench.datasets")
+    datasets = pytest.importorskip("tests.support.datasets")
     raw = datasets.DATA_DIR / "irc" / "dev" / "2009-10-01_17.raw.txt"
     if not raw.is_file():
         pytest.skip(f"shared IRC data missing: {raw} (expected at ../shared/data next to the repository)")
@@ -199,8 +199,8 @@ def test_replay_of_a_real_irc_sample() -> None:
     assert (sample.name, len(sample.messages), len(sample.reply_links)) == ("2009-10-01_17", 1215, 265)
     first = sample.messages[0].message
     annotated = next(m.message for m in sample.messages if m.message.id == "1000")
-    assert (first.id, first.created_at) == ("0", datetime(2009, 10, 1, 14, 3, tzinfo=timezone.utc))
-    assert annotated.created_at == datetime(2009, 10, 1, 17, 0, tzinfo=timezone.utc)
+    assert (first.id, first.created_at) == ("0", datetime(2009, 10, 1, 14, 3, tzinfo=UTC))
+    assert annotated.created_at == datetime(2009, 10, 1, 17, 0, tzinfo=UTC)
     windows = list(replay(sample.messages, settings()))
     assert sum(len(w.messages) for w in windows) == 1215
     assert len(windows) == 41
@@ -210,18 +210,18 @@ def test_replay_of_a_real_irc_sample() -> None:
 
 
 def test_irc_loader_rolls_over_midnight_and_keeps_order() -> None:
-    datasets = pytest.importorskip("bench.datasets")
+    datasets = pytest.importorskip("tests.support.datasets")
     raw = datasets.DATA_DIR / "irc" / "dev" / "2011-11-13_02.raw.txt"
     if not raw.is_file():
         pytest.skip(f"shared IRC data missing: {raw} (expected at ../shared/data next to the repository)")
     sample = datasets.load_irc(raw)
     byid = {m.message.id: m for m in sample.messages}
     assert [byid[i].message.created_at for i in ("0", "1", "2")] == [
-        datetime(2011, 11, 12, 21, 29, 0, tzinfo=timezone.utc),
-        datetime(2011, 11, 12, 21, 29, 30, tzinfo=timezone.utc),  # two messages in 21:29
-        datetime(2011, 11, 12, 21, 30, 0, tzinfo=timezone.utc),
+        datetime(2011, 11, 12, 21, 29, 0, tzinfo=UTC),
+        datetime(2011, 11, 12, 21, 29, 30, tzinfo=UTC),  # two messages in 21:29
+        datetime(2011, 11, 12, 21, 30, 0, tzinfo=UTC),
     ]
-    assert byid["1000"].message.created_at == datetime(2011, 11, 13, 2, 0, tzinfo=timezone.utc)
+    assert byid["1000"].message.created_at == datetime(2011, 11, 13, 2, 0, tzinfo=UTC)
     assert (byid["0"].author.id, byid["0"].message.channel_id) == ("irc:monsemannen", "irc:2011-11-13_02")
     times = [m.message.created_at for m in sample.messages]
     assert all(a < b for a, b in zip(times, times[1:]))

@@ -39,12 +39,11 @@ def render(queries: list[OperatorQuery]) -> str:
     parts = [INTRO]
     for q in queries:
         body = q.text.rstrip() + "\n"
-        params = "\n".join(
-            f"- `{p.name}` ({p.type}, {'required' if p.required else 'optional'}): {p.description}" for p in q.params
-        ) or "- none"
-        setters = "\n".join(
-            f":param {p.name} => {EXAMPLES[p.type] if p.required else 'null'}" for p in q.params
+        params = (
+            "\n".join(f"- `{p.name}` ({p.type}, {'required' if p.required else 'optional'}): {p.description}" for p in q.params)
+            or "- none"
         )
+        setters = "\n".join(f":param {p.name} => {EXAMPLES[p.type] if p.required else 'null'}" for p in q.params)
         parts.append(f"## {q.name}: {q.title}\n\n{q.answers}\n\n{params}\n\n```\n{setters}\n```\n\n```cypher\n{body}```\n")
     return "\n".join(parts)
 

@@ -50,8 +50,9 @@ def test_password_default_is_shared_and_documented(compose: dict[str, Any]) -> N
     default = auth["default"]
     assert len(default) >= 8, "Neo4j 5 refuses passwords shorter than 8 characters"
     env = compose["services"]["bot"]["environment"]
-    assert f"{env['NEO4J_USER']}/{env['NEO4J_PASSWORD']}" == compose["services"]["neo4j"]["environment"]["NEO4J_AUTH"], \
+    assert f"{env['NEO4J_USER']}/{env['NEO4J_PASSWORD']}" == compose["services"]["neo4j"]["environment"]["NEO4J_AUTH"], (
         "the bot and Neo4j must agree on the credentials"
+    )
     header = "\n".join(line for line in (DOCKER / "compose.yml").read_text(encoding="utf-8").splitlines() if line.startswith("#"))
     assert default in header and "NEO4J_PASSWORD" in header
 

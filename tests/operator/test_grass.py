@@ -1,4 +1,4 @@
-"""docker/grapevine.grass: Neo4j Browser's style for the graph, read by graph/grass.py."""
+"""docker/grapevine.grass: Neo4j Browser's style for the graph, read by tests/support/grass.py."""
 
 from __future__ import annotations
 
@@ -6,11 +6,24 @@ from pathlib import Path
 
 import pytest
 
-from graph.grass import GrassError, load_grass, parse_grass
+from tests.support.grass import GrassError, load_grass, parse_grass
 
 GRASS = Path(__file__).resolve().parents[2] / "docker" / "grapevine.grass"
-RELATIONSHIPS = ("IN_GUILD", "IN_CHANNEL", "IN_EPISODE", "SENT", "REPLIES_TO", "TOOK_PART_IN", "ABOUT", "MENTIONS",
-                 "RELATED_TO", "REPORTED_BY", "FROM", "EXTRACTED_FROM", "SUPERSEDES")
+RELATIONSHIPS = (
+    "IN_GUILD",
+    "IN_CHANNEL",
+    "IN_EPISODE",
+    "SENT",
+    "REPLIES_TO",
+    "TOOK_PART_IN",
+    "ABOUT",
+    "MENTIONS",
+    "RELATED_TO",
+    "REPORTED_BY",
+    "FROM",
+    "EXTRACTED_FROM",
+    "SUPERSEDES",
+)
 
 
 def px(value: str) -> int:
@@ -20,8 +33,15 @@ def px(value: str) -> int:
 
 def test_the_style_sheet_parses_and_captions_every_label() -> None:
     rules = load_grass(GRASS)
-    captions = {"User": "{display_name}", "Fact": "{text}", "Entity": "{name}", "Episode": "{summary}",
-                "Message": "{content}", "Guild": "{name}", "Channel": "{name}"}
+    captions = {
+        "User": "{display_name}",
+        "Fact": "{text}",
+        "Entity": "{name}",
+        "Episode": "{summary}",
+        "Message": "{content}",
+        "Guild": "{name}",
+        "Channel": "{name}",
+    }
     for label, caption in captions.items():
         rule = rules[f"node.{label}"]
         assert rule["caption"] == caption
@@ -37,7 +57,7 @@ def test_closed_facts_are_grey_small_and_win_over_fact() -> None:
     order = list(rules)
     assert order.index("node.Closed") > order.index("node.Fact"), "Browser applies rules in order: Closed must come last"
     assert px(closed["diameter"]) < px(fact["diameter"])
-    r, g, b = (int(closed["color"][i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(closed["color"][i : i + 2], 16) for i in (1, 3, 5))
     assert abs(r - g) < 16 and abs(g - b) < 16, f"{closed['color']} is not grey"
     assert "caption" not in closed  # a closed fact keeps the Fact caption, {text}
 
@@ -49,28 +69,31 @@ def test_every_relationship_type_has_a_caption() -> None:
     assert rules["relationship.RELATED_TO"]["caption"] == "{kind}"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("node.User { caption: '{name}'; ", "block is not closed"),
-    ("node.User  caption: x; }", "selector without a block"),
-    ("node.User { caption {name}; }", "brace inside a block"),
-    ("node.User { color #fff; }", "cannot read"),
-    ("node.User { caption: 'a:b'; }", "holds a ':'"),
-    ("node.User { color: #fff diameter: 5px; }", "holds a ':'"),
-    ("person.User { color: #fff; }", "not a node or relationship selector"),
-    ("node.User-x { color: #fff; }", "not a node or relationship selector"),
-    ("node.User { color: #fff; }\nnode.User { diameter: 5px; }", "line 2: node.User is styled twice"),
-    ("/* style */ node { color: #fff; }", "comments are allowed only after the last block"),
-    ("node { color: #fff; } /* between */ relationship { color: #fff; }", "comments are allowed only after"),
-    ("node { color: #fff; } /* it's */", "closing comment holds a quote"),
-    ("node { caption: 'open; }", "quote is not closed"),
-    ('node { caption: "{name}"; }', "double quotes"),
-    ("node { color: ; }", "no value"),
-    ("node { colour: #fff; }", "unknown property 'colour'"),
-    ("node { color: #fff; color: #000; }", "set twice"),
-    ("", "no style blocks"),
-    ("node { color: #fff; } node.User", "selector without a block"),
-    ("node { color: #fff; } }", "without a block"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("node.User { caption: '{name}'; ", "block is not closed"),
+        ("node.User  caption: x; }", "selector without a block"),
+        ("node.User { caption {name}; }", "brace inside a block"),
+        ("node.User { color #fff; }", "cannot read"),
+        ("node.User { caption: 'a:b'; }", "holds a ':'"),
+        ("node.User { color: #fff diameter: 5px; }", "holds a ':'"),
+        ("person.User { color: #fff; }", "not a node or relationship selector"),
+        ("node.User-x { color: #fff; }", "not a node or relationship selector"),
+        ("node.User { color: #fff; }\nnode.User { diameter: 5px; }", "line 2: node.User is styled twice"),
+        ("/* style */ node { color: #fff; }", "comments are allowed only after the last block"),
+        ("node { color: #fff; } /* between */ relationship { color: #fff; }", "comments are allowed only after"),
+        ("node { color: #fff; } /* it's */", "closing comment holds a quote"),
+        ("node { caption: 'open; }", "quote is not closed"),
+        ('node { caption: "{name}"; }', "double quotes"),
+        ("node { color: ; }", "no value"),
+        ("node { colour: #fff; }", "unknown property 'colour'"),
+        ("node { color: #fff; color: #000; }", "set twice"),
+        ("", "no style blocks"),
+        ("node { color: #fff; } node.User", "selector without a block"),
+        ("node { color: #fff; } }", "without a block"),
+    ],
+)
 def test_malformed_style_sheets_are_refused(text: str, message: str) -> None:
     with pytest.raises(GrassError, match=message):
         parse_grass(text)

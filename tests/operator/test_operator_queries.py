@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
+
 import pytest
 
 import queries
-
 from graph.models import EpisodeStatus, EpisodeWrite
 from graph.operator_queries import (
     OperatorQuery,
@@ -22,11 +22,28 @@ from graph.operator_queries import (
     run_operator_query,
 )
 from graph.store import GraphStore
-from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, Populated, populate
+from tests.support.busy_server import (
+    G1,
+    G2,
+    GENERAL,
+    PEOPLE,
+    T0,
+    Populated,
+    U,
+    populate,
+)
 
 REQUIRED = {
-    "who_reported", "who_knows_what", "superseded_recently", "most_connected_entities", "user_timeline",
-    "single_source_facts", "corroborated_facts", "windows_by_status", "guild_overview", "who_knows_what_graph",
+    "who_reported",
+    "who_knows_what",
+    "superseded_recently",
+    "most_connected_entities",
+    "user_timeline",
+    "single_source_facts",
+    "corroborated_facts",
+    "windows_by_status",
+    "guild_overview",
+    "who_knows_what_graph",
 }
 MUNICH_AT = T0 + timedelta(days=10)
 
@@ -36,10 +53,19 @@ async def busy(store: GraphStore) -> Populated:
     p = await populate(store)
     msg = await p.say(GENERAL, "bob", "moved to Munich last week!", MUNICH_AT)
     key = await p.episode(GENERAL, [msg])
-    munich = p.fact("bob_munich", "Bob moved to Munich", [U("bob")], msg, valid_at=MUNICH_AT - timedelta(days=7),
-                    supersedes=["bob_berlin"], category="location")
+    munich = p.fact(
+        "bob_munich",
+        "Bob moved to Munich",
+        [U("bob")],
+        msg,
+        valid_at=MUNICH_AT - timedelta(days=7),
+        supersedes=["bob_berlin"],
+        category="location",
+    )
     assert (await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
-    failed = await p.episode(GENERAL, [await p.say(GENERAL, "judy", "the LLM chokes on this one", MUNICH_AT + timedelta(hours=1))])
+    failed = await p.episode(
+        GENERAL, [await p.say(GENERAL, "judy", "the LLM chokes on this one", MUNICH_AT + timedelta(hours=1))]
+    )
     await store.mark_episode(failed, EpisodeStatus.FAILED, "extraction: invalid JSON", attempt=True)
     await p.episode(GENERAL, [await p.say(GENERAL, "oscar", "still waiting", MUNICH_AT + timedelta(hours=2))])
     return p
@@ -66,7 +92,10 @@ def test_every_file_has_a_parsable_header() -> None:
     assert who.answers == "For each fact about the user in the guild, who said it and when."
     assert [(p.name, p.type, p.required) for p in who.params] == [("guild_id", "string", True), ("user_id", "string", True)]
     assert [(p.name, p.type, p.required) for p in get_query("superseded_recently").params] == [
-        ("guild_id", "string", True), ("days", "int", True), ("now", "datetime", False)]
+        ("guild_id", "string", True),
+        ("days", "int", True),
+        ("now", "datetime", False),
+    ]
 
 
 def test_malformed_headers_are_refused() -> None:
@@ -118,8 +147,13 @@ def test_write_clauses_are_refused_before_sending() -> None:
 # --- on a database --------------------------------------------------------------------------------
 async def test_a_write_query_is_refused_and_writes_nothing(store: GraphStore) -> None:
     await populate(store)
-    create = OperatorQuery("evil", "Evil", "Writes", [QueryParam("guild_id", "string", True)],
-                           "CREATE (f:Fact {uuid: 'evil', guild_id: $guild_id, text: 'planted'}) RETURN f.uuid AS uuid")
+    create = OperatorQuery(
+        "evil",
+        "Evil",
+        "Writes",
+        [QueryParam("guild_id", "string", True)],
+        "CREATE (f:Fact {uuid: 'evil', guild_id: $guild_id, text: 'planted'}) RETURN f.uuid AS uuid",
+    )
     with pytest.raises(ReadOnlyViolation, match="CREATE"):
         await run_operator_query(store.driver, store.engine.database, create, {"guild_id": G1})
     # Past the pre-check, the READ transaction itself: refused (Neo4j) or rolled back (ArcadeDB).
@@ -128,7 +162,8 @@ async def test_a_write_query_is_refused_and_writes_nothing(store: GraphStore) ->
     except Exception:  # noqa: BLE001 - Neo4j refuses writes in a READ session
         pass
     records, _, _ = await store.driver.execute_query(
-        "MATCH (f:Fact {uuid: 'evil'}) RETURN count(f) AS n", database_=store.engine.database)
+        "MATCH (f:Fact {uuid: 'evil'}) RETURN count(f) AS n", database_=store.engine.database
+    )
     assert records[0]["n"] == 0
 
 
@@ -136,7 +171,9 @@ async def test_who_reported_frank_is_eve_and_grace(store: GraphStore) -> None:
     p = await busy(store)
     rows = await run(store, "who_reported", guild_id=G1, user_id=PEOPLE["frank"])
     assert [(r["fact_uuid"], r["reporter"], r["state"]) for r in rows] == [
-        (p.facts["frank_engaged"], "Eve", "valid"), (p.facts["frank_engaged"], "Grace", "valid")]
+        (p.facts["frank_engaged"], "Eve", "valid"),
+        (p.facts["frank_engaged"], "Grace", "valid"),
+    ]
     assert rows[0]["reported_at"].startswith("2024-05-04T18:00:00")
     assert rows[0]["message_id"] == next(m.id for m in p.messages if m.content.startswith("Frank got engaged"))
     bob = await run(store, "who_reported", guild_id=G1, user_id=PEOPLE["bob"])
@@ -153,9 +190,13 @@ async def test_who_knows_what_lists_people_present(store: GraphStore) -> None:
     assert present["Eve"]["first_present_at"].startswith("2024-05-04T18:00:00")
     alice = await run(store, "who_knows_what", guild_id=G1, user_id=PEOPLE["alice"])
     assert {(r["fact"], r["user"]) for r in alice} == {
-        ("Alice is moving to Austin next month", "Alice"), ("Alice is moving to Austin next month", "Bob"),
-        ("Alice is moving to Austin next month", "Charlie"), ("Alice adopted a cat named Luna", "Alice"),
-        ("Alice adopted a cat named Luna", "Bob"), ("Alice adopted a cat named Luna", "Charlie")}
+        ("Alice is moving to Austin next month", "Alice"),
+        ("Alice is moving to Austin next month", "Bob"),
+        ("Alice is moving to Austin next month", "Charlie"),
+        ("Alice adopted a cat named Luna", "Alice"),
+        ("Alice adopted a cat named Luna", "Bob"),
+        ("Alice adopted a cat named Luna", "Charlie"),
+    }
     everything = await run(store, "who_knows_what", guild_id=G1)
     assert {r["fact_uuid"] for r in everything} >= {p.facts["frank_engaged"], p.facts["alice_luna"], p.facts["bob_munich"]}
     assert "Alice is vegetarian" not in {r["fact"] for r in everything}
@@ -176,7 +217,9 @@ async def test_who_knows_what_graph_returns_paths(store: GraphStore) -> None:
     assert all(r["relationships"][0]["_type"] == "REPORTED_BY" for r in row["reported"])
     bob = await run(store, "who_knows_what_graph", guild_id=G1, user_id=PEOPLE["bob"])
     assert sorted((r["fact"]["text"], r["fact"]["_labels"] == ["Closed", "Fact"]) for r in bob) == [
-        ("Bob lives in Berlin", True), ("Bob moved to Munich", False)]
+        ("Bob lives in Berlin", True),
+        ("Bob moved to Munich", False),
+    ]
     assert len(await run(store, "who_knows_what_graph", guild_id=G1, limit="3")) == 3
 
 
@@ -204,15 +247,20 @@ async def test_user_timeline_interleaves_facts_and_episodes(store: GraphStore) -
     p = await busy(store)
     rows = await run(store, "user_timeline", guild_id=G1, user_id=PEOPLE["alice"])
     assert [(r["kind"], r["ref"]) for r in rows] == [
-        ("episode", p.episodes[0]), ("episode", p.episodes[1]), ("fact", p.facts["alice_luna"]),
-        ("fact", p.facts["alice_austin"])]
+        ("episode", p.episodes[0]),
+        ("episode", p.episodes[1]),
+        ("fact", p.facts["alice_luna"]),
+        ("fact", p.facts["alice_austin"]),
+    ]
     assert [r["at"] for r in rows] == sorted(r["at"] for r in rows)
     assert rows[0]["what"].startswith("Alice is moving to Austin") and rows[0]["state"] == "done"
     assert all(r["state"] == "valid" for r in rows if r["kind"] == "fact")
     bob = await run(store, "user_timeline", guild_id=G1, user_id=PEOPLE["bob"])
     assert ("Bob lives in Berlin", "closed") in {(r["what"], r["state"]) for r in bob}
     assert [r["what"] for r in await run(store, "user_timeline", guild_id=G2, user_id=PEOPLE["alice"])] == [
-        "Alice is vegetarian.", "Alice is vegetarian"]
+        "Alice is vegetarian.",
+        "Alice is vegetarian",
+    ]
 
 
 async def test_single_source_and_corroborated_facts(store: GraphStore) -> None:
@@ -220,7 +268,8 @@ async def test_single_source_and_corroborated_facts(store: GraphStore) -> None:
     now = (T0 + timedelta(days=2, hours=2)).isoformat()
     corroborated = await run(store, "corroborated_facts", guild_id=G1, now=now)
     assert [(r["fact_uuid"], r["reporter_count"], sorted(r["reporters"]), r["about"]) for r in corroborated] == [
-        (p.facts["frank_engaged"], 2, ["Eve", "Grace"], ["Frank"])]
+        (p.facts["frank_engaged"], 2, ["Eve", "Grace"], ["Frank"])
+    ]
     single = await run(store, "single_source_facts", guild_id=G1, now=now)
     texts = {r["fact"] for r in single}
     assert p.facts["frank_engaged"] not in {r["fact_uuid"] for r in single}
@@ -240,7 +289,11 @@ async def test_windows_by_status_shows_pending_and_failed(store: GraphStore) -> 
     assert [(r["status"], r["key"]) for r in rows] == [("failed", p.episodes[-2]), ("pending", p.episodes[-1])]
     failed = rows[0]
     assert (failed["attempts"], failed["error"], failed["channel"], failed["message_count"]) == (
-        1, "extraction: invalid JSON", "general", 1)
+        1,
+        "extraction: invalid JSON",
+        "general",
+        1,
+    )
     assert failed["started_at"].startswith("2024-05-13T19:00:00")
     assert [r["key"] for r in await run(store, "windows_by_status", guild_id=G1, status="failed")] == [p.episodes[-2]]
     assert len(await run(store, "windows_by_status", guild_id=G1, status="done")) == 7
@@ -251,9 +304,18 @@ async def test_guild_overview_counts(store: GraphStore) -> None:
     await busy(store)
     [row] = await run(store, "guild_overview", guild_id=G1, now=(T0 + timedelta(days=20)).isoformat())
     assert row == {
-        "guild_id": G1, "guild": "Book Club", "channels": 2, "users_who_wrote": 11, "messages": 24,
-        "facts_valid": 27, "facts": 29, "entities": 5,
-        "episodes_pending": 1, "episodes_done": 7, "episodes_failed": 1, "episodes_skipped": 0,
+        "guild_id": G1,
+        "guild": "Book Club",
+        "channels": 2,
+        "users_who_wrote": 11,
+        "messages": 24,
+        "facts_valid": 27,
+        "facts": 29,
+        "entities": 5,
+        "episodes_pending": 1,
+        "episodes_done": 7,
+        "episodes_failed": 1,
+        "episodes_skipped": 0,
     }
     [other] = await run(store, "guild_overview", guild_id=G2)
     assert (other["guild"], other["messages"], other["facts"], other["users_who_wrote"]) == ("Climbing Gym", 2, 1, 2)
@@ -264,7 +326,8 @@ async def test_closed_facts_marked(store: GraphStore) -> None:
     p = await busy(store)
     rows = await run(store, "closed_facts_marked", guild_id=G1)
     assert [(r["mark"]["text"], r["mark"]["reason"], r["mark"]["replaced_by"]) for r in rows] == [
-        ("Bob lives in Berlin", "superseded", "Bob moved to Munich")]
+        ("Bob lives in Berlin", "superseded", "Bob moved to Munich")
+    ]
     assert "Closed" in rows[0]["fact"]["_labels"]
     assert [r["_type"] for r in rows[0]["replaced"]["relationships"]] == ["SUPERSEDES"]
     assert rows[0]["replaced"]["nodes"][0]["uuid"] == p.facts["bob_munich"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from graph.models import (
     Channel,
@@ -24,15 +24,23 @@ from graph.models import (
 )
 from graph.store import GraphStore
 
-T0 = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 G1, G2 = "100000000000000001", "200000000000000002"
 GENERAL, THREAD, OTHER = "110000000000000001", "110000000000000002", "210000000000000001"
 
 PEOPLE = {
-    "alice": "300000000000000001", "bob": "300000000000000002", "charlie": "300000000000000003",
-    "dave": "300000000000000004", "eve": "300000000000000005", "frank": "300000000000000006",
-    "grace": "300000000000000007", "ivan": "300000000000000008", "judy": "300000000000000009",
-    "mallory": "300000000000000010", "oscar": "300000000000000011", "peggy": "300000000000000012",
+    "alice": "300000000000000001",
+    "bob": "300000000000000002",
+    "charlie": "300000000000000003",
+    "dave": "300000000000000004",
+    "eve": "300000000000000005",
+    "frank": "300000000000000006",
+    "grace": "300000000000000007",
+    "ivan": "300000000000000008",
+    "judy": "300000000000000009",
+    "mallory": "300000000000000010",
+    "oscar": "300000000000000011",
+    "peggy": "300000000000000012",
 }
 BOT = "399999999999999999"
 
@@ -60,31 +68,59 @@ class Populated:
 
     async def say(self, channel: str, who: str, text: str, at: datetime, guild: str = G1, reply_to: str | None = None) -> Message:
         author = BOT if who == "bot" else PEOPLE[who]
-        msg = Message(id=self.mid(), guild_id=guild, channel_id=channel, author_id=author, content=text,
-                      created_at=at, reply_to_id=reply_to)
+        msg = Message(
+            id=self.mid(), guild_id=guild, channel_id=channel, author_id=author, content=text, created_at=at, reply_to_id=reply_to
+        )
         await self.store.record_messages([msg])
         self.messages.append(msg)
         return msg
 
     async def episode(self, channel: str, msgs: list[Message], guild: str = G1) -> str:
         key = f"{channel}:{msgs[0].id}:{msgs[-1].id}"
-        await self.store.close_episode(EpisodeClose(
-            key=key, uuid=uuid.uuid4().hex, guild_id=guild, channel_id=channel, started_at=msgs[0].created_at,
-            ended_at=msgs[-1].created_at, message_ids=tuple(m.id for m in msgs),
-            participant_ids=tuple(dict.fromkeys(m.author_id for m in msgs)),
-        ))
+        await self.store.close_episode(
+            EpisodeClose(
+                key=key,
+                uuid=uuid.uuid4().hex,
+                guild_id=guild,
+                channel_id=channel,
+                started_at=msgs[0].created_at,
+                ended_at=msgs[-1].created_at,
+                message_ids=tuple(m.id for m in msgs),
+                participant_ids=tuple(dict.fromkeys(m.author_id for m in msgs)),
+            )
+        )
         self.episodes.append(key)
         return key
 
-    def fact(self, label: str, text: str, about: list[NodeRef], by: Message, *, mentions: list[NodeRef] = (),  # type: ignore[assignment]
-             valid_at: datetime | None = None, importance: int = 5, supersedes: list[str] = (),  # type: ignore[assignment]
-             expires_at: datetime | None = None, category: str = "other") -> FactWrite:
+    def fact(
+        self,
+        label: str,
+        text: str,
+        about: list[NodeRef],
+        by: Message,
+        *,
+        mentions: list[NodeRef] = (),
+        valid_at: datetime | None = None,
+        importance: int = 5,
+        supersedes: list[str] = (),
+        expires_at: datetime | None = None,
+        category: str = "other",
+    ) -> FactWrite:
         fact_uuid = uuid.uuid5(uuid.NAMESPACE_URL, f"fact:{label}").hex
         self.facts[label] = fact_uuid
-        return FactWrite(uuid=fact_uuid, text=text, category=category, importance=importance,
-                         valid_at=valid_at or by.created_at, expires_at=expires_at, about=tuple(about),
-                         mentions=tuple(mentions), reports=(Report(user_id=by.author_id, message_id=by.id, at=by.created_at),),
-                         source_message_ids=(by.id,), supersedes=tuple(self.facts[s] for s in supersedes))
+        return FactWrite(
+            uuid=fact_uuid,
+            text=text,
+            category=category,
+            importance=importance,
+            valid_at=valid_at or by.created_at,
+            expires_at=expires_at,
+            about=tuple(about),
+            mentions=tuple(mentions),
+            reports=(Report(user_id=by.author_id, message_id=by.id, at=by.created_at),),
+            source_message_ids=(by.id,),
+            supersedes=tuple(self.facts[s] for s in supersedes),
+        )
 
     def entity(self, label: str, name: str, kind: str, aliases: tuple[str, ...] = ()) -> EntityWrite:
         entity_uuid = uuid.uuid5(uuid.NAMESPACE_URL, f"entity:{label}").hex
@@ -99,8 +135,10 @@ async def populate(store: GraphStore) -> Populated:
     await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
     await store.upsert_channel(Channel(id=THREAD, guild_id=G1, name="weekend plans", kind=ChannelKind.THREAD, parent_id=GENERAL))
     await store.upsert_channel(Channel(id=OTHER, guild_id=G2, name="bouldering"))
-    await store.upsert_users([User(id=i, name=n, display_name=n.capitalize()) for n, i in PEOPLE.items()]
-                             + [User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)])
+    await store.upsert_users(
+        [User(id=i, name=n, display_name=n.capitalize()) for n, i in PEOPLE.items()]
+        + [User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)]
+    )
     t = T0
 
     # Bob asks where Alice moved; Charlie's sister lives in Austin.
@@ -111,17 +149,36 @@ async def populate(store: GraphStore) -> Populated:
     k1 = await p.episode(GENERAL, [m1, m2, m3, m4])
     austin = p.entity("austin", "Austin", "place", ("ATX",))
     sister = p.entity("sister", "Charlie's sister", "person", ("sister",))
-    await store.write_episode(EpisodeWrite(
-        key=k1, guild_id=G1, summary="Alice is moving to Austin next month; Charlie's sister lives there.",
-        entities=(austin, sister),
-        relations=(RelationWrite(entity_uuid=sister.uuid, kind="sister", target=U("charlie")),),
-        facts=(
-            p.fact("alice_austin", "Alice is moving to Austin next month", [U("alice")], m2, mentions=[E(austin.uuid)],
-                   valid_at=t + timedelta(days=30), importance=8, category="location"),
-            p.fact("sister_austin", "Charlie's sister lives in Austin", [E(sister.uuid)], m4, mentions=[E(austin.uuid), U("charlie")],
-                   importance=6, category="location"),
-        ),
-    ))
+    await store.write_episode(
+        EpisodeWrite(
+            key=k1,
+            guild_id=G1,
+            summary="Alice is moving to Austin next month; Charlie's sister lives there.",
+            entities=(austin, sister),
+            relations=(RelationWrite(entity_uuid=sister.uuid, kind="sister", target=U("charlie")),),
+            facts=(
+                p.fact(
+                    "alice_austin",
+                    "Alice is moving to Austin next month",
+                    [U("alice")],
+                    m2,
+                    mentions=[E(austin.uuid)],
+                    valid_at=t + timedelta(days=30),
+                    importance=8,
+                    category="location",
+                ),
+                p.fact(
+                    "sister_austin",
+                    "Charlie's sister lives in Austin",
+                    [E(sister.uuid)],
+                    m4,
+                    mentions=[E(austin.uuid), U("charlie")],
+                    importance=6,
+                    category="location",
+                ),
+            ),
+        )
+    )
 
     # Alice adopted Luna; Bob and Charlie talk about the Celtics.
     t = T0 + timedelta(hours=3)
@@ -131,15 +188,19 @@ async def populate(store: GraphStore) -> Populated:
     k2 = await p.episode(GENERAL, [n1, n2, n3])
     luna = p.entity("luna", "Luna", "pet", ("the cat",))
     celtics = p.entity("celtics", "Celtics", "organization", ("Boston Celtics",))
-    await store.write_episode(EpisodeWrite(
-        key=k2, guild_id=G1, summary="Alice adopted a cat named Luna; Bob and Charlie discussed the Celtics game.",
-        entities=(luna, celtics),
-        relations=(RelationWrite(entity_uuid=luna.uuid, kind="cat", target=U("alice")),),
-        facts=(
-            p.fact("alice_luna", "Alice adopted a cat named Luna", [U("alice")], n1, mentions=[E(luna.uuid)], importance=7),
-            p.fact("charlie_celtics", "Charlie is a Celtics fan", [U("charlie")], n3, mentions=[E(celtics.uuid)]),
-        ),
-    ))
+    await store.write_episode(
+        EpisodeWrite(
+            key=k2,
+            guild_id=G1,
+            summary="Alice adopted a cat named Luna; Bob and Charlie discussed the Celtics game.",
+            entities=(luna, celtics),
+            relations=(RelationWrite(entity_uuid=luna.uuid, kind="cat", target=U("alice")),),
+            facts=(
+                p.fact("alice_luna", "Alice adopted a cat named Luna", [U("alice")], n1, mentions=[E(luna.uuid)], importance=7),
+                p.fact("charlie_celtics", "Charlie is a Celtics fan", [U("charlie")], n3, mentions=[E(celtics.uuid)]),
+            ),
+        )
+    )
 
     # Eve tells that Frank got engaged to Heather; Grace corroborates a fact.
     t = T0 + timedelta(days=1)
@@ -148,36 +209,84 @@ async def populate(store: GraphStore) -> Populated:
     o3 = await p.say(GENERAL, "bob", "I live in Berlin btw", t + timedelta(seconds=60))
     k3 = await p.episode(GENERAL, [o1, o2, o3])
     heather = p.entity("heather", "Heather", "person")
-    engaged = p.fact("frank_engaged", "Frank got engaged to Heather", [U("frank")], o1, mentions=[E(heather.uuid)], importance=8,
-                     category="relationship")
-    await store.write_episode(EpisodeWrite(
-        key=k3, guild_id=G1, summary="Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
-        entities=(heather,),
-        facts=(engaged, p.fact("bob_berlin", "Bob lives in Berlin", [U("bob")], o3, importance=6, category="location")),
-    ))
+    engaged = p.fact(
+        "frank_engaged",
+        "Frank got engaged to Heather",
+        [U("frank")],
+        o1,
+        mentions=[E(heather.uuid)],
+        importance=8,
+        category="relationship",
+    )
+    await store.write_episode(
+        EpisodeWrite(
+            key=k3,
+            guild_id=G1,
+            summary="Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
+            entities=(heather,),
+            facts=(engaged, p.fact("bob_berlin", "Bob lives in Berlin", [U("bob")], o3, importance=6, category="location")),
+        )
+    )
     k3b = await p.episode(GENERAL, [await p.say(GENERAL, "grace", "congrats to them", t + timedelta(minutes=5))])
-    await store.write_episode(EpisodeWrite(key=k3b, guild_id=G1, corroborations=(
-        Corroboration(fact_uuid=engaged.uuid, report=Report(user_id=PEOPLE["grace"], message_id=o2.id, at=o2.created_at)),
-    )))
+    await store.write_episode(
+        EpisodeWrite(
+            key=k3b,
+            guild_id=G1,
+            corroborations=(
+                Corroboration(fact_uuid=engaged.uuid, report=Report(user_id=PEOPLE["grace"], message_id=o2.id, at=o2.created_at)),
+            ),
+        )
+    )
 
     # A thread, a transient fact, and filler people with facts of their own.
     t = T0 + timedelta(days=2)
-    th = [await p.say(THREAD, "dave", f"job offer detail {i}: Acme wants me as a staff engineer", t + timedelta(seconds=10 * i))
-          for i in range(5)]
+    th = [
+        await p.say(THREAD, "dave", f"job offer detail {i}: Acme wants me as a staff engineer", t + timedelta(seconds=10 * i))
+        for i in range(5)
+    ]
     k4 = await p.episode(THREAD, th)
-    await store.write_episode(EpisodeWrite(key=k4, guild_id=G1, summary="Dave got a staff engineer offer from Acme.", facts=(
-        p.fact("dave_offer", "Dave got a job offer from Acme as a staff engineer", [U("dave")], th[0], importance=7, category="work"),
-        p.fact("dave_drunk", "Dave is celebrating tonight", [U("dave")], th[4], importance=2,
-               expires_at=th[4].created_at + timedelta(days=1)),
-    )))
+    await store.write_episode(
+        EpisodeWrite(
+            key=k4,
+            guild_id=G1,
+            summary="Dave got a staff engineer offer from Acme.",
+            facts=(
+                p.fact(
+                    "dave_offer",
+                    "Dave got a job offer from Acme as a staff engineer",
+                    [U("dave")],
+                    th[0],
+                    importance=7,
+                    category="work",
+                ),
+                p.fact(
+                    "dave_drunk",
+                    "Dave is celebrating tonight",
+                    [U("dave")],
+                    th[4],
+                    importance=2,
+                    expires_at=th[4].created_at + timedelta(days=1),
+                ),
+            ),
+        )
+    )
     filler: list[FactWrite] = []
     fm = []
     for i, who in enumerate(["ivan", "judy", "mallory", "oscar", "peggy"]):
-        msg = await p.say(GENERAL, who, f"I'm {who}, I like hiking and I work at a bakery number {i}", t + timedelta(hours=1, minutes=i))
+        msg = await p.say(
+            GENERAL, who, f"I'm {who}, I like hiking and I work at a bakery number {i}", t + timedelta(hours=1, minutes=i)
+        )
         fm.append(msg)
         for j in range(4):
-            filler.append(p.fact(f"{who}_{j}", f"{who.capitalize()} has hobby number {j} ({'hiking bakery chess tea'.split()[j]})",
-                                 [U(who)], msg, importance=3 + j))
+            filler.append(
+                p.fact(
+                    f"{who}_{j}",
+                    f"{who.capitalize()} has hobby number {j} ({'hiking bakery chess tea'.split()[j]})",
+                    [U(who)],
+                    msg,
+                    importance=3 + j,
+                )
+            )
     k5 = await p.episode(GENERAL, fm)
     await store.write_episode(EpisodeWrite(key=k5, guild_id=G1, summary="Members introduced themselves.", facts=tuple(filler)))
 
@@ -185,14 +294,20 @@ async def populate(store: GraphStore) -> Populated:
     z1 = await p.say(OTHER, "alice", "I'm vegetarian, no meat at the meetup please", T0, guild=G2)
     z2 = await p.say(OTHER, "charlie", "noted Alice", T0 + timedelta(seconds=5), guild=G2)
     k6 = await p.episode(OTHER, [z1, z2], guild=G2)
-    await store.write_episode(EpisodeWrite(key=k6, guild_id=G2, summary="Alice is vegetarian.", facts=(
-        p.fact("alice_veg", "Alice is vegetarian", [U("alice")], z1, importance=6),
-    )))
+    await store.write_episode(
+        EpisodeWrite(
+            key=k6,
+            guild_id=G2,
+            summary="Alice is vegetarian.",
+            facts=(p.fact("alice_veg", "Alice is vegetarian", [U("alice")], z1, importance=6),),
+        )
+    )
     return p
 
 
-async def recalled(store: GraphStore, guild_id: str, channel_id: str, text: str, before: datetime,
-                   limit: int = 20) -> list[MessageView]:
+async def recalled(
+    store: GraphStore, guild_id: str, channel_id: str, text: str, before: datetime, limit: int = 20
+) -> list[MessageView]:
     """The channel's messages before `before` matching `text`, as a reply's conversation read finds them."""
     talk = await store.conversation(guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit)
     return list(talk.recalled)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ IRC_BOT_NICKS = frozenset({"ubottu", "ubotu", "ubugtu", "FloodBot1", "FloodBot2"
 BOT_NICK = "Grapevine Helper"
 ANCHOR_LINE = 1000  # the annotated part of every sample starts here
 
-_EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)  # before every sample, so ids stay positive
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)  # before every sample, so ids stay positive
 _SAY = re.compile(r"^\[(\d\d):(\d\d)\] <([^>]+)> ?(.*)$")
 _ACT = re.compile(r"^\[(\d\d):(\d\d)\]\s+\* (\S+) ?(.*)$")
 _RENAME = re.compile(r"^=== (\S+) is now known as (\S+)")
@@ -88,7 +88,7 @@ def _lines_with_times(raw_path: Path) -> list[tuple[int, str, datetime | None]]:
             anchor_day = day
         offsets.append(timedelta(day, hours=hm[0], minutes=hm[1], seconds=min(per_minute, 59)))
     day0 = date.fromisoformat(name.group(1))
-    base = datetime(day0.year, day0.month, day0.day, tzinfo=timezone.utc) - timedelta(anchor_day)
+    base = datetime(day0.year, day0.month, day0.day, tzinfo=UTC) - timedelta(anchor_day)
     times = [None if o is None else base + o for o in offsets]
     return list(zip(range(len(lines)), lines, times))
 
@@ -139,9 +139,7 @@ def export_from_irc(
             if last_at is not None:
                 joined = user(join.group(1))
                 text = "Joined the server."
-                messages.append(
-                    _message(snowflake(last_at, index), "GuildMemberJoin", last_at, text, joined)
-                )
+                messages.append(_message(snowflake(last_at, index), "GuildMemberJoin", last_at, text, joined))
             continue
         m = _SAY.match(line) or _ACT.match(line)
         if m is None or at is None:
@@ -172,9 +170,7 @@ def export_from_irc(
     _write(out_path, guild_id, channel_id, channel_name, stem, messages)
 
 
-def _message(
-    mid: str, kind: str, at: datetime, content: str, author: dict[str, Any]
-) -> dict[str, Any]:
+def _message(mid: str, kind: str, at: datetime, content: str, author: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": mid, "type": kind, "timestamp": _stamp(at), "timestampEdited": None,
         "callEndedTimestamp": None, "isPinned": False, "content": content, "author": author,
@@ -206,9 +202,7 @@ def _thumbs_up(fan: dict[str, Any]) -> dict[str, Any]:
     return {"emoji": emoji, "count": 1, "users": users}
 
 
-def _bot_message(
-    after: dict[str, Any], channel_id: str, guild_id: str, *, slash: bool
-) -> dict[str, Any]:
+def _bot_message(after: dict[str, Any], channel_id: str, guild_id: str, *, slash: bool) -> dict[str, Any]:
     """The Discord bot: an announcement with an embed, or a `/docs` reply to `after`."""
     at = datetime.fromisoformat(after["timestamp"]) + timedelta(milliseconds=500)
     bot = _user(BOT_NICK, BOT_NICK, bot=True)
@@ -244,8 +238,11 @@ def _write(
     document = {
         "guild": {"id": guild_id, "name": "Ubuntu (IRC replay)", "iconUrl": icon},
         "channel": {
-            "id": channel_id, "type": "GuildTextChat", "category": "Support",
-            "categoryId": user_id(f"category:{guild_id}"), "name": channel_name,
+            "id": channel_id,
+            "type": "GuildTextChat",
+            "category": "Support",
+            "categoryId": user_id(f"category:{guild_id}"),
+            "name": channel_name,
             "topic": f"Replay of the IRC log {stem}",
         },  # fmt: skip
         "dateRange": {"after": None, "before": None},

@@ -15,30 +15,40 @@ so a typo in a test fails here rather than as a confusing re-ask:
 from __future__ import annotations
 
 import itertools
-import json
-import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from grapevine.scripted_llm import Fault, Reply, ScriptedLLMServer
-from grapevine.settings import ExtractionSettings, LLMSettings, WindowSettings
+from common.settings import ExtractionSettings, LLMSettings, WindowSettings
+from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
 from graph.rows import _dt
 from graph.store import GraphStore
-from ingest.consent import Consent
 from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
 from ingest.live import LiveWindows
 from ingest.llm import OpenAILLM, StructuredLLM, UsageMeter
 from ingest.pipeline import Ingestor
+from tests.support.prompt_reader import Prompt
+from tests.support.scripted_llm import Fault, Reply, ScriptedLLMServer
 
 
-def fact(text: str, *, about: Sequence[str], reported_by: Sequence[str] = (), source: Sequence[str] = (),
-         mentions: Sequence[str] = (), valid_at: str = "", category: str = "other", importance: int = 5,
-         confidence: float = 0.9, expiry: str = "permanent", supersedes: Sequence[str] = (),
-         corroborates: str | None = None) -> dict[str, Any]:
+def fact(
+    text: str,
+    *,
+    about: Sequence[str],
+    reported_by: Sequence[str] = (),
+    source: Sequence[str] = (),
+    mentions: Sequence[str] = (),
+    valid_at: str = "",
+    category: str = "other",
+    importance: int = 5,
+    confidence: float = 0.9,
+    expiry: str = "permanent",
+    supersedes: Sequence[str] = (),
+    corroborates: str | None = None,
+) -> dict[str, Any]:
     """One fact of an answer, as the JSON a model sends."""
     value = {
         "text": text, "about": list(about), "mentions": list(mentions), "reported_by": list(reported_by),
@@ -50,8 +60,15 @@ def fact(text: str, *, about: Sequence[str], reported_by: Sequence[str] = (), so
     return value
 
 
-def entity(ref: str, name: str, kind: str = "other", *, owner: str | None = None, relation: str | None = None,
-           aliases: Sequence[str] = ()) -> dict[str, Any]:
+def entity(
+    ref: str,
+    name: str,
+    kind: str = "other",
+    *,
+    owner: str | None = None,
+    relation: str | None = None,
+    aliases: Sequence[str] = (),
+) -> dict[str, Any]:
     """One new (E) or known (K) entity of an answer."""
     value = {"ref": ref, "name": name, "kind": kind, "aliases": list(aliases), "owner": owner, "relation": relation}
     ExtractedEntity.model_validate(value)
@@ -65,12 +82,12 @@ def answer(summary: str, *, facts: Sequence[dict[str, Any]] = (), entities: Sequ
     return value
 
 
-# --- settings that ignore the environment (window_settings, extraction_settings: below) --------------
 def llm_settings(base_url: str, **overrides: object) -> LLMSettings:
     """A client for the scripted server: short timeout, two attempts per request."""
-    values: dict[str, object] = dict(base_url=base_url, api_key="test-key", model="extract-model", timeout=2.0,
-                                     max_attempts=2, reply_model=None)
-    return LLMSettings(**(values | overrides))  # type: ignore[arg-type]
+    values: dict[str, object] = dict(
+        base_url=base_url, api_key="test-key", model="extract-model", timeout=2.0, max_attempts=2, reply_model=None
+    )
+    return LLMSettings(**(values | overrides))
 
 
 # --- a clock the test moves ----------------------------------------------------------------------
@@ -91,133 +108,6 @@ class Clock:
 
 
 # --- the prompt of a recorded request --------------------------------------------------------------
-def prompt_of(request: dict[str, Any]) -> str:
-    """The user message of an extraction request (the window, its participants, known facts)."""
-    users = [m for m in request["messages"] if m.get("role") == "user"]
-    assert users, f"no user message in the request: {request['messages']!r}"
-    content = users[0]["content"]
-    return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
-
-
-def system_of(request: dict[str, Any]) -> str:
-    return next(m["content"] for m in request["messages"] if m.get("role") == "system")
-
-
-def section(prompt: str, title: str) -> list[str]:
-    """The lines of one prompt section ("PARTICIPANTS", "WINDOW", "KNOWN FACTS", ...); [] for "(none)"."""
-    for block in prompt.split("\n\n"):
-        head, _, body = block.partition("\n")
-        if head.split(" (")[0] == title:
-            return [] if body.strip() == "(none)" else body.splitlines()
-    raise AssertionError(f"no section {title!r} in the prompt:\n{prompt}")
-
-
-def refs(lines: list[str]) -> list[str]:
-    """The leading ref of each line: ["U1", "U2"] or ["m1", "m2"]."""
-    return [re.match(r"\S+", line)[0] for line in lines]  # type: ignore[index]
-
-
-_PARTICIPANT = re.compile(r"^(U\d+) = (.*?) \(discord id ([^,)]+)(?:, @([^)]*))?\)(.*)$")
-_MESSAGE = re.compile(r"^([mc]\d+) \[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}) UTC\] ([^:\"]*?)"
-                      r"(?: \(reply to ([^)]*)\))?( \(edited\))?: (\".*)$")
-_FACT = re.compile(r"^(F\d+) about (.*?)(?:, reported by (.*?))?: (.*)$")
-_ENTITY = re.compile(r"^(K\d+) (.*) \(([^;()]*)(?:; aliases: (.*))?\)$")
-
-
-@dataclass(frozen=True)
-class Participant:
-    ref: str
-    name: str
-    discord_id: str
-    note: str  # "" for an author, else "[named in the window, not an author]", "[earlier messages only]", "[bot...]"
-
-
-@dataclass(frozen=True)
-class PromptMessage:
-    ref: str
-    at: datetime  # to the minute, as the prompt shows it
-    author: str  # "U2 Alice"
-    content: str
-    edited: bool
-    reply_to: str | None
-    truncated: bool
-
-    @property
-    def author_ref(self) -> str:
-        return self.author.split(" ")[0]
-
-
-@dataclass(frozen=True)
-class PromptFact:
-    ref: str
-    about: str
-    reported_by: str
-    text: str
-
-
-class Prompt:
-    """One extraction request read back the way a model reads it: every line of every section
-    parsed into its ref. A line that does not parse fails the test (the prompt format changed)."""
-
-    def __init__(self, request: dict[str, Any]) -> None:
-        self.request = request
-        self.text = prompt_of(request)
-        self.system = system_of(request)
-        self.participants: dict[str, Participant] = {}
-        for line in section(self.text, "PARTICIPANTS"):
-            m = _PARTICIPANT.match(line)
-            assert m, f"participant line does not parse: {line!r}"
-            self.participants[m[1]] = Participant(m[1], m[2], m[3], m[5].strip())
-        self.context = self._messages("EARLIER MESSAGES")
-        self.messages = self._messages("WINDOW")
-        self.facts: dict[str, PromptFact] = {}
-        for line in section(self.text, "KNOWN FACTS"):
-            m = _FACT.match(line)
-            assert m, f"fact line does not parse: {line!r}"
-            self.facts[m[1]] = PromptFact(m[1], m[2], m[3] or "", m[4])
-        self.entities: dict[str, str] = {}
-        for line in section(self.text, "KNOWN ENTITIES"):
-            m = _ENTITY.match(line)
-            assert m, f"entity line does not parse: {line!r}"
-            self.entities[m[1]] = m[2]
-
-    def _messages(self, title: str) -> dict[str, PromptMessage]:
-        found: dict[str, PromptMessage] = {}
-        for line in section(self.text, title):
-            m = _MESSAGE.match(line)
-            assert m, f"message line does not parse: {line!r}"
-            content, end = json.JSONDecoder().raw_decode(m[6])
-            rest = m[6][end:]
-            assert rest == "" or rest.startswith(" [truncated: "), f"text after the quoted content: {line!r}"
-            at = datetime.strptime(m[2], "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
-            found[m[1]] = PromptMessage(m[1], at, m[3], content, bool(m[5]), m[4], bool(rest))
-        return found
-
-    # -- lookups by what a model reads: exactly one match, or the test fails ----------------------
-    def user(self, name_or_id: str) -> str:
-        hits = [p.ref for p in self.participants.values() if name_or_id in (p.name, p.discord_id)]
-        assert len(hits) == 1, f"participant {name_or_id!r}: {hits} in\n{self.text}"
-        return hits[0]
-
-    def msg(self, content: str) -> str:
-        hits = [m.ref for m in self.messages.values() if m.content == content]
-        assert len(hits) == 1, f"window message {content!r}: {hits} in\n{self.text}"
-        return hits[0]
-
-    def msgs_by(self, user_ref: str) -> list[str]:
-        return [m.ref for m in self.messages.values() if m.author_ref == user_ref]
-
-    def fact(self, text: str) -> str:
-        hits = [f.ref for f in self.facts.values() if f.text == text]
-        assert len(hits) == 1, f"known fact {text!r}: {hits} in\n{self.text}"
-        return hits[0]
-
-    def entity(self, name: str) -> str:
-        hits = [ref for ref, n in self.entities.items() if n == name]
-        assert len(hits) == 1, f"known entity {name!r}: {hits} in\n{self.text}"
-        return hits[0]
-
-
 Step = Callable[[Prompt], Reply] | Reply
 
 
@@ -327,9 +217,8 @@ async def count(store: GraphStore, text: str, /, **params: Any) -> int:
     return int(rows[0]["n"]) if rows else 0
 
 
-
 # --- a guild the bot watches -----------------------------------------------------------------------
-T0 = datetime(2024, 5, 3, 18, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 GUILD = "100000000000000001"
 GENERAL, RANDOM = "110000000000000001", "110000000000000002"
 
@@ -344,20 +233,16 @@ EVE, FRANK, MALLORY, OSCAR = person("Eve", 5), person("Frank", 6), person("Mallo
 WINDOWS = dict(quiet_seconds=180.0, max_messages=30, max_age_seconds=1800.0, buffer_max_messages=2000, context_messages=10)
 
 
-def window_settings(**overrides: Any) -> WindowSettings:
-    return WindowSettings(**(WINDOWS | overrides))
-
-
-def extraction_settings(**overrides: Any) -> ExtractionSettings:
-    values: dict[str, Any] = dict(probability=1.0, max_facts_per_person=5, max_facts_per_window=15,
-                                  guild_concurrency=4, max_message_chars=2000)  # fmt: skip
-    return ExtractionSettings(**(values | overrides))
-
-
 def openai_llm(srv: ScriptedLLMServer, *, max_attempts: int = 3, timeout: float = 5.0) -> OpenAILLM:
     """The real client against the scripted server, with retries that wait milliseconds."""
-    settings = LLMSettings(base_url=srv.base_url, api_key="test-key", model="extract-model",  # type: ignore[arg-type]
-                           timeout=timeout, max_attempts=max_attempts, reply_model=None)
+    settings = LLMSettings(
+        base_url=srv.base_url,
+        api_key="test-key",
+        model="extract-model",
+        timeout=timeout,
+        max_attempts=max_attempts,
+        reply_model=None,
+    )
     return OpenAILLM(settings, UsageMeter(), min_wait=0.001, max_wait=0.01)
 
 
@@ -374,9 +259,9 @@ class Room:
     store: GraphStore
     llm: StructuredLLM | None
     clock: Clock = field(default_factory=lambda: Clock(T0))
-    windows: WindowSettings = field(default_factory=window_settings)
-    extraction: ExtractionSettings = field(default_factory=extraction_settings)
-    rng: Callable[[], float] = lambda: 0.0  # noqa: E731 - every window is extracted unless the probability is 0
+    windows: WindowSettings = field(default_factory=WindowSettings)
+    extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
+    rng: Callable[[], float] = lambda: 0.0
     consent: Consent = field(init=False)
     ingestor: Ingestor = field(init=False)
     live: LiveWindows = field(init=False)
@@ -384,8 +269,9 @@ class Room:
     def __post_init__(self) -> None:
         self.consent = Consent(self.store)
         consent = self.consent
-        self.ingestor = Ingestor(self.store, self.llm, self.extraction, self.windows, rng=self.rng,
-                                 hidden=lambda uid: not consent.allowed(uid))
+        self.ingestor = Ingestor(
+            self.store, self.llm, self.extraction, self.windows, rng=self.rng, hidden=lambda uid: not consent.allowed(uid)
+        )
         self.live = LiveWindows(self.store, self.ingestor, self.consent, self.windows, clock=self.clock)
 
     async def open(self) -> Room:
@@ -400,15 +286,16 @@ class Room:
         """A new process: new consent, ingestor and live windows on the same store (the old ones are
         dropped as they are, never stopped). Returns how many buffered messages were restored."""
         if llm is not _KEEP:
-            self.llm = llm  # type: ignore[assignment]
+            self.llm = llm
         if self.live._loop is not None:  # the old process is gone: its timer dies with it
             self.live._loop.cancel()
         self.__post_init__()
         await self.consent.load()
         return await self.live.start()
 
-    async def say(self, who: User, text: str, *, after: float = 20.0, channel: str = GENERAL,
-                  reply_to: Message | None = None) -> Message:
+    async def say(
+        self, who: User, text: str, *, after: float = 20.0, channel: str = GENERAL, reply_to: Message | None = None
+    ) -> Message:
         """`who` posts `text` `after` seconds after the clock's current time."""
         at = self.clock.advance(after)
         message = Message(id=f"7{next(_IDS):017d}", guild_id=GUILD, channel_id=channel, author_id=who.id,

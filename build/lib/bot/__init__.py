@@ -1,0 +1,1 @@
+"""The Discord bot: listens to conversations, answers with memory, and takes memory commands."""

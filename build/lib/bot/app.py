@@ -1,0 +1,62 @@
+"""The bot, after discord.py's examples/advanced_startup.py: `grapevine.bot_runner.run_bot` opens the
+long-lived resources and hands them to `GrapevineBot`, whose `setup_hook` loads the feature modules,
+syncs the slash commands and starts upkeep."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable, Sequence
+
+import discord
+from discord.ext import commands
+
+from bot.services import Services
+from common.events import emit
+
+EXTENSIONS = ("bot.listening", "bot.memory", "bot.replying", "bot.upkeep")
+
+
+def intents() -> discord.Intents:
+    return discord.Intents(guilds=True, guild_messages=True, dm_messages=True, message_content=True)
+
+
+class GrapevineBot(commands.Bot):
+    def __init__(self, services: Services, *, extensions: Sequence[str] = EXTENSIONS, sync_commands: bool = True) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.services = services
+        self.initial_extensions = list(extensions)
+        self.sync_commands = sync_commands
+        self.text_commands: list[Callable[[str], bool]] = []  # plain-language commands that are not chat
+
+    def claimed(self, text: str) -> bool:
+        """Whether a feature handles this text to the bot as a command (then no chat reply)."""
+        return any(claims(text) for claims in self.text_commands)
+
+    async def setup_hook(self) -> None:
+        for extension in self.initial_extensions:
+            await self.load_extension(extension)
+        if self.sync_commands:
+            synced = await self.tree.sync()
+            emit("bot", "commands_synced", commands=len(synced))
+        upkeep = self.get_cog("Upkeep")
+        if upkeep is not None and hasattr(upkeep, "start"):
+            upkeep.start()
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """No prefix commands: the feature modules listen to messages themselves."""
+
+    async def on_ready(self) -> None:
+        emit("bot", "ready", user_id=str(self.user.id) if self.user else None, guilds=len(self.guilds))
+
+
+def stop_on_sigterm(bot: GrapevineBot) -> None:
+    """SIGTERM (docker stop, systemd) closes the bot, so every `async with` above unwinds cleanly."""
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))

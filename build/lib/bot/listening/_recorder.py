@@ -1,0 +1,55 @@
+"""From Discord messages to LiveWindows: places recorded once per process, opted-out members skipped."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.convert import STORED_TYPES, Place, place_of, to_message, to_user
+from bot.services import Services
+from common.events import emit
+
+
+class Recorder:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self._known: set[tuple[str, str]] = set()  # (guild id, channel id) upserted by this process
+
+    async def ensure_place(self, place: Place) -> None:
+        """Upsert the guild and channel the first time this process sees them."""
+        key = (place.guild.id, place.channel.id)
+        if key in self._known:
+            return
+        store = self.services.store
+        await store.upsert_guild(place.guild)
+        await store.upsert_channel(place.channel)
+        self._known.add(key)
+
+    async def on_message(self, message: discord.Message, me_id: int) -> bool:
+        """Store and buffer one message; False when it is not stored (opted out, system message, no place)."""
+        if message.type not in STORED_TYPES:
+            return False
+        author = to_user(message.author)
+        if not self.services.consent.allowed(author.id):
+            return False
+        place = place_of(message, me_id)
+        if place is None:
+            emit("bot", "message_unplaced", message_id=str(message.id))
+            return False
+        if place.guild.id.startswith("dm:") and not self.services.consent.allowed(place.guild.id[3:]):
+            return False  # the bot's own reply in the DM of someone who opted out
+        try:
+            await self.ensure_place(place)
+        except Exception as exc:  # noqa: BLE001 - the window buffer keeps the message; retried next message
+            emit("bot", "place_store_failed", guild_id=place.guild.id, channel_id=place.channel.id, error=type(exc).__name__)
+        return await self.services.live.on_message(to_message(message, place), author)
+
+    async def on_edit(self, payload: discord.RawMessageUpdateEvent) -> bool:
+        message = payload.message
+        if message.edited_at is None or not self.services.consent.allowed(str(message.author.id)):
+            return False  # an embed unfurl, not an edit; or an author who opted out
+        await self.services.live.on_edit(str(payload.message_id), message.content, message.edited_at)
+        return True
+
+    async def on_delete(self, message_ids: list[int]) -> None:
+        for message_id in message_ids:
+            await self.services.live.on_delete(str(message_id))

@@ -1,0 +1,218 @@
+"""The memory cog: slash commands, and the same commands said in plain language to the bot."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.addressing import addressed_text
+from bot.convert import scope_of, to_user
+from bot.memory import _facts, _status
+from bot.memory._forget_me import (
+    PROMPT,
+    ConfirmForget,
+    describe_report,
+    forget_everything,
+)
+from bot.memory._parse import TextCommand, parse
+from bot.sending import send_reply, split_message
+from common.events import emit
+from common.text import MENTION
+from graph.models import User
+
+if TYPE_CHECKING:
+    from bot.app import GrapevineBot
+
+BROKEN = "Something went wrong with my memory just now; please try again in a bit."
+GUILD_ONLY = "That only works in a server."
+NEEDS_MANAGE = "That needs the Manage Server permission."
+
+
+class Memory(commands.Cog):
+    memory = app_commands.Group(name="memory", description="What grapevine remembers about you and this server")
+
+    def __init__(self, bot: GrapevineBot) -> None:
+        self.bot = bot
+        self.services = bot.services
+
+    async def cog_load(self) -> None:
+        self.bot.text_commands.append(self.claims)
+
+    async def cog_unload(self) -> None:
+        self.bot.text_commands.remove(self.claims)
+
+    @staticmethod
+    def claims(text: str) -> bool:
+        return parse(text) is not None
+
+    def speaker(
+        self, guild: discord.Guild | None, author: discord.abc.User, message_id: str | None, at: datetime
+    ) -> _facts.Speaker:
+        return _facts.Speaker(scope_of(guild, author.id), to_user(author), message_id, at)
+
+    def confirm_view(self, author: discord.abc.User) -> ConfirmForget:
+        names = [n for n in {author.name, author.display_name, getattr(author, "global_name", None)} if n]
+
+        async def confirmed() -> str:
+            return describe_report(await forget_everything(self.services, str(author.id), names))
+
+        return ConfirmForget(author.id, confirmed)
+
+    # --- plain language -------------------------------------------------------------------------
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        me = self.bot.user
+        text = addressed_text(message, me) if me is not None else None
+        command = parse(text) if text is not None else None
+        if command is None or me is None:
+            return
+        view: ConfirmForget | None = None
+        try:
+            reply, view = await self.run_text(message, command, me)
+        except Exception as exc:  # noqa: BLE001 - the member gets an answer, the operator the event
+            emit(
+                "bot",
+                "memory_command_failed",
+                level=logging.ERROR,
+                command=command.kind,
+                error=type(exc).__name__,
+                reason=str(exc)[:300],
+            )
+            reply = BROKEN
+        try:
+            sent = await send_reply(message, split_message(reply), view=view)
+        except discord.HTTPException as exc:
+            emit(
+                "bot",
+                "reply_failed",
+                level=logging.WARNING,
+                channel_id=str(message.channel.id),
+                status=exc.status,
+                error=type(exc).__name__,
+            )
+            return
+        if view is not None and sent:
+            view.message = sent[0]
+        emit("bot", "memory_command", command=command.kind, via="message")
+
+    async def run_text(
+        self, message: discord.Message, command: TextCommand, me: discord.abc.User
+    ) -> tuple[str, ConfirmForget | None]:
+        services, author = self.services, message.author
+        speaker = self.speaker(message.guild, author, str(message.id), message.created_at)
+        mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
+        match command.kind:
+            case "remember":
+                return await _facts.remember(services, speaker, command.arg, mentioned), None
+            case "forget":
+                return await _facts.forget(services, speaker, command.arg), None
+            case "about":
+                return await self.about(speaker, command.arg, mentioned), None
+            case "forget_me":
+                return PROMPT, self.confirm_view(author)
+            case "opt_out":
+                return await _status.opt_out(services, str(author.id)), None
+            case "opt_in":
+                return await _status.opt_in(services, str(author.id)), None
+            case "status":
+                if message.guild is None:
+                    return GUILD_ONLY, None
+                if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
+                    return NEEDS_MANAGE, None
+                return await _status.status(services, str(message.guild.id)), None
+        raise AssertionError(command.kind)
+
+    async def about(self, speaker: _facts.Speaker, who: str, mentioned: list[User]) -> str:
+        subject = await _facts.find_subject(self.services, speaker, who, mentioned)
+        if subject is None:
+            return f"I don't know anyone or anything called “{who}” here."
+        return await _facts.describe(self.services, speaker, subject)
+
+    # --- slash commands -------------------------------------------------------------------------
+    async def _mentioned(self, text: str) -> tuple[str, list[User]]:
+        """Users a slash command's text mentions as <@id>, and the text with @names instead."""
+        ids = list(dict.fromkeys(MENTION.findall(text)))
+        users = {u.id: u for u in await self.services.store.users(ids)} if ids else {}
+        for i in ids:
+            found = self.bot.get_user(int(i))
+            if found is not None:
+                users[i] = to_user(found)
+        named = MENTION.sub(lambda m: "@" + users[m[1]].display_name if m[1] in users else m[0], text)
+        return named, [u for u in users.values() if not u.is_bot]
+
+    async def _answer(self, interaction: discord.Interaction, text: str) -> None:
+        for chunk in split_message(text):
+            await interaction.followup.send(chunk, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+
+    def _slash_speaker(self, interaction: discord.Interaction) -> _facts.Speaker:
+        return self.speaker(interaction.guild, interaction.user, None, interaction.created_at)
+
+    @app_commands.command(name="remember", description="Tell grapevine something to remember")
+    @app_commands.describe(fact="For example: I live in Berlin, or @gruzilkin is Sergey")
+    async def remember_command(self, interaction: discord.Interaction, fact: str) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        text, mentioned = await self._mentioned(fact)
+        await self._answer(interaction, await _facts.remember(self.services, self._slash_speaker(interaction), text, mentioned))
+
+    @app_commands.command(name="forget-me", description="Delete everything grapevine remembers about you")
+    async def forget_me_command(self, interaction: discord.Interaction) -> None:
+        view = self.confirm_view(interaction.user)
+        await interaction.response.send_message(PROMPT, view=view, ephemeral=True)
+        view.message = await interaction.original_response()
+
+    @memory.command(name="about", description="What grapevine remembers about someone (you, by default)")
+    async def about_command(self, interaction: discord.Interaction, member: discord.User | None = None) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        speaker = self._slash_speaker(interaction)
+        subject = _facts.person(to_user(member)) if member is not None else _facts.person(speaker.author)
+        await self._answer(interaction, await _facts.describe(self.services, speaker, subject))
+
+    @memory.command(name="forget", description="Forget facts about you, or that you told, matching some words")
+    @app_commands.describe(what="Words of the fact to forget, e.g. moving to Austin")
+    async def forget_command(self, interaction: discord.Interaction, what: str) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._answer(interaction, await _facts.forget(self.services, self._slash_speaker(interaction), what))
+
+    @memory.command(name="opt-out", description="Stop grapevine from storing anything you say")
+    async def opt_out_command(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._answer(interaction, await _status.opt_out(self.services, str(interaction.user.id)))
+
+    @memory.command(name="opt-in", description="Let grapevine remember what you say again")
+    async def opt_in_command(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._answer(interaction, await _status.opt_in(self.services, str(interaction.user.id)))
+
+    @memory.command(name="status", description="Memory health of this server (Manage Server)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def status_command(self, interaction: discord.Interaction) -> None:
+        if interaction.guild is None:
+            await interaction.response.send_message(GUILD_ONLY, ephemeral=True)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._answer(interaction, await _status.status(self.services, str(interaction.guild.id)))
+
+    async def cog_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        if isinstance(error, app_commands.MissingPermissions):
+            text = NEEDS_MANAGE
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            text = GUILD_ONLY
+        else:
+            emit(
+                "bot",
+                "memory_command_failed",
+                level=logging.ERROR,
+                command=getattr(interaction.command, "name", None),
+                error=type(getattr(error, "original", error)).__name__,
+                reason=str(error)[:300],
+            )
+            text = BROKEN
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)

@@ -1,0 +1,100 @@
+"""Forget-me: a confirmation only the requester can press, then everything about them goes, in every
+guild and in their DMs, and nothing of theirs is stored afterwards (until they opt in again)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+import discord
+
+from bot.services import Services
+from common.events import emit
+from graph.forget import ForgetReport
+
+PROMPT = (
+    "This deletes everything I remember about you and everything you said, in every server and in our DMs, "
+    "and I'll stop remembering anything from you until you use `/memory opt-in`. Go ahead?"
+)
+NOT_YOURS = "Only the person who asked can confirm this."
+CANCELLED = "Cancelled; nothing was deleted."
+TIMED_OUT = "No answer, so nothing was deleted."
+FAILED = "I couldn't reach my memory just now, so not everything may be deleted; please try again in a bit."
+
+
+async def forget_everything(services: Services, user_id: str, known_names: Sequence[str] = ()) -> ForgetReport:
+    """Opt out first (nothing new gets stored meanwhile), drop buffered messages, then delete while no
+    extraction runs (one already reading their messages writes first, then goes with the rest)."""
+    await services.consent.opt_out(user_id)
+    dropped = services.live.drop_user(user_id)
+    async with services.ingestor.paused():
+        report = await services.store.forget_user(user_id, known_names=known_names)
+    emit(
+        "bot",
+        "forget_me",
+        deleted=report.deleted,
+        redacted=report.redacted,
+        dropped_buffered=dropped,
+        residue=len(report.residue),
+        level=logging.WARNING if report.residue else logging.INFO,
+    )
+    return report
+
+
+def describe_report(report: ForgetReport) -> str:
+    counts = report.deleted
+    parts = [
+        f"{counts.get(label, 0)} {noun}"
+        for label, noun in (
+            ("Fact", "facts"),
+            ("Message", "messages"),
+            ("Episode", "conversations"),
+            ("Entity", "related things"),
+        )
+    ]
+    text = "Done: I deleted " + ", ".join(parts) + ". I won't remember anything from you from now on."
+    if report.residue:
+        text += f" ({len(report.residue)} leftover traces need an operator's look; they have been logged.)"
+    return text
+
+
+class ConfirmForget(discord.ui.View):
+    """Two buttons; only `requester_id` may press them; the interaction is answered once, then followed up."""
+
+    def __init__(self, requester_id: int, on_confirm: Callable[[], Awaitable[str]], *, timeout: float = 120.0) -> None:
+        super().__init__(timeout=timeout)
+        self.requester_id = requester_id
+        self.on_confirm = on_confirm
+        self.value: bool | None = None
+        self.message: discord.Message | discord.InteractionMessage | None = None
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if interaction.user.id == self.requester_id:
+            return True
+        await interaction.response.send_message(NOT_YOURS, ephemeral=True)
+        return False
+
+    @discord.ui.button(label="Forget me", style=discord.ButtonStyle.danger)
+    async def confirm(self, interaction: discord.Interaction, button: discord.ui.Button[ConfirmForget]) -> None:
+        self.value = True
+        self.stop()
+        await interaction.response.edit_message(content="Forgetting you…", view=None)
+        try:
+            text = await self.on_confirm()
+        except Exception as exc:  # noqa: BLE001 - tell the member; the operator gets the event
+            emit("bot", "forget_me_failed", level=logging.ERROR, error=type(exc).__name__, reason=str(exc)[:300])
+            text = FAILED
+        await interaction.followup.send(text, ephemeral=True)
+
+    @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
+    async def cancel(self, interaction: discord.Interaction, button: discord.ui.Button[ConfirmForget]) -> None:
+        self.value = False
+        self.stop()
+        await interaction.response.edit_message(content=CANCELLED, view=None)
+
+    async def on_timeout(self) -> None:
+        if self.message is not None:
+            try:
+                await self.message.edit(content=TIMED_OUT, view=None)
+            except discord.HTTPException:
+                pass

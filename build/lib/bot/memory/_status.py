@@ -1,0 +1,56 @@
+"""`memory status` for moderators, and the opt-out / opt-in switches."""
+
+from __future__ import annotations
+
+from bot.services import Services
+from common.events import emit
+from graph.models import EpisodeStatus
+
+OPTED_OUT = (
+    "Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
+    "`/memory opt-in` turns memory back on."
+)
+OPTED_IN = "Welcome back: I'll remember our conversations again from now on."
+WAS_IN = "You weren't opted out; I'm remembering as usual."
+
+
+async def opt_out(services: Services, user_id: str) -> str:
+    await services.consent.opt_out(user_id)
+    dropped = services.live.drop_user(user_id)
+    emit("bot", "opted_out", dropped_buffered=dropped)
+    return OPTED_OUT
+
+
+async def opt_in(services: Services, user_id: str) -> str:
+    removed = await services.consent.opt_in(user_id)
+    emit("bot", "opted_in", was_out=removed)
+    return OPTED_IN if removed else WAS_IN
+
+
+async def status(services: Services, guild_id: str) -> str:
+    """This guild's facts and episodes; the process-wide windows and LLM use of today."""
+    store = services.store
+    pending = await store.episodes([EpisodeStatus.PENDING], guild_id=guild_id)
+    failed = await store.episodes([EpisodeStatus.FAILED], guild_id=guild_id)
+    nodes = (await store.stats())["nodes"]
+    count = {
+        label: sum(int(r["count"]) for r in nodes if r["label"] == label and r["guild_id"] == guild_id)
+        for label in ("Fact", "Entity", "Message", "Episode")
+    }
+    live = services.live.stats()
+    today = services.meter.today()
+    lines = [
+        "**Memory status**",
+        f"This server: {count['Fact']} facts, {count['Entity']} entities, {count['Message']} messages, "
+        f"{count['Episode']} conversations ({len(pending)} waiting for extraction, {len(failed)} failed and parked).",
+        f"Live (all servers): {live['open_windows']} open windows holding {live['buffered_messages']} messages, "
+        f"{live['unsubmitted_windows']} windows waiting for the graph.",
+        f"LLM today (UTC, all servers): {today.calls} calls ({today.failures} failed), "
+        f"{today.prompt_tokens:,} prompt + {today.completion_tokens:,} completion tokens.",
+    ]
+    if services.llm is None:
+        lines.append("No LLM is configured (LLM_BASE_URL): windows stay pending and replies are off.")
+    if failed:
+        last = failed[-1]
+        lines.append(f"Latest failure: {(last.error or 'unknown')[:200]}")
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""The replying cog: a message for the bot gets an answer with memory, unless a text command claims it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from bot.addressing import addressed_text
+from bot.replying._answer import compose
+from bot.sending import send_reply
+from common.events import emit
+
+if TYPE_CHECKING:
+    from bot.app import GrapevineBot
+
+
+class Replying(commands.Cog):
+    def __init__(self, bot: GrapevineBot) -> None:
+        self.bot = bot
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        me = self.bot.user
+        if me is None:
+            return
+        text = addressed_text(message, me)
+        if text is None or self.bot.claimed(text):
+            return
+        started = time.perf_counter()
+        async with contextlib.AsyncExitStack() as stack:
+            with contextlib.suppress(discord.HTTPException):
+                await stack.enter_async_context(message.channel.typing())
+            answer = await compose(self.bot.services, message, text, me)
+        try:
+            await send_reply(message, answer.chunks)
+        except discord.HTTPException as exc:
+            emit(
+                "bot",
+                "reply_failed",
+                level=logging.WARNING,
+                channel_id=str(message.channel.id),
+                status=exc.status,
+                error=type(exc).__name__,
+            )
+            return
+        emit(
+            "bot",
+            "reply_sent",
+            guild_id=str(message.guild.id) if message.guild else "dm",
+            channel_id=str(message.channel.id),
+            message_id=str(message.id),
+            outcome=answer.outcome,
+            chunks=len(answer.chunks),
+            chars=sum(len(c) for c in answer.chunks),
+            context_tokens=answer.context.total_tokens,
+            latency_ms=round((time.perf_counter() - started) * 1000),
+        )

@@ -1,0 +1,25 @@
+"""The long-lived resources every feature of the bot shares, opened once in `grapevine.bot_runner.run_bot`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.settings import Settings
+from graph.consent import Consent
+from graph.store import GraphStore
+from ingest.live import LiveWindows
+from ingest.llm import StructuredLLM, UsageMeter
+from ingest.pipeline import Ingestor
+from recall.gather import Embed
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: GraphStore
+    llm: StructuredLLM | None
+    meter: UsageMeter
+    consent: Consent
+    ingestor: Ingestor
+    live: LiveWindows
+    embed: Embed | None = None

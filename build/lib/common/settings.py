@@ -1,0 +1,160 @@
+"""Configuration as plain data, one section per subsystem, with its defaults and bounds.
+
+Nothing here reads the environment: `grapevine.config.load_settings` does, once, in the wiring, and
+hands each package its section. A bad value there raises `ConfigError` naming the variable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or wrong; the message names the variable."""
+
+
+class _Section(BaseModel):
+    """One subsystem's settings; `PREFIX` is the start of its environment variables' names."""
+
+    model_config = ConfigDict(extra="ignore")
+    PREFIX: ClassVar[str] = ""
+
+
+class GraphSettings(_Section):
+    PREFIX = "GRAPEVINE_"
+
+    engine: Literal["arcadedb", "neo4j"] = "arcadedb"
+    data_dir: Path = Path("data")
+
+
+class Neo4jSettings(_Section):
+    PREFIX = "NEO4J_"
+
+    uri: str = "bolt://localhost:7687"
+    user: str = "neo4j"
+    password: SecretStr = SecretStr("")
+    database: str = "neo4j"
+
+
+class ArcadeDBSettings(_Section):
+    PREFIX = "ARCADEDB_"
+
+    host: str = "127.0.0.1"
+    bolt_port: int = Field(7688, ge=1, le=65535)
+    http_port: int = Field(2480, ge=1, le=65535)
+    database: str = "grapevine"
+    password: SecretStr | None = None
+    heap: str = Field("2g", pattern=r"^\d+[mMgG]$")
+    start_timeout: float = Field(90.0, gt=0)
+
+
+class LLMSettings(_Section):
+    PREFIX = "LLM_"
+
+    base_url: str | None = None
+    api_key: SecretStr = SecretStr("not-needed")
+    model: str = "gpt-4o-mini"
+    timeout: float = Field(60.0, gt=0)
+    max_attempts: int = Field(4, ge=1, le=20)
+    reply_model: str | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url)
+
+
+class EmbeddingSettings(_Section):
+    PREFIX = "EMBEDDINGS_"
+
+    model: Literal["", "all-minilm-l6-v2"] = ""
+    dimension: int = Field(384, gt=0)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.model)
+
+
+class WindowSettings(_Section):
+    PREFIX = "WINDOW_"
+
+    quiet_seconds: float = Field(180.0, gt=0)
+    max_messages: int = Field(30, ge=1)
+    max_age_seconds: float = Field(1800.0, gt=0)
+    buffer_max_messages: int = Field(2000, ge=1)
+    context_messages: int = Field(10, ge=0)  # earlier messages of the channel shown with a window
+
+
+class ExtractionSettings(_Section):
+    PREFIX = "EXTRACTION_"
+
+    probability: float = Field(1.0, ge=0.0, le=1.0)
+    max_facts_per_person: int = Field(5, ge=1)
+    max_facts_per_window: int = Field(15, ge=1)
+    guild_concurrency: int = Field(4, ge=1)
+    max_message_chars: int = Field(2000, ge=50)
+
+
+class MemorySettings(_Section):
+    PREFIX = "MEMORY_"
+
+    max_facts_per_user: int = Field(50, ge=1)
+    upkeep_interval_hours: float = Field(24.0, gt=0)
+
+
+class ContextSettings(_Section):
+    PREFIX = "CONTEXT_"
+
+    total_tokens: int = Field(8000, ge=100)
+    author_tokens: int = Field(1500, ge=0)
+    related_tokens: int = Field(2000, ge=0)
+    recalled_tokens: int = Field(1500, ge=0)
+    channel_tokens: int = Field(2500, ge=0)
+    thread_tokens: int = Field(2000, ge=0)
+    channel_messages: int = Field(30, ge=0)
+    channel_episodes: int = Field(5, ge=0)
+    recalled_messages: int = Field(20, ge=0)  # earlier messages of the channel found by full-text search
+    thread_messages: int = Field(5, ge=0)
+    reply_chain_messages: int = Field(40, ge=0)
+    reply_chain_chars: int = Field(8000, ge=0)
+    reply_chain_minutes: int = Field(240, ge=0)
+
+
+class DiscordSettings(_Section):
+    PREFIX = "DISCORD_"
+
+    token: SecretStr | None = None
+
+
+class LogSettings(_Section):
+    PREFIX = "LOG_"
+
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    content: bool = False
+    file: Path | None = None
+
+
+class Settings(BaseModel):
+    """Every section; in the environment each reads its own `PREFIX_KEY` variables."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    graph: GraphSettings = Field(default_factory=lambda: GraphSettings())
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    arcadedb: ArcadeDBSettings = Field(default_factory=lambda: ArcadeDBSettings())
+    llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
+    embeddings: EmbeddingSettings = Field(default_factory=lambda: EmbeddingSettings())
+    window: WindowSettings = Field(default_factory=lambda: WindowSettings())
+    extraction: ExtractionSettings = Field(default_factory=lambda: ExtractionSettings())
+    memory: MemorySettings = Field(default_factory=lambda: MemorySettings())
+    context: ContextSettings = Field(default_factory=lambda: ContextSettings())
+    discord: DiscordSettings = Field(default_factory=lambda: DiscordSettings())
+    log: LogSettings = Field(default_factory=lambda: LogSettings())
+
+    @model_validator(mode="after")
+    def _neo4j_needs_password(self) -> Settings:
+        if self.graph.engine == "neo4j" and not self.neo4j.password.get_secret_value():
+            raise ValueError("NEO4J_PASSWORD is required when GRAPEVINE_ENGINE=neo4j")
+        return self

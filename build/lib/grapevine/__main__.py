@@ -1,0 +1,3 @@
+from grapevine.cli import app
+
+app()

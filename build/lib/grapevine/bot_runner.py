@@ -1,0 +1,68 @@
+"""Wiring the bot: `run_bot` opens the long-lived resources (the graph, the LLM client, consent, the
+window buffer) with `async with` and hands them to `bot.app.GrapevineBot`."""
+
+from __future__ import annotations
+
+import asyncio
+
+import discord
+
+from bot.app import GrapevineBot, stop_on_sigterm
+from bot.services import Services
+from common.settings import Settings
+from grapevine.runtime import open_store
+from graph.consent import Consent
+from ingest.embeddings import load_embedder
+from ingest.live import LiveWindows
+from ingest.llm import UsageMeter, build_llm
+from ingest.pipeline import Ingestor
+
+
+def check_bot_config(settings: Settings) -> list[str]:
+    """What is missing to run the bot, as messages naming the variables."""
+    missing = []
+    if settings.discord.token is None or not settings.discord.token.get_secret_value():
+        missing.append("DISCORD_TOKEN is not set (the bot token from the Discord developer portal)")
+    if not settings.llm.configured:
+        missing.append("LLM_BASE_URL is not set (an OpenAI-compatible endpoint for replies and extraction)")
+    return missing
+
+
+async def run_bot(settings: Settings) -> None:
+    missing = check_bot_config(settings)
+    if missing:
+        raise ValueError("; ".join(missing))
+    assert settings.discord.token is not None  # check_bot_config said so
+    token = settings.discord.token.get_secret_value()
+    meter = UsageMeter()
+    llm = build_llm(settings.llm, meter)
+    embed = await asyncio.to_thread(load_embedder, settings.embeddings)
+    try:
+        async with open_store(settings) as runtime:
+            store = runtime.store
+            consent = Consent(store)
+            await consent.load()
+            ingestor = Ingestor(
+                store, llm, settings.extraction, settings.window, embed=embed, hidden=lambda uid: not consent.allowed(uid)
+            )
+            live = LiveWindows(store, ingestor, consent, settings.window)
+            services = Services(
+                settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor, live=live, embed=embed
+            )
+            await live.start()
+            try:
+                async with GrapevineBot(services) as bot:
+                    stop_on_sigterm(bot)
+                    await bot.start(token)
+            except discord.LoginFailure:
+                raise ValueError("Discord rejected DISCORD_TOKEN: copy the bot token again from the developer portal") from None
+            except discord.PrivilegedIntentsRequired:
+                raise RuntimeError(
+                    "Discord refused the Message Content intent: enable it for the bot in the developer "
+                    "portal (Bot > Privileged Gateway Intents)"
+                ) from None
+            finally:
+                await live.stop()
+    finally:
+        if llm is not None:
+            await llm.aclose()

@@ -1,0 +1,169 @@
+"""The `grapevine` command: the bot, the embedded engine, importing and extracting history."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from common.settings import ConfigError
+from grapevine.cli.base import (
+    app,
+    err,
+    out,
+    run_or_exit,
+    settings_or_exit,
+    table,
+    with_store,
+)
+
+
+@app.command()
+def run() -> None:
+    """Run the Discord bot (needs DISCORD_TOKEN and LLM_BASE_URL)."""
+    settings = settings_or_exit(quiet=False)
+    from grapevine.bot_runner import check_bot_config, run_bot
+
+    missing = check_bot_config(settings)
+    if missing:
+        err.print("[red]cannot start the bot:[/red] " + "; ".join(missing))
+        raise typer.Exit(2)
+    run_or_exit(run_bot(settings))
+
+
+@app.command("serve-db")
+def serve_db() -> None:
+    """Run only the embedded ArcadeDB engine (Bolt on ARCADEDB_BOLT_PORT) until Ctrl-C."""
+    settings = settings_or_exit()
+    from grapevine.runtime import arcadedb_server
+
+    server = arcadedb_server(settings)
+    engine = server.start()
+    out.print(
+        f"ArcadeDB serving database [bold]{engine.database}[/bold] on {engine.uri} "
+        f"(user root, password in {settings.graph.data_dir / 'arcadedb.password'} unless ARCADEDB_PASSWORD is set)"
+    )
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        out.print("stopping…")
+    finally:
+        server.stop()
+
+
+@app.command()
+def stats() -> None:
+    """Node and relationship counts per label and guild."""
+    settings = settings_or_exit()
+
+    async def work(rt: Any) -> None:
+        data = await rt.store.stats()
+        out.print(table(data["nodes"], "nodes"))
+        out.print(table(data["relationships"], "relationships"))
+
+    run_or_exit(with_store(settings, work))
+
+
+@app.command("import")
+def import_(
+    files: Annotated[list[Path], typer.Argument(help="DiscordChatExporter JSON exports", exists=True, dir_okay=False)],
+) -> None:
+    """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
+    settings = settings_or_exit()
+    from graph.consent import Consent
+    from ingest.export_format import ExportFormatError
+    from ingest.history_import import import_export
+    from ingest.llm import build_llm
+    from ingest.pipeline import Ingestor
+
+    async def work(rt: Any) -> int:
+        llm = build_llm(settings.llm)
+        if llm is None:
+            out.print("[yellow]no LLM configured (LLM_BASE_URL): windows are stored as pending[/yellow]")
+        consent = Consent(rt.store)
+        await consent.load()
+        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        failures = 0
+        for path in files:
+            with Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                console=out,
+            ) as progress:
+                msgs = progress.add_task(f"{path.name}: messages", total=None, rate="")
+                wins = progress.add_task(f"{path.name}: windows", total=None, rate="")
+                started = datetime.now(UTC)
+
+                def rate(n: float) -> str:
+                    seconds = max((datetime.now(UTC) - started).total_seconds(), 1e-6)
+                    return f"{n / seconds:.1f}/s"
+
+                def on_messages(n: int) -> None:
+                    progress.advance(msgs, n)
+                    progress.update(msgs, rate=rate(progress.tasks[msgs].completed))
+
+                def on_window(_: str) -> None:
+                    progress.advance(wins, 1)
+                    progress.update(wins, rate=rate(progress.tasks[wins].completed))
+
+                try:
+                    result = await import_export(
+                        path, rt.store, ingestor, consent, settings.window, on_messages=on_messages, on_window=on_window
+                    )
+                except ExportFormatError as exc:
+                    err.print(f"[red]{exc}[/red] (nothing imported from this file)")
+                    failures += 1
+                    continue
+            out.print(
+                f"{path.name}: {result.messages} messages, {result.windows} windows {result.statuses}, "
+                f"{result.opted_out} from opted-out members left out"
+            )
+            for skipped in result.skipped:
+                err.print(f"  skipped message #{skipped.index} (id {skipped.message_id}): {skipped.reason}")
+        if llm:
+            await llm.aclose()
+        return failures
+
+    if run_or_exit(with_store(settings, work)):
+        raise typer.Exit(1)
+
+
+@app.command()
+def ingest(
+    pending: Annotated[bool, typer.Option("--pending", help="process windows left pending or failed")] = False,
+    guild: Annotated[str | None, typer.Option(help="only this guild")] = None,
+) -> None:
+    """Extract windows left pending (no LLM at the time) or parked as failed."""
+    if not pending:
+        raise typer.BadParameter("say what to ingest: --pending")
+    settings = settings_or_exit()
+    from graph.consent import Consent
+    from ingest.llm import build_llm
+    from ingest.pipeline import Ingestor
+
+    async def work(rt: Any) -> None:
+        llm = build_llm(settings.llm)
+        if llm is None:
+            raise ConfigError("LLM_BASE_URL is not set: pending windows need an LLM to be extracted")
+        consent = Consent(rt.store)
+        await consent.load()
+        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        with Progress(TextColumn("windows"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=out) as progress:
+            task = progress.add_task("windows", total=None)
+            result = await ingestor.process_backlog(guild_id=guild, progress=lambda _: progress.advance(task, 1))
+        await llm.aclose()
+        out.print(f"done {result.done}, failed {result.failed}, skipped {result.skipped}, still pending {result.pending}")
+
+    run_or_exit(with_store(settings, work))

@@ -1,0 +1,241 @@
+"""Operator commands: context, facts, query, forget, doctor."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+
+from common.settings import ConfigError
+from grapevine.cli.base import (
+    app,
+    cell,
+    err,
+    out,
+    parse_date,
+    run_or_exit,
+    settings_or_exit,
+    table,
+    with_store,
+)
+
+
+def _print_rows(rows: list[dict[str, Any]], title: str, as_json: bool) -> None:
+    if as_json:
+        for row in rows:
+            print(json.dumps(row, default=str, ensure_ascii=False))
+    else:
+        out.print(table(rows, title))
+
+
+@app.command()
+def context(
+    guild: Annotated[str, typer.Option(help="guild id")],
+    channel: Annotated[str, typer.Option(help="channel id")],
+    user: Annotated[str, typer.Option(help="the author's user id")],
+    message: Annotated[str, typer.Option(help="the message the bot answers")] = "",
+    mention: Annotated[list[str], typer.Option(help="user ids @-mentioned in the message")] = [],  # noqa: B006 - typer reads the default; it is never mutated
+    reply_to: Annotated[str | None, typer.Option(help="message id it replies to")] = None,
+    thread: Annotated[bool, typer.Option(help="the channel is a thread")] = False,
+) -> None:
+    """Print the exact context the bot would build for a reply, part by part with token counts."""
+    settings = settings_or_exit()
+    from recall.assemble import ContextRequest
+    from recall.gather import build_context
+
+    async def work(rt: Any) -> None:
+        req = ContextRequest(
+            guild_id=guild,
+            channel_id=channel,
+            author_id=user,
+            message_text=message,
+            message_id=None,
+            at=datetime.now(UTC),
+            mentioned_user_ids=list(mention),
+            in_thread=thread,
+            reply_to_id=reply_to,
+            bot_user_id=None,
+        )
+        ctx = await build_context(rt.store, req, settings.context)
+        for part in ctx.parts:
+            out.rule(
+                f"{part.name}: {part.tokens} tokens, {part.items} items" + (f", {part.trimmed} trimmed" if part.trimmed else "")
+            )
+            for line in part.lines:
+                print(line)
+        out.rule(f"total {ctx.total_tokens} tokens (budget {settings.context.total_tokens})")
+
+    run_or_exit(with_store(settings, work))
+
+
+@app.command()
+def facts(
+    guild: Annotated[str, typer.Option(help="guild id")],
+    user: Annotated[str | None, typer.Option(help="facts about this user id")] = None,
+    entity: Annotated[str | None, typer.Option(help="facts about entities with this name")] = None,
+    at: Annotated[str | None, typer.Option(help="what was valid at this date (ISO)")] = None,
+    history: Annotated[bool, typer.Option(help="include superseded and retired facts")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table")] = False,
+) -> None:
+    """What is known about a user or an entity in a guild, as a table."""
+    if (user is None) == (entity is None):
+        raise typer.BadParameter("give exactly one of --user or --entity")
+    when = parse_date(at)
+    settings = settings_or_exit()
+
+    async def work(rt: Any) -> None:
+        entity_uuids = [e.uuid for e in await rt.store.entities_by_names(guild, [entity])] if entity else []
+        if entity and not entity_uuids:
+            raise LookupError(f"no entity named {entity!r} in guild {guild}")
+        found = await rt.store.facts_history(
+            guild, user_ids=[user] if user else [], entity_uuids=entity_uuids, at=when, history=history
+        )
+        rows = [
+            {
+                "valid_at": f.valid_at,
+                "text": f.text,
+                "about": ", ".join(f.about),
+                "reported_by": ", ".join(f"{name} ({r_at:%Y-%m-%d})" if r_at else name for _, name, r_at in f.reporters),
+                "importance": f.importance,
+                "invalid_at": f.invalid_at,
+                "expired_at": f.expired_at,
+                "superseded_by": f.superseded_by,
+            }
+            for f in found
+        ]
+        if not history:
+            rows = [{k: v for k, v in r.items() if k not in ("invalid_at", "expired_at", "superseded_by")} for r in rows]
+        _print_rows(rows, f"{len(rows)} facts", as_json)
+
+    run_or_exit(with_store(settings, work))
+
+
+@app.command()
+def query(
+    name: Annotated[str | None, typer.Argument(help="an operator query (see --list)")] = None,
+    param: Annotated[list[str], typer.Option("--param", "-p", help="k=v, repeatable")] = [],  # noqa: B006 - typer reads the default; it is never mutated
+    list_: Annotated[bool, typer.Option("--list", help="list the operator queries")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table")] = False,
+) -> None:
+    """Run an operator query from queries/operator/ in a read-only session."""
+    from graph.operator_queries import (
+        coerce_params,
+        get_query,
+        list_queries,
+        run_operator_query,
+    )
+
+    if list_ or name is None:
+        for q in list_queries():
+            out.print(f"[bold]{q.name}[/bold]: {q.title}. {q.answers}")
+            out.print(
+                "    params: "
+                + (", ".join(f"{p.name} ({p.type}{', required' if p.required else ''})" for p in q.params) or "none")
+            )
+        return
+    raw = {}
+    for item in param:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"--param takes k=v, got {item!r}")
+        raw[key] = value
+    try:
+        q = get_query(name)
+        params = coerce_params(q, raw)
+    except (KeyError, ValueError) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    settings = settings_or_exit()
+
+    async def work(rt: Any) -> None:
+        rows = await run_operator_query(rt.driver, rt.engine.database, q, params)
+        _print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
+
+    run_or_exit(with_store(settings, work))
+
+
+@app.command()
+def forget(
+    user_id: Annotated[str, typer.Argument(help="the Discord user id to forget")],
+    guild: Annotated[str | None, typer.Option(help="only in this guild (default: everywhere)")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="do not ask for confirmation")] = False,
+) -> None:
+    """Forget-me for an operator handling a deletion request; prints counts and the residue audit."""
+    if not yes and not typer.confirm(
+        f"Delete everything grapevine holds about {user_id}{' in guild ' + guild if guild else ' in every guild'}?"
+    ):
+        raise typer.Exit(1)
+    settings = settings_or_exit()
+
+    async def work(rt: Any) -> Any:
+        report = await rt.store.forget_user(user_id, guild)
+        if guild is None:
+            await rt.store.opt_out(user_id)
+        return report
+
+    report = run_or_exit(with_store(settings, work))
+    out.print(table([{"label": k, "deleted": v} for k, v in report.deleted.items()], "deleted"))
+    out.print(f"texts redacted: {report.redacted}")
+    if report.residue:
+        out.print(table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
+        raise typer.Exit(1)
+    out.print(
+        "residue audit: 0 nodes or properties carry the user's id or name"
+        + (
+            ""
+            if guild
+            else "; stored as opted out (a keyed hash). A running bot reads opt-outs when it "
+            "starts: restart it, or it keeps recording this member's new messages"
+        )
+    )
+
+
+@app.command()
+def doctor() -> None:
+    """Check the engine, schema, embeddings and LLM endpoint; print what is wrong and how to fix it."""
+    problems: list[str] = []
+    try:
+        from grapevine.config import load_settings
+
+        settings = load_settings()
+    except ConfigError as exc:
+        err.print(f"[red]✗ configuration:[/red] {exc}")
+        raise typer.Exit(1) from None
+    out.print(f"[green]✓[/green] configuration read (engine {settings.graph.engine}, data dir {settings.graph.data_dir})")
+
+    async def checks() -> None:
+        from grapevine.runtime import open_store
+        from ingest.llm import check_reachable
+
+        try:
+            async with open_store(settings) as rt:
+                out.print(f"[green]✓[/green] {rt.engine.name} reachable, schema version matches")
+        except Exception as exc:  # noqa: BLE001 - every failure is a finding to print
+            problems.append(f"graph: {exc}")
+        if settings.embeddings.enabled:
+            try:
+                from ingest.embeddings import load_embedder
+
+                load_embedder(settings.embeddings)
+                out.print("[green]✓[/green] embeddings model loads")
+            except Exception as exc:  # noqa: BLE001 - every failure is a finding to print
+                problems.append(f"embeddings: {exc} (pip install -e '.[embeddings]')")
+        if settings.llm.configured:
+            message = await check_reachable(settings.llm)
+            if message:
+                problems.append(f"LLM: {message}")
+            else:
+                out.print(f"[green]✓[/green] LLM endpoint {settings.llm.base_url} answers")
+        else:
+            problems.append("LLM: LLM_BASE_URL is not set; windows will be stored as pending until one is configured")
+        if not settings.discord.token:
+            problems.append("Discord: DISCORD_TOKEN is not set; `grapevine run` needs it")
+
+    run_or_exit(checks())
+    for problem in problems:
+        err.print(f"[red]✗[/red] {problem}")
+    if problems:
+        raise typer.Exit(1)
+    out.print(cell("all good"))

@@ -1,0 +1,186 @@
+"""ArcadeDB, the embedded default engine: a child process the project starts and stops.
+
+The server listens on loopback only: Bolt for every query (the same driver code as Neo4j) and
+HTTP for the few things Bolt cannot do (ArcadeDB SQL for search indexes, creating databases).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import secrets
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from neo4j import AsyncDriver, AsyncGraphDatabase
+
+import queries
+
+
+class EngineStartError(RuntimeError):
+    """The embedded engine did not come up; the message says why and where its log is."""
+
+
+def password_for(data_dir: Path, configured: str | None) -> str:
+    """The configured root password, or one generated once and kept (0600) in the data folder."""
+    if configured:
+        return configured
+    path = data_dir / "arcadedb.password"
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_urlsafe(18)
+    path.write_text(value, encoding="utf-8")
+    path.chmod(0o600)
+    return value
+
+
+@dataclass
+class ArcadeDBEngine:
+    """Connection facts for a running ArcadeDB server (started here or by `grapevine serve-db`)."""
+
+    password: str
+    database: str = "grapevine"
+    host: str = "127.0.0.1"
+    bolt_port: int = 7688
+    http_port: int = 2480
+    name: str = "arcadedb"
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://{self.host}:{self.bolt_port}"
+
+    def driver(self) -> AsyncDriver:
+        return AsyncGraphDatabase.driver(self.uri, auth=("root", self.password))
+
+    def for_database(self, database: str) -> ArcadeDBEngine:
+        """The same server, another database (one database per driver: see ENGINES.md)."""
+        return ArcadeDBEngine(self.password, database, self.host, self.bolt_port, self.http_port)
+
+    async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
+        names = ["schema/arcadedb_fulltext"] + (["schema/arcadedb_vector"] if embedding_dimension else [])
+        for name in names:
+            for statement in queries.statements((queries.ROOT / f"{name}.sql").read_text(encoding="utf-8")):
+                await self.sql(statement)
+
+    async def sql(self, command: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", {"language": "sql", "command": command})
+
+    async def create_database(self) -> None:
+        await asyncio.to_thread(self._post, "/api/v1/server", {"command": f"create database {self.database}"})
+
+    async def drop_database(self) -> None:
+        await asyncio.to_thread(self._post, "/api/v1/server", {"command": f"drop database {self.database}"})
+
+    async def database_exists(self) -> bool:
+        listing = await asyncio.to_thread(self._get, "/api/v1/databases")
+        return self.database in listing.get("result", [])
+
+    def _request(self, req: urllib.request.Request) -> dict[str, Any]:
+        token = base64.b64encode(f"root:{self.password}".encode()).decode()
+        req.add_header("Authorization", f"Basic {token}")
+        req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                return cast(dict[str, Any], json.loads(resp.read() or b"{}"))
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")[:500]
+            raise RuntimeError(f"ArcadeDB HTTP {exc.code} on {req.full_url}: {detail}") from None
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        url = f"http://{self.host}:{self.http_port}{path}"
+        return self._request(urllib.request.Request(url, data=json.dumps(body).encode(), method="POST"))
+
+    def _get(self, path: str) -> dict[str, Any]:
+        return self._request(urllib.request.Request(f"http://{self.host}:{self.http_port}{path}"))
+
+
+@dataclass
+class ArcadeDBServer:
+    """Starts the server in a child process and stops it cleanly (`with ArcadeDBServer(...) as engine`)."""
+
+    root: Path
+    engine: ArcadeDBEngine
+    heap: str = "2g"
+    start_timeout: float = 90.0
+    _proc: subprocess.Popen[str] | None = field(default=None, init=False, repr=False)
+    _tail: list[str] = field(default_factory=list, init=False, repr=False)
+
+    def start(self) -> ArcadeDBEngine:
+        self.root.mkdir(parents=True, exist_ok=True)
+        cfg = {
+            "root": str(self.root.resolve()),
+            "password": self.engine.password,
+            "database": self.engine.database,
+            "host": self.engine.host,
+            "bolt_port": self.engine.bolt_port,
+            "http_port": self.engine.http_port,
+            "heap": self.heap,
+        }
+        log = open(self.root / "server.out", "a", encoding="utf-8")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "graph.engines.arcadedb_child", json.dumps(cfg)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            cwd=str(Path(__file__).resolve().parents[2]),
+        )
+        ready = threading.Event()
+        threading.Thread(target=self._read_stdout, args=(ready,), daemon=True).start()
+        if not ready.wait(self.start_timeout) or self._proc.poll() is not None:
+            self.stop()
+            raise EngineStartError(
+                f"ArcadeDB did not start within {self.start_timeout:.0f}s "
+                f"(Bolt {self.engine.host}:{self.engine.bolt_port}, HTTP {self.engine.http_port}); "
+                f"is a port taken? see {self.root / 'server.out'} and {self.root / 'log'}"
+            )
+        return self.engine
+
+    def _read_stdout(self, ready: threading.Event) -> None:
+        assert self._proc and self._proc.stdout
+        for line in self._proc.stdout:
+            self._tail = (self._tail + [line.rstrip()])[-20:]
+            if line.strip() == "READY":
+                ready.set()
+        ready.set()  # the child exited: wake the waiter, which checks poll()
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def stop(self, timeout: float = 30.0) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                assert proc.stdin
+                proc.stdin.write("stop\n")
+                proc.stdin.flush()
+                proc.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+    def wait(self) -> int:
+        """Block until the child exits (for `grapevine serve-db`)."""
+        assert self._proc
+        return self._proc.wait()
+
+    def __enter__(self) -> ArcadeDBEngine:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

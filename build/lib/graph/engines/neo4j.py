@@ -1,0 +1,27 @@
+"""Neo4j 5, the production engine: URI and credentials from the environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from neo4j import AsyncDriver, AsyncGraphDatabase
+
+import queries
+
+
+@dataclass
+class Neo4jEngine:
+    uri: str
+    user: str
+    password: str
+    database: str = "neo4j"
+    name: str = "neo4j"
+
+    def driver(self) -> AsyncDriver:
+        return AsyncGraphDatabase.driver(self.uri, auth=(self.user, self.password))
+
+    async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
+        names = ["schema/fulltext"] + (["schema/vector"] if embedding_dimension else [])
+        for name in names:
+            for statement in queries.statements(queries.load(name)):
+                await driver.execute_query(statement, database_=self.database)

@@ -1,0 +1,250 @@
+"""What the store reads and writes: plain, typed records with no driver in sight.
+
+Every datetime here is timezone-aware UTC; `utc()` normalises what comes back from an engine.
+Records written or shared are pydantic models, validated; the views the reply path reads back (facts,
+messages, entities) are frozen dataclasses, converted by `graph.rows`: a reply builds a few hundred, and a
+pydantic model costs about eight times as much to build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Literal, overload
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+@overload
+def utc(value: datetime) -> datetime: ...
+@overload
+def utc(value: None) -> None: ...
+def utc(value: datetime | None) -> datetime | None:
+    """Aware UTC datetime from an aware or naive-UTC one (ArcadeDB returns some naive)."""
+    if value is None:
+        return None
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+@overload
+def iso(value: datetime) -> str: ...
+@overload
+def iso(value: None) -> None: ...
+def iso(value: datetime | None) -> str | None:
+    """ISO-8601 with offset: what every query turns into a native datetime with `datetime()`."""
+    return None if value is None else utc(value).isoformat()
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ChannelKind(StrEnum):
+    TEXT = "text"
+    THREAD = "thread"
+    FORUM_POST = "forum_post"
+    VOICE = "voice"
+    DM = "dm"
+
+
+class EpisodeStatus(StrEnum):
+    PENDING = "pending"  # closed, waiting for extraction (or no LLM configured)
+    DONE = "done"
+    FAILED = "failed"  # parked with a reason; retried later
+    SKIPPED = "skipped"  # sampled out by the extraction probability
+
+
+class Guild(_Record):
+    id: str
+    name: str
+
+
+class Channel(_Record):
+    id: str
+    guild_id: str
+    name: str
+    kind: ChannelKind = ChannelKind.TEXT
+    parent_id: str | None = None
+
+
+class User(_Record):
+    id: str
+    name: str
+    display_name: str
+    is_bot: bool = False
+
+
+class Message(_Record):
+    id: str
+    guild_id: str
+    channel_id: str
+    author_id: str
+    content: str
+    created_at: datetime
+    edited_at: datetime | None = None
+    reply_to_id: str | None = None
+
+    @field_validator("created_at", "edited_at")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        return utc(v)
+
+
+class NodeRef(_Record):
+    """A fact's subject or mention: a Discord account or an Entity of the guild."""
+
+    kind: Literal["user", "entity"]
+    id: str  # User.id or Entity.uuid
+
+
+class Report(_Record):
+    """Who stated a fact, in which message, when."""
+
+    user_id: str
+    message_id: str | None
+    at: datetime
+
+
+class EntityWrite(_Record):
+    uuid: str
+    name: str
+    kind: str = "other"
+    aliases: tuple[str, ...] = ()
+
+
+class RelationWrite(_Record):
+    """A lasting link: (entity)-[:RELATED_TO {kind}]->(target), e.g. Charlie's sister."""
+
+    entity_uuid: str
+    kind: str
+    target: NodeRef
+
+
+class FactWrite(_Record):
+    uuid: str
+    text: str
+    category: str = "other"
+    importance: int = Field(5, ge=1, le=10)
+    confidence: float = Field(0.8, ge=0.0, le=1.0)
+    valid_at: datetime
+    expires_at: datetime | None = None
+    about: tuple[NodeRef, ...]
+    mentions: tuple[NodeRef, ...] = ()
+    reports: tuple[Report, ...]
+    source_message_ids: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()  # uuids of valid facts this one closes
+    embedding: tuple[float, ...] | None = None
+    source: Literal["episode", "command"] = "episode"
+
+
+class Corroboration(_Record):
+    """A second person stating a fact that is already valid: a REPORTED_BY edge, not a new Fact."""
+
+    fact_uuid: str
+    report: Report
+
+
+class EpisodeWrite(_Record):
+    """One episode's extraction result, written in one transaction."""
+
+    key: str
+    guild_id: str
+    summary: str = ""
+    entities: tuple[EntityWrite, ...] = ()
+    relations: tuple[RelationWrite, ...] = ()
+    facts: tuple[FactWrite, ...] = ()
+    corroborations: tuple[Corroboration, ...] = ()
+
+
+class EpisodeClose(_Record):
+    """A closed window: the messages it holds and who took part."""
+
+    key: str
+    uuid: str
+    guild_id: str
+    channel_id: str
+    started_at: datetime
+    ended_at: datetime
+    message_ids: tuple[str, ...]
+    participant_ids: tuple[str, ...]
+    status: EpisodeStatus = EpisodeStatus.PENDING
+
+
+class Episode(_Record):
+    uuid: str
+    key: str
+    guild_id: str
+    channel_id: str
+    started_at: datetime
+    ended_at: datetime
+    message_count: int
+    summary: str = ""
+    status: EpisodeStatus
+    attempts: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FactView:
+    """A fact as the reply path and operators see it."""
+
+    uuid: str
+    text: str
+    category: str
+    importance: int
+    confidence: float
+    valid_at: datetime | None
+    invalid_at: datetime | None = None
+    expires_at: datetime | None = None
+    created_at: datetime | None = None
+    expired_at: datetime | None = None
+    about: tuple[str, ...] = ()  # display names
+    about_ids: tuple[str, ...] = ()
+    reporters: tuple[tuple[str, str, datetime | None], ...] = ()  # (user id, display name, at)
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntityView:
+    uuid: str
+    name: str
+    kind: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageView:
+    id: str
+    channel_id: str
+    author_id: str
+    author_name: str
+    author_is_bot: bool
+    content: str
+    created_at: datetime
+    reply_to_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """What one read gathers around a reply: its author, the channel's recent past, the reply chain and
+    the channel's earlier messages that match the reply."""
+
+    author: User | None
+    summaries: tuple[tuple[datetime, str], ...]  # (episode end, summary), oldest first
+    recent: tuple[MessageView, ...]  # oldest first
+    chain: tuple[MessageView, ...]  # oldest first
+    recalled: tuple[MessageView, ...] = ()  # best match first
+
+
+class SchemaMismatch(RuntimeError):
+    """The graph was set up with another schema version or embedding model."""
+
+
+def dm_scope(user_id: int | str) -> str:
+    """The memory of a member's direct messages with the bot: a guild id of its own."""
+    return f"dm:{user_id}"

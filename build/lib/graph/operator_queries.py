@@ -1,0 +1,248 @@
+"""Operators' saved queries: `queries/operator/*.cypher`, each a read-only query with a header.
+
+A header is the file's leading `//` lines, three of them required:
+
+    // title: Who reported facts about a user
+    // answers: For each fact about the user in the guild, who said it and when.
+    // params: guild_id (string, required) - the guild; user_id (string, required) - the Discord user id
+
+`params:` lists `name (type, required|optional) - description` separated by `;` (or `none`);
+types are string, int, float, bool and datetime (an ISO-8601 string the query turns into a
+native value with `datetime($x)`). Other `//` lines of the header are free notes.
+
+Queries run in a READ session; because ArcadeDB does not enforce the READ access mode, write
+clauses are also refused before anything is sent, and the transaction is always rolled back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import neo4j
+from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j.graph import Node, Relationship
+from neo4j.graph import Path as GraphPath
+from neo4j.time import Date, DateTime, Duration, Time
+
+import queries
+
+OPERATOR_DIR = "operator"
+TYPES = ("string", "int", "float", "bool", "datetime")
+HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
+_PARAM_RE = re.compile(
+    r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$"
+)
+_WRITE_RE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|FOREACH|LOAD\s+CSV|IN\s+TRANSACTIONS)\b", re.IGNORECASE)
+_TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off"}
+
+
+class QueryHeaderError(ValueError):
+    """An operator query file whose comment header is missing or malformed."""
+
+
+class ReadOnlyViolation(ValueError):
+    """An operator query that would write: refused before it reaches the database."""
+
+
+@dataclass(frozen=True)
+class QueryParam:
+    name: str
+    type: str
+    required: bool
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class OperatorQuery:
+    name: str
+    title: str
+    answers: str
+    params: list[QueryParam]
+    text: str
+
+
+def parse_header(name: str, text: str) -> OperatorQuery:
+    """The query described by its file's leading `//` lines (QueryHeaderError when malformed)."""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("//"):
+            break
+        key, sep, value = stripped[2:].strip().partition(":")
+        if sep and key.strip() in ("title", "answers", "params"):
+            if key.strip() in fields:
+                raise QueryHeaderError(f"{name}: `{key.strip()}:` appears twice in the header")
+            fields[key.strip()] = value.strip()
+    missing = [k for k in ("title", "answers", "params") if k not in fields]
+    if missing:
+        raise QueryHeaderError(f"{name}: the header lacks {', '.join(f'`// {k}:`' for k in missing)}")
+    if not fields["title"] or not fields["answers"]:
+        raise QueryHeaderError(f"{name}: `title:` and `answers:` need text")
+    return OperatorQuery(name, fields["title"], fields["answers"], _parse_params(name, fields["params"]), text)
+
+
+def _parse_params(name: str, spec: str) -> list[QueryParam]:
+    if spec.lower() in ("", "none"):
+        return []
+    out: list[QueryParam] = []
+    for part in spec.split(";"):
+        match = _PARAM_RE.match(part.strip())
+        if not match:
+            raise QueryHeaderError(
+                f"{name}: cannot read parameter {part.strip()!r}: write `name (type, required|optional) - description`"
+            )
+        if match["type"] not in TYPES:
+            raise QueryHeaderError(f"{name}: parameter {match['name']} has type {match['type']!r}, not one of {', '.join(TYPES)}")
+        if any(p.name == match["name"] for p in out):
+            raise QueryHeaderError(f"{name}: parameter {match['name']} is declared twice")
+        out.append(QueryParam(match["name"], match["type"], match["req"] == "required", (match["desc"] or "").strip()))
+    return out
+
+
+def list_queries(directory: Path | None = None) -> list[OperatorQuery]:
+    """Every operator query, by name (the file name without `.cypher`)."""
+    folder = directory or queries.ROOT / OPERATOR_DIR
+    return [parse_header(path.stem, path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.cypher"))]
+
+
+def get_query(name: str) -> OperatorQuery:
+    found = {q.name: q for q in list_queries()}
+    if name not in found:
+        raise KeyError(f"no operator query named {name!r}; known: {', '.join(sorted(found))}")
+    return found[name]
+
+
+def coerce_params(query: OperatorQuery, raw: dict[str, str]) -> dict[str, Any]:
+    """Typed parameters from strings (a command line); optional ones missing become None."""
+    known = {p.name: p for p in query.params}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        names = ", ".join(known) or "none"
+        raise ValueError(f"{query.name}: unknown parameter(s) {', '.join(unknown)}; known parameters: {names}")
+    out: dict[str, Any] = {}
+    for param in query.params:
+        value = raw.get(param.name)
+        if value is None or (isinstance(value, str) and value.strip() == "" and param.type != "string"):
+            if param.required:
+                raise ValueError(f"{query.name}: parameter {param.name} ({param.type}) is required: {param.description}")
+            out[param.name] = None
+            continue
+        out[param.name] = _coerce(query.name, param, value)
+    return out
+
+
+def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
+    text = value if isinstance(value, str) else str(value)
+    text = text.strip() if param.type != "string" else text
+    try:
+        if param.type == "int":
+            return int(text)
+        if param.type == "float":
+            return float(text)
+        if param.type == "bool":
+            if text.lower() in _TRUE | _FALSE:
+                return text.lower() in _TRUE
+            raise ValueError("expected true or false")
+        if param.type == "datetime":
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).isoformat()
+    except ValueError as exc:
+        raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {text!r} ({exc})") from None
+    return text
+
+
+def check_read_only(query: OperatorQuery) -> None:
+    """Refuse a query with a write clause (comments and strings are not looked at)."""
+    found = _WRITE_RE.search(_code_only(query.text))
+    if found:
+        raise ReadOnlyViolation(f"{query.name}: operator queries are read-only, and this one has {found[1].upper()}")
+
+
+def _code_only(text: str) -> str:
+    """`text` without comments and with string literals emptied (one pass, like a lexer)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"`":
+            end = i + 1
+            while end < n and text[end] != c:
+                end += 2 if c != "`" and text[end] == "\\" else 1
+            out.append(" '' ")
+            i = end + 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end == -1 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end == -1 else end + 2
+            out.append(" ")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class _Rollback(Exception):
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+
+
+async def run_operator_query(
+    driver: AsyncDriver, database: str, query: OperatorQuery, params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Rows as plain values (ISO strings, dicts for nodes, relationships and paths)."""
+    check_read_only(query)
+    full = {p.name: None for p in query.params} | params
+    return await read_rolled_back(driver, database, query.text, full)
+
+
+async def read_rolled_back(driver: AsyncDriver, database: str, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run `text` in a READ session's transaction that is rolled back whatever it did."""
+
+    async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+        result = await tx.run(text, params)
+        rows = [{key: plain(record[key]) for key in record.keys()} async for record in result]
+        raise _Rollback(rows)  # leaving a managed transaction by an exception rolls it back
+
+    async with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
+        try:
+            await session.execute_read(work)
+        except _Rollback as done:
+            return done.rows
+    raise AssertionError("unreachable: the work function always raises")
+
+
+def plain(value: Any) -> Any:
+    """A driver value as JSON-friendly data."""
+    if isinstance(value, (DateTime, Date, Time)):
+        return value.iso_format()
+    if isinstance(value, Duration):
+        return value.iso_format()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Node):
+        return {"_id": value.element_id, "_labels": sorted(value.labels), **_properties(value)}
+    if isinstance(value, Relationship):
+        return {
+            "_id": value.element_id,
+            "_type": value.type,
+            "_start": value.start_node.element_id if value.start_node else None,
+            "_end": value.end_node.element_id if value.end_node else None,
+            **_properties(value),
+        }
+    if isinstance(value, GraphPath):
+        return {"nodes": [plain(n) for n in value.nodes], "relationships": [plain(r) for r in value.relationships]}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def _properties(entity: Node | Relationship) -> dict[str, Any]:
+    return {k: plain(v) for k, v in entity.items() if k not in HIDDEN_PROPERTIES}

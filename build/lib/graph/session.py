@@ -1,0 +1,105 @@
+"""Running the project's Cypher files on a driver: read and write transactions, retried when transient."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    AsyncDriver,
+    AsyncManagedTransaction,
+    AsyncSession,
+)
+from neo4j.exceptions import (
+    ConstraintError,
+    DatabaseUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+import queries
+
+T = TypeVar("T")
+Tx = AsyncManagedTransaction
+
+
+def _transient(exc: BaseException) -> bool:
+    # ArcadeDB reports a lost MERGE race on a unique key as ConstraintError where Neo4j would
+    # serialize; every write here is idempotent, so replaying the whole transaction is safe.
+    return isinstance(exc, TransientError | ServiceUnavailable | SessionExpired | DatabaseUnavailable | ConstraintError)
+
+
+async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    """Run one query file inside a transaction; rows as dicts (nodes and relationships turned into dicts)."""
+    return await run_text(tx, queries.load(name), **params)
+
+
+async def run_text(tx: Tx, text: str, /, **params: Any) -> list[dict[str, Any]]:
+    """`run` for a statement read from a file elsewhere (an operator's, a benchmark's)."""
+    result = await tx.run(text, params)
+    return [record.data() async for record in result]
+
+
+async def run_plain(tx: Tx | AsyncSession, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    """`run` for a query returning only values, lists and maps (no nodes): rows as they arrive, without
+    the driver's recursive conversion (a reply's reads spent a third of their client time in it)."""
+    result = await tx.run(queries.load(name), params)
+    keys = result.keys()
+    return [dict(zip(keys, values)) for values in await result.values()]
+
+
+class Runner:
+    """One database on one driver; every unit of work is a transaction function, retried as a whole."""
+
+    def __init__(self, driver: AsyncDriver, database: str, *, attempts: int = 5) -> None:
+        self.driver = driver
+        self.database = database
+        self.attempts = attempts
+
+    async def _retried(self, access: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception(_transient),
+            stop=stop_after_attempt(self.attempts),
+            wait=wait_random_exponential(multiplier=0.05, max=2.0),
+            reraise=True,
+        ):
+            with attempt:
+                async with self.driver.session(database=self.database, default_access_mode=access) as session:
+                    return await work(session)
+        raise AssertionError("unreachable")
+
+    async def _session_work(self, access: str, work: Callable[[Tx], Awaitable[T]]) -> T:
+        if access == READ_ACCESS:
+            return await self._retried(access, lambda session: session.execute_read(work))
+        return await self._retried(access, lambda session: session.execute_write(work))
+
+    async def write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        return await self._session_work(WRITE_ACCESS, work)
+
+    async def read_tx(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        return await self._session_work(READ_ACCESS, work)
+
+    async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return await self.read_tx(lambda tx: run(tx, name, **params))
+
+    async def read_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """One read-only statement as an auto-commit transaction (no BEGIN and COMMIT round trips), its
+        rows as `run_plain` gives them; retried as a whole when transient, like every unit of work."""
+        return await self._retried(READ_ACCESS, lambda session: run_plain(session, name, **params))
+
+    async def write_one(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return await self.write(lambda tx: run(tx, name, **params))
+
+    async def statement(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
+        """A schema statement (DDL runs outside explicit transactions on Neo4j)."""
+        records, _, _ = await self.driver.execute_query(text, params, database_=self.database)
+        return [r.data() for r in records]

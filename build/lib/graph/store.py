@@ -1,0 +1,507 @@
+"""The temporal graph store: grapevine's async API over the Cypher files in `queries/`."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import AsyncDriver
+
+import queries
+from common.text import lucene_query, name_key
+from graph import rows
+from graph.engines import Engine
+from graph.forget import ForgetReport, forget_user
+from graph.models import (
+    Channel,
+    Conversation,
+    EntityView,
+    Episode,
+    EpisodeClose,
+    EpisodeStatus,
+    EpisodeWrite,
+    FactView,
+    FactWrite,
+    Guild,
+    Message,
+    SchemaMismatch,
+    User,
+    iso,
+    utc,
+)
+from graph.session import Runner, Tx, run
+
+SCHEMA_VERSION = 1
+SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
+MESSAGE_HITS_PER_RESULT = 10  # the same for messages, which are also filtered by channel
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    written: bool  # False: the episode was already written, nothing changed
+    facts: int = 0
+    corroborations: int = 0
+    superseded: int = 0
+    entities: int = 0
+    relations: int = 0
+
+
+@dataclass
+class GraphStore:
+    driver: AsyncDriver
+    engine: Engine
+    runner: Runner = field(init=False)
+    _salt: str | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.runner = Runner(self.driver, self.engine.database)
+
+    # --- schema ---------------------------------------------------------------------------
+    async def setup_schema(self, embedding_model: str = "", embedding_dimension: int | None = None) -> None:
+        """Constraints, indexes and the schema record; refuses a graph set up differently."""
+        for statement in queries.statements(queries.load("schema/constraints")):
+            await self.runner.statement(statement)
+        await self.engine.create_search_indexes(self.driver, embedding_dimension if embedding_model else None)
+        await self.runner.write_one("schema/backfill_user_names")
+        meta = await self.runner.read("schema/read_meta")
+        if not meta:
+            await self.runner.write_one(
+                "schema/write_meta",
+                version=SCHEMA_VERSION,
+                embedding_model=embedding_model,
+                embedding_dimension=embedding_dimension or 0,
+                salt=secrets.token_hex(16),
+                now=iso(now_utc()),
+            )
+            meta = await self.runner.read("schema/read_meta")
+        found = meta[0]
+        if found["version"] != SCHEMA_VERSION:
+            raise SchemaMismatch(
+                f"the graph has schema version {found['version']}, this grapevine needs {SCHEMA_VERSION}: "
+                "migrate the graph or point GRAPEVINE_DATA_DIR / NEO4J_URI at another database"
+            )
+        if (found["embedding_model"] or "") != embedding_model or (found["embedding_dimension"] or 0) != (
+            embedding_dimension or 0 if embedding_model else 0
+        ):
+            raise SchemaMismatch(
+                f"the graph was set up with embeddings {found['embedding_model'] or 'off'!r} "
+                f"(dimension {found['embedding_dimension']}), the configuration asks for "
+                f"{embedding_model or 'off'!r}: set EMBEDDINGS_MODEL to match, or use a new database"
+            )
+        self._salt = found["salt"]
+
+    # --- Discord records ------------------------------------------------------------------
+    async def upsert_guild(self, guild: Guild) -> None:
+        await self.runner.write_one("store/upsert_guild", id=guild.id, name=guild.name)
+
+    async def upsert_channel(self, channel: Channel) -> None:
+        await self.runner.write_one(
+            "store/upsert_channel",
+            id=channel.id,
+            guild_id=channel.guild_id,
+            name=channel.name,
+            kind=channel.kind.value,
+            parent_id=channel.parent_id,
+        )
+
+    async def upsert_users(self, users: list[User]) -> None:
+        if users:
+            rows_ = [
+                {**u.model_dump(), "name_lower": u.name.casefold(), "display_lower": u.display_name.casefold()} for u in users
+            ]
+            await self.runner.write_one("store/upsert_users", users=rows_)
+
+    async def record_messages(self, messages: list[Message]) -> int:
+        if not messages:
+            return 0
+        data = [
+            {**m.model_dump(exclude={"created_at", "edited_at"}), "created_at": iso(m.created_at), "edited_at": iso(m.edited_at)}
+            for m in messages
+        ]
+        result = await self.runner.write_one("store/record_messages", rows=data)
+        return int(result[0]["recorded"]) if result else 0
+
+    async def edit_message(self, message_id: str, content: str, edited_at: datetime) -> bool:
+        return bool(await self.runner.write_one("store/edit_message", id=message_id, content=content, edited_at=iso(edited_at)))
+
+    async def delete_message(self, message_id: str) -> bool:
+        result = await self.runner.write_one("store/delete_message", id=message_id)
+        return bool(result and result[0]["deleted"])
+
+    async def users(self, ids: list[str]) -> list[User]:
+        return [rows.user(r) for r in await self.runner.read("store/users_by_id", ids=ids)]
+
+    # --- windows and episodes -------------------------------------------------------------
+    async def buffered_messages(self) -> list[tuple[Message, User]]:
+        return [rows.message_and_author(r) for r in await self.runner.read("store/buffered_messages")]
+
+    async def messages_before(self, channel_id: str, before: datetime, limit: int) -> list[tuple[Message, User]]:
+        found = await self.runner.read("store/messages_before", channel_id=channel_id, before=iso(before), limit=limit)
+        return [rows.message_and_author(r) for r in found]
+
+    async def close_episode(self, close: EpisodeClose) -> str:
+        result = await self.runner.write_one(
+            "store/close_episode",
+            key=close.key,
+            uuid=close.uuid,
+            guild_id=close.guild_id,
+            channel_id=close.channel_id,
+            started_at=iso(close.started_at),
+            ended_at=iso(close.ended_at),
+            message_ids=list(close.message_ids),
+            participant_ids=list(close.participant_ids),
+            status=close.status.value,
+            now=iso(now_utc()),
+        )
+        if not result:
+            raise LookupError(f"channel {close.channel_id} is not recorded: record it before closing its windows")
+        return str(result[0]["status"])
+
+    async def episode(self, key: str) -> Episode | None:
+        found = await self.runner.read("store/episode_by_key", key=key)
+        return rows.episode(found[0]) if found else None
+
+    async def episodes(self, statuses: list[EpisodeStatus], guild_id: str | None = None, limit: int = 1000) -> list[Episode]:
+        found = await self.runner.read(
+            "store/episodes_by_status", statuses=[s.value for s in statuses], guild_id=guild_id, limit=limit
+        )
+        return [rows.episode(r) for r in found]
+
+    async def episode_messages(self, key: str) -> list[tuple[Message, User]]:
+        return [rows.message_and_author(r) for r in await self.runner.read("store/episode_messages", key=key)]
+
+    async def mark_episode(self, key: str, status: EpisodeStatus, error: str | None = None, *, attempt: bool = False) -> None:
+        await self.runner.write_one(
+            "store/mark_episode", key=key, status=status.value, error=error, attempt=1 if attempt else 0, now=iso(now_utc())
+        )
+
+    async def write_episode(self, episode: EpisodeWrite, now: datetime | None = None) -> WriteOutcome:
+        """One extraction result in one transaction; a second write of the same key changes nothing."""
+        at = iso(now or now_utc())
+
+        async def work(tx: Tx) -> WriteOutcome:
+            current = await run(tx, "store/episode_by_key", key=episode.key)
+            if not current:
+                raise LookupError(f"episode {episode.key} was never closed")
+            if current[0]["status"] == EpisodeStatus.DONE.value:
+                return WriteOutcome(written=False)
+            counts = await _write_body(tx, episode.guild_id, episode.key, episode, at)
+            await run(tx, "store/finish_episode", key=episode.key, summary=episode.summary, fact_count=len(episode.facts), now=at)
+            return counts
+
+        return await self.runner.write(work)
+
+    async def write_command_facts(
+        self, guild_id: str, facts: list[FactWrite], entities: EpisodeWrite | None = None
+    ) -> WriteOutcome:
+        """Facts stated to the bot directly ("remember ..."), with any new entities they need."""
+        at = iso(now_utc())
+        body = entities or EpisodeWrite(key="", guild_id=guild_id)
+        body = body.model_copy(update={"facts": tuple(facts)})
+        return await self.runner.write(lambda tx: _write_body(tx, guild_id, None, body, at))
+
+    # --- reads for the reply path and extraction ------------------------------------------
+    async def facts_about(
+        self,
+        guild_id: str,
+        *,
+        user_ids: Sequence[str] = (),
+        entity_uuids: Sequence[str] = (),
+        now: datetime | None = None,
+        limit: int = 50,
+    ) -> list[FactView]:
+        found = await self.runner.read(
+            "store/facts_about",
+            guild_id=guild_id,
+            user_ids=list(user_ids),
+            entity_uuids=list(entity_uuids),
+            now=iso(now or now_utc()),
+            limit=limit,
+        )
+        return sorted((rows.fact(r) for r in found), key=_importance_then_newest)
+
+    async def facts_history(
+        self,
+        guild_id: str,
+        *,
+        user_ids: Sequence[str] = (),
+        entity_uuids: Sequence[str] = (),
+        at: datetime | None = None,
+        history: bool = False,
+        limit: int = 500,
+    ) -> list[FactView]:
+        found = await self.runner.read(
+            "store/facts_about_history",
+            guild_id=guild_id,
+            user_ids=list(user_ids),
+            entity_uuids=list(entity_uuids),
+            at=iso(at),
+            history=history,
+            limit=limit,
+        )
+        return [rows.fact(r) for r in found]
+
+    async def facts_by_uuid(self, guild_id: str, uuids: list[str]) -> list[FactView]:
+        return [rows.fact(r) for r in await self.runner.read("store/facts_by_uuid", guild_id=guild_id, uuids=uuids)]
+
+    async def nearest_facts(
+        self, guild_id: str, vector: list[float], *, now: datetime | None = None, limit: int = 20
+    ) -> list[FactView]:
+        found = await self.runner.read(
+            "store/nearest_facts", guild_id=guild_id, vector=vector, k=limit * 4, now=iso(now or now_utc()), limit=limit
+        )
+        return [rows.fact(r) for r in found]
+
+    async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
+        query = lucene_query(text)
+        if not query:
+            return []
+        return [
+            rows.entity(r) for r in await self.runner.read("store/search_entities", guild_id=guild_id, query=query, limit=limit)
+        ]
+
+    async def entities_by_names(self, guild_id: str, names: list[str]) -> list[EntityView]:
+        keys = sorted({name_key(n) for n in names if name_key(n)})
+        found = await self.runner.read("store/entities_by_keys", guild_id=guild_id, keys=keys) if keys else []
+        return [rows.entity(r) for r in found]
+
+    async def members_by_name(self, guild_id: str, names: list[str], limit: int = 20) -> list[User]:
+        lowered = sorted({n.casefold() for n in names if n})
+        if not lowered:
+            return []
+        return [
+            rows.user(r) for r in await self.runner.read("store/members_by_name", guild_id=guild_id, names=lowered, limit=limit)
+        ]
+
+    async def reply_facts(
+        self,
+        guild_id: str,
+        *,
+        author_id: str,
+        mentioned_ids: list[str],
+        names: list[str],
+        entity_keys: list[str],
+        text: str,
+        skip_ids: list[str],
+        now: datetime,
+        author_limit: int = 50,
+        pool: int = 20,
+        limit: int = 20,
+    ) -> dict[str, list[FactView]]:
+        """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
+        `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
+        by their keys or matching `text`), up to `pool` each, "linked" (entities linked to the author) and
+        "text" (facts matching `text`), up to `limit` each. Each source is ranked: best full-text score
+        first for "text", else most important and newest. Every fact read holds at `now`; of its times
+        only valid_at and the reporters' are read (the reply shows no other)."""
+        found = await self.runner.read_plain(
+            "context/facts",
+            guild_id=guild_id,
+            author_id=author_id,
+            mentioned_ids=mentioned_ids,
+            names=sorted({n.casefold() for n in names if n}),
+            keys=sorted({k for k in entity_keys if k}),
+            query=lucene_query(text),
+            skip_ids=skip_ids,
+            now=utc(now),
+            author_limit=author_limit,
+            pool=pool,
+            limit=limit,
+            hits=limit * SEARCH_HITS_PER_RESULT,
+        )
+        by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
+        for item in found[0]["facts"] if found else []:
+            source, score, fact = rows.reply_fact(item)
+            key = (-(score or 0.0), fact.uuid) if source == "text" else _importance_then_newest(fact)
+            by_source[source].append((key, fact))
+        return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
+
+    async def conversation(
+        self,
+        guild_id: str,
+        channel_id: str,
+        *,
+        author_id: str,
+        at: datetime,
+        reply_to_id: str | None = None,
+        skip_message_id: str | None = None,
+        episodes: int = 5,
+        messages: int = 30,
+        chain: int = 41,
+        text: str = "",
+        recall: int = 0,
+    ) -> Conversation:
+        """The conversation a reply belongs to, in one read: the author, the channel's last episodes
+        before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
+        episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
+        of the channel's messages before `at` whose content matches the words of `text`, best first."""
+        query = lucene_query(text) if recall > 0 else ""  # no words, no search
+        found = await self.runner.read_plain(
+            "context/conversation",
+            guild_id=guild_id,
+            channel_id=channel_id,
+            author_id=author_id,
+            at=utc(at),
+            reply_to_id=reply_to_id,
+            skip_id=skip_message_id,
+            episodes=episodes,
+            messages=messages,
+            chain=chain,
+            query=query,
+            recall=max(recall, 1),
+            hits=max(recall, 1) * MESSAGE_HITS_PER_RESULT,
+        )
+        row = found[0]
+        matches = [(m["score"], rows.message_view(m)) for m in row["recalled"]]
+        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
+        return Conversation(
+            author=rows.user(row["author"]) if row["author"] else None,
+            summaries=tuple(sorted((rows._dt(at_), text) for at_, text in row["summaries"])),  # type: ignore[misc]  # a summary row always has its time
+            recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
+            chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
+            recalled=tuple(view for _, view in matches),
+        )
+
+    # --- what members take back ----------------------------------------------------------
+    async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
+        """The facts a member may forget in one guild (about them, or only they reported), with the
+        entities each touches: rows of `uuid`, `text`, `entities`."""
+        return await self.runner.read("store/forgettable_facts", guild_id=guild_id, user_id=user_id)
+
+    async def delete_facts(self, guild_id: str, uuids: list[str], touched_entities: list[str]) -> int:
+        """Delete facts, then the entities they touched that nothing is about or links to any more."""
+
+        async def work(tx: Tx) -> int:
+            deleted = await run(tx, "store/delete_facts", uuids=uuids, guild_id=guild_id)
+            await run(tx, "store/drop_orphan_entities", uuids=touched_entities, guild_id=guild_id)
+            return int(deleted[0]["deleted"]) if deleted else 0
+
+        return await self.runner.write(work)
+
+    async def forget_user(self, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = ()) -> ForgetReport:
+        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit."""
+        return await forget_user(self.runner, user_id, guild_id, known_names)
+
+    # --- upkeep ---------------------------------------------------------------------------
+    async def retire_expired(self, now: datetime | None = None) -> int:
+        result = await self.runner.write_one("store/retire_expired", now=iso(now or now_utc()))
+        return int(result[0]["retired"]) if result else 0
+
+    async def enforce_user_cap(self, cap: int, now: datetime | None = None) -> int:
+        result = await self.runner.write_one("store/enforce_user_cap", cap=cap, now=iso(now or now_utc()))
+        return int(result[0]["retired"]) if result else 0
+
+    # --- consent --------------------------------------------------------------------------
+    def consent_key(self, user_id: str) -> str:
+        """A keyed hash of a user id: remembers an opt-out without storing the id."""
+        if self._salt is None:
+            raise RuntimeError("setup_schema() first: the consent key needs the graph's salt")
+        return hmac.new(self._salt.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+
+    async def opt_out(self, user_id: str) -> None:
+        await self.runner.write_one("store/opt_out", key=self.consent_key(user_id), now=iso(now_utc()))
+
+    async def opt_in(self, user_id: str) -> bool:
+        result = await self.runner.write_one("store/opt_in", key=self.consent_key(user_id))
+        return bool(result and result[0]["removed"])
+
+    async def opted_out_keys(self) -> set[str]:
+        return {r["key"] for r in await self.runner.read("store/opted_out")}
+
+    # --- stats ----------------------------------------------------------------------------
+    async def stats(self) -> dict[str, Any]:
+        nodes = await self.runner.read("store/stats_nodes")
+        rels = await self.runner.read("store/stats_relationships")
+        return {"nodes": nodes, "relationships": rels}
+
+
+def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
+    """The order of facts_about.cypher: importance, then valid_at (DESC, so unknown first), then uuid."""
+    return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
+
+
+async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite, at: str) -> WriteOutcome:
+    entities = [
+        {
+            "uuid": e.uuid,
+            "name": e.name,
+            "name_key": name_key(e.name),
+            "kind": e.kind,
+            "aliases": list(e.aliases),
+            "alias_text": " ".join(e.aliases),
+        }
+        for e in body.entities
+    ]
+    if entities:
+        await run(tx, "store/write_entities", entities=entities, guild_id=guild_id, now=at)
+    facts = [
+        {
+            "uuid": f.uuid,
+            "text": f.text,
+            "category": f.category,
+            "importance": f.importance,
+            "confidence": f.confidence,
+            "source": f.source,
+            "valid_at": iso(f.valid_at),
+            "expires_at": iso(f.expires_at),
+            "embedding": list(f.embedding) if f.embedding else None,
+            "source_message_ids": list(f.source_message_ids),
+        }
+        for f in body.facts
+    ]
+    if facts:
+        await run(
+            tx, "store/write_facts" if key else "store/write_command_facts", facts=facts, guild_id=guild_id, key=key, now=at
+        )
+    links = [
+        {"fact_uuid": f.uuid, "rel": rel, "target_kind": ref.kind, "target_id": ref.id}
+        for f in body.facts
+        for rel, refs in (("ABOUT", f.about), ("MENTIONS", f.mentions))
+        for ref in refs
+    ]
+    if links:
+        await run(tx, "store/write_fact_links", links=links, guild_id=guild_id)
+    relations = [
+        {"entity_uuid": r.entity_uuid, "kind": r.kind, "target_kind": r.target.kind, "target_id": r.target.id}
+        for r in body.relations
+    ]
+    if relations:
+        await run(tx, "store/write_relations", relations=relations, guild_id=guild_id, now=at)
+    reports = [
+        {"fact_uuid": f.uuid, "user_id": r.user_id, "message_id": r.message_id, "at": iso(r.at), "episode_key": key}
+        for f in body.facts
+        for r in f.reports
+    ] + [
+        {
+            "fact_uuid": c.fact_uuid,
+            "user_id": c.report.user_id,
+            "message_id": c.report.message_id,
+            "at": iso(c.report.at),
+            "episode_key": key,
+        }
+        for c in body.corroborations
+    ]
+    if reports:
+        await run(tx, "store/write_reports", reports=reports, guild_id=guild_id)
+    supersessions = [{"new_uuid": f.uuid, "old_uuid": old} for f in body.facts for old in f.supersedes]
+    superseded = 0
+    if supersessions:
+        result = await run(tx, "store/write_supersessions", supersessions=supersessions, guild_id=guild_id, now=at)
+        superseded = int(result[0]["superseded"]) if result else 0
+    return WriteOutcome(
+        written=True,
+        facts=len(facts),
+        corroborations=len(body.corroborations),
+        superseded=superseded,
+        entities=len(entities),
+        relations=len(relations),
+    )

@@ -1,0 +1,250 @@
+"""Read a DiscordChatExporter JSON export (one channel or thread) into grapevine's records.
+
+The format is DiscordChatExporter's `JsonMessageWriter` (see the shared format notes): a header
+with `guild` and `channel`, then `messages`. The header must be sound or the whole file is
+refused with `ExportFormatError`; each message is validated on its own, and a malformed one is
+left out and listed in `ParsedExport.skipped` with its index in `messages`. System messages
+(joins, pins, calls, renames, thread creations) carry no conversation and are only counted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graph.models import Channel, ChannelKind, Guild, Message, User
+
+__all__ = [
+    "ExportFormatError",
+    "ParsedExport",
+    "SkippedMessage",
+    "parse_export",
+    "channel_kind",
+    "SYSTEM_MESSAGE_TYPES",
+]
+
+SYSTEM_MESSAGE_TYPES = frozenset(
+    {
+        "RecipientAdd",
+        "RecipientRemove",
+        "Call",
+        "ChannelNameChange",
+        "ChannelIconChange",
+        "ChannelPinnedMessage",
+        "GuildMemberJoin",
+        "ThreadCreated",
+    }
+)
+_KINDS = {
+    "GuildTextChat": ChannelKind.TEXT,
+    "GuildNewsChat": ChannelKind.TEXT,
+    "GuildPublicThread": ChannelKind.THREAD,
+    "GuildPrivateThread": ChannelKind.THREAD,
+    "GuildNewsThread": ChannelKind.THREAD,  # forum posts are public threads of a forum: threads
+    "DirectTextChat": ChannelKind.DM,
+    "DirectGroupTextChat": ChannelKind.DM,
+    "GuildVoiceChat": ChannelKind.VOICE,
+    "GuildStageVoice": ChannelKind.VOICE,
+}
+_DM_GUILD_ID = "0"  # DiscordChatExporter's pseudo-guild "Direct Messages"
+
+
+class ExportFormatError(ValueError):
+    """Not a DiscordChatExporter JSON export: bad JSON, or no guild/channel/messages.
+
+    `line` and `column` (1-based) say where the JSON broke; both are None for other problems.
+    """
+
+    def __init__(self, path: Path, problem: str, line: int | None = None, column: int | None = None) -> None:
+        where = f" at line {line}, column {column}" if line is not None else ""
+        super().__init__(f"{path.name}: {problem}{where}")
+        self.path, self.problem, self.line, self.column = path, problem, line, column
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedMessage:
+    index: int  # position in the export's `messages` array
+    message_id: str | None
+    reason: str
+
+
+@dataclass(slots=True)
+class ParsedExport:
+    guild: Guild
+    channel: Channel
+    users: dict[str, User]
+    messages: list[Message]
+    skipped: list[SkippedMessage] = field(default_factory=list)
+    system_messages: int = 0
+
+
+# --- the export's own shapes (only the fields we read; the rest is ignored) -----------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, coerce_numbers_to_str=True)
+
+
+class ExportGuild(_Model):
+    id: str = Field(min_length=1)
+    name: str
+    icon_url: str | None = Field(None, alias="iconUrl")
+
+
+class ExportChannel(_Model):
+    id: str = Field(min_length=1)
+    type: str = "GuildTextChat"
+    category_id: str | None = Field(None, alias="categoryId")
+    category: str | None = None
+    name: str
+    topic: str | None = None
+
+
+class ExportUser(_Model):
+    id: str = Field(min_length=1)
+    name: str
+    discriminator: str | None = None
+    nickname: str | None = None
+    is_bot: bool = Field(False, alias="isBot")
+
+    def record(self) -> User:
+        return User(id=self.id, name=self.name, display_name=self.nickname or self.name, is_bot=self.is_bot)
+
+
+class ExportAttachment(_Model):
+    id: str | None = None
+    url: str | None = None
+    file_name: str = Field(alias="fileName")
+    file_size_bytes: int | None = Field(None, alias="fileSizeBytes")
+
+
+class ExportReference(_Model):
+    type: str | None = None  # "Default" (a reply) or "Forward"; absent in older exports
+    message_id: str | None = Field(None, alias="messageId")
+    channel_id: str | None = Field(None, alias="channelId")
+    guild_id: str | None = Field(None, alias="guildId")
+
+
+class ExportMessage(_Model):
+    id: str = Field(min_length=1)
+    type: str = "Default"
+    timestamp: datetime
+    timestamp_edited: datetime | None = Field(None, alias="timestampEdited")
+    is_pinned: bool = Field(False, alias="isPinned")
+    content: str = ""
+    author: ExportUser
+    attachments: list[ExportAttachment] = []
+    mentions: list[ExportUser] = []
+    reference: ExportReference | None = None
+
+    def reply_to(self) -> str | None:
+        ref = self.reference
+        if ref is None or ref.type not in (None, "Default"):
+            return None  # forwards quote a message, they do not answer it
+        return ref.message_id or None
+
+    def text(self) -> str:
+        if self.content or not self.attachments:
+            return self.content
+        return " ".join(f"[attachment: {a.file_name}]" for a in self.attachments)
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def channel_kind(export_type: str) -> ChannelKind:
+    """grapevine's kind of a DiscordChatExporter channel type (unknown types read as text)."""
+    return _KINDS.get(export_type, ChannelKind.TEXT)
+
+
+def parse_export(path: Path) -> ParsedExport:
+    """Guild, channel, users and messages of one export file; raises `ExportFormatError`."""
+    path = Path(path)
+    document = _load_json(path)
+    if not isinstance(document, dict):
+        raise ExportFormatError(path, "the top level is not a JSON object")
+    missing = [key for key in ("guild", "channel", "messages") if key not in document]
+    if missing:
+        raise ExportFormatError(path, f"not a DiscordChatExporter export: no {', '.join(missing)}")
+    raw_messages = document["messages"]
+    if not isinstance(raw_messages, list):
+        raise ExportFormatError(path, "`messages` is not a list")
+    try:
+        export_guild = ExportGuild.model_validate(document["guild"])
+        export_channel = ExportChannel.model_validate(document["channel"])
+    except ValidationError as err:
+        raise ExportFormatError(path, f"bad header: {_reason(err)}") from None
+
+    kind = channel_kind(export_channel.type)
+    guild_id = export_guild.id
+    if guild_id == _DM_GUILD_ID or kind is ChannelKind.DM:
+        guild_id = f"dm:{export_channel.id}"
+    guild = Guild(id=guild_id, name=export_guild.name)
+    channel = Channel(
+        id=export_channel.id,
+        guild_id=guild_id,
+        name=export_channel.name,
+        kind=kind,
+        parent_id=export_channel.category_id if kind is ChannelKind.THREAD else None,
+    )
+    parsed = ParsedExport(guild=guild, channel=channel, users={}, messages=[])
+    seen: set[str] = set()
+    for index, raw in enumerate(raw_messages):
+        if not isinstance(raw, dict):
+            parsed.skipped.append(SkippedMessage(index, None, "not a JSON object"))
+            continue
+        raw_id = raw.get("id")
+        message_id = str(raw_id) if isinstance(raw_id, (str, int)) and raw_id != "" else None
+        if str(raw.get("type")) in SYSTEM_MESSAGE_TYPES:
+            parsed.system_messages += 1
+            continue
+        try:
+            item = ExportMessage.model_validate(raw)
+        except ValidationError as err:
+            parsed.skipped.append(SkippedMessage(index, message_id, _reason(err)))
+            continue
+        if item.id in seen:
+            parsed.skipped.append(SkippedMessage(index, item.id, "duplicate message id"))
+            continue
+        seen.add(item.id)
+        parsed.users[item.author.id] = item.author.record()
+        for mentioned in item.mentions:
+            parsed.users.setdefault(mentioned.id, mentioned.record())
+        parsed.messages.append(
+            Message(
+                id=item.id,
+                guild_id=guild_id,
+                channel_id=channel.id,
+                author_id=item.author.id,
+                content=item.text(),
+                created_at=item.timestamp,
+                edited_at=item.timestamp_edited,
+                reply_to_id=item.reply_to(),
+            )
+        )
+    return parsed
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ExportFormatError(path, f"not UTF-8 text (byte {err.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ExportFormatError(path, f"not valid JSON: {err.msg}", err.lineno, err.colno) from None
+
+
+def _reason(err: ValidationError) -> str:
+    """`author: Field required; timestamp: Input should be a valid datetime` and the like."""
+    parts = []
+    for e in err.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in e["loc"]) or "message"
+        parts.append(f"{where}: {e['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,168 @@
+"""The live window buffer: every message is stored as it arrives, buffered per channel, and closed
+windows go to the ingestor in the background. After a restart the open windows are rebuilt from
+the stored messages that no episode holds yet, and close as usual."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from datetime import datetime
+
+from common.events import emit
+from common.settings import WindowSettings
+from graph.consent import Consent
+from graph.models import Message, User
+from graph.store import GraphStore, now_utc
+from ingest.pipeline import Ingestor
+from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
+
+
+class LiveWindows:
+    def __init__(
+        self,
+        store: GraphStore,
+        ingestor: Ingestor,
+        consent: Consent,
+        settings: WindowSettings,
+        *,
+        clock: Callable[[], datetime] = now_utc,
+        retry_seconds: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.ingestor = ingestor
+        self.consent = consent
+        self.buffer = WindowBuffer(settings)
+        self.clock = clock
+        self.retry_seconds = retry_seconds
+        self._wake = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[object]] = set()
+        self._unsubmitted: list[ClosedWindow] = []  # closed but not yet stored as episodes (graph down)
+
+    async def start(self) -> int:
+        """Rebuild the open windows from stored, unclosed messages; start the timer loop."""
+        restored = 0
+        for message, author in await self.store.buffered_messages():
+            if not self.consent.allowed(author.id):
+                continue
+            # as replay does: what was due by this message's time closes first, so stored
+            # conversations of one channel separated by a quiet gap stay separate windows
+            self._dispatch(self.buffer.due(message.created_at))
+            self._dispatch(self.buffer.add(WindowMessage(message, author), message.created_at))
+            restored += 1
+        self._dispatch(self.buffer.due(self.clock()))
+        self._loop = asyncio.create_task(self._run(), name="grapevine-windows")
+        emit("ingest", "windows_restored", messages=restored, open=self.buffer.open_windows())
+        return restored
+
+    async def stop(self) -> None:
+        """Stop timers; open windows stay stored as buffered messages and come back on restart."""
+        if self._loop:
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def on_message(self, message: Message, author: User) -> bool:
+        """Store and buffer one message; False when its author opted out (nothing stored)."""
+        if not self.consent.allowed(author.id):
+            return False
+        try:
+            await self.store.upsert_users([author])
+            await self.store.record_messages([message])
+        except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
+            emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
+        closed = self.buffer.add(WindowMessage(message, author), self.clock())
+        emit(
+            "ingest",
+            "message_buffered",
+            guild_id=message.guild_id,
+            channel_id=message.channel_id,
+            message_id=message.id,
+            content=message.content,
+            buffered=self.buffer.buffered(),
+        )
+        self._dispatch(closed)
+        self._wake.set()
+        return True
+
+    async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
+        self.buffer.edit(message_id, content, edited_at)
+        await self.store.edit_message(message_id, content, edited_at)
+
+    async def on_delete(self, message_id: str) -> None:
+        self.buffer.delete(message_id)
+        await self.store.delete_message(message_id)
+
+    def drop_user(self, user_id: str) -> int:
+        """Forget-me: remove the user's messages from open windows and windows waiting to be stored."""
+        dropped = self.buffer.drop_user(user_id)
+        kept = []
+        for window in self._unsubmitted:
+            messages = tuple(wm for wm in window.messages if wm.author.id != user_id)
+            dropped += len(window.messages) - len(messages)
+            if messages:
+                kept.append(
+                    ClosedWindow(
+                        window.channel_id,
+                        window.guild_id,
+                        messages,
+                        tuple(wm for wm in window.context if wm.author.id != user_id),
+                        window.reason,
+                    )
+                )
+        self._unsubmitted = kept
+        return dropped
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "open_windows": self.buffer.open_windows(),
+            "buffered_messages": self.buffer.buffered(),
+            "unsubmitted_windows": len(self._unsubmitted),
+        }
+
+    async def tick(self) -> None:
+        """Close what is due now and retry windows the graph refused earlier."""
+        self._dispatch(self.buffer.due(self.clock()))
+        retry, self._unsubmitted = self._unsubmitted, []
+        self._dispatch(retry)
+
+    async def drain(self) -> None:
+        """Wait for every submitted window to finish (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def _dispatch(self, windows: list[ClosedWindow]) -> None:
+        for window in windows:
+            task = asyncio.create_task(self._submit(window))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _submit(self, window: ClosedWindow) -> None:
+        try:
+            await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()))
+            await self.store.record_messages([wm.message for wm in window.messages])
+            await self.ingestor.submit(window)
+        except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed
+            self._unsubmitted.append(window)
+            emit("ingest", "window_parked", key=window.key, error=type(exc).__name__, reason=str(exc)[:300])
+
+    async def _run(self) -> None:
+        last_retry = self.clock()
+        while True:
+            deadline = self.buffer.next_deadline()
+            now = self.clock()
+            timeout = self.retry_seconds if deadline is None else max(0.0, (deadline - now).total_seconds())
+            self._wake.clear()
+            # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancel that lands just as the
+            # wake-up fires, and then stop() waits forever on a loop that goes on closing windows.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(timeout, self.retry_seconds)):
+                    await self._wake.wait()
+            self._dispatch(self.buffer.due(self.clock()))
+            if self._unsubmitted and (self.clock() - last_retry).total_seconds() >= self.retry_seconds:
+                last_retry = self.clock()
+                retry, self._unsubmitted = self._unsubmitted, []
+                self._dispatch(retry)

@@ -1,0 +1,239 @@
+"""From a closed window to an episode in the graph: one structured LLM call, resolved, written once.
+
+Windows of one guild are extracted one at a time (two windows never supersede the same fact at
+once); different guilds run concurrently up to `guild_concurrency`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+from common.events import emit
+from common.settings import ExtractionSettings, WindowSettings
+from common.text import MENTION, keywords
+from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
+from graph.store import GraphStore, now_utc
+from ingest.extraction import Extraction, PromptInput, build_prompt
+from ingest.llm import LLMError, StructuredLLM
+from ingest.resolution import resolve
+from ingest.windows import ClosedWindow, WindowMessage
+
+
+@dataclass
+class BacklogResult:
+    done: int = 0
+    failed: int = 0
+    skipped: int = 0
+    pending: int = 0
+
+
+class Ingestor:
+    def __init__(
+        self,
+        store: GraphStore,
+        llm: StructuredLLM | None,
+        extraction: ExtractionSettings,
+        windows: WindowSettings,
+        *,
+        rng: Callable[[], float] = random.random,
+        hidden: Callable[[str], bool] | None = None,
+        embed: Callable[[str], list[float]] | None = None,
+    ) -> None:
+        self.store = store
+        self.llm = llm
+        self.extraction = extraction
+        self.windows = windows
+        self.rng = rng
+        self.embed = embed  # facts get an embedding for the vector index when embeddings are on
+        self.hidden = hidden  # opted-out ids: their mentions in others' messages never reach the LLM
+        self._guild_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._slots = asyncio.Semaphore(extraction.guild_concurrency)
+        self._running = asyncio.Event()  # cleared while paused: no extraction starts
+        self._running.set()
+        self._pausing = asyncio.Lock()
+
+    @asynccontextmanager
+    async def paused(self) -> AsyncIterator[None]:
+        """No extraction runs inside: the ones in flight finish (and write) first, new ones wait. Forget-me
+        deletes inside, so nothing extracted from a forgotten member's messages can land after it."""
+        async with self._pausing, AsyncExitStack() as held:
+            self._running.clear()
+            try:
+                for guild in sorted(self._guild_locks):
+                    await held.enter_async_context(self._guild_locks[guild])
+                yield
+            finally:
+                self._running.set()
+
+    async def submit(self, window: ClosedWindow) -> EpisodeStatus:
+        """Store the closed window as an episode, then extract it (or leave it pending)."""
+        await self.store.close_episode(
+            EpisodeClose(
+                key=window.key,
+                uuid=uuid.uuid5(uuid.NAMESPACE_URL, f"episode:{window.key}").hex,
+                guild_id=window.guild_id,
+                channel_id=window.channel_id,
+                started_at=window.started_at,
+                ended_at=window.ended_at,
+                message_ids=window.message_ids,
+                participant_ids=window.participant_ids,
+            )
+        )
+        emit(
+            "ingest",
+            "window_closed",
+            key=window.key,
+            guild_id=window.guild_id,
+            messages=len(window.messages),
+            reason=window.reason,
+        )
+        return await self.extract(window.key)
+
+    async def extract(self, key: str) -> EpisodeStatus:
+        episode = await self.store.episode(key)
+        if episode is None:
+            raise LookupError(f"no episode {key}")
+        if episode.status == EpisodeStatus.DONE:
+            return EpisodeStatus.DONE
+        if self.llm is None:
+            return episode.status
+        while True:
+            await self._running.wait()
+            async with self._guild_locks[episode.guild_id]:
+                if not self._running.is_set():
+                    continue  # paused while waiting for the lock, and this guild's lock was not held
+                async with self._slots:
+                    return await self._extract_locked(key)
+
+    async def _extract_locked(self, key: str) -> EpisodeStatus:
+        episode = await self.store.episode(key)
+        if episode is None or episode.status == EpisodeStatus.DONE:
+            return EpisodeStatus.DONE
+        if episode.status != EpisodeStatus.FAILED and self.rng() >= self.extraction.probability:
+            await self.store.mark_episode(key, EpisodeStatus.SKIPPED, "sampled out by EXTRACTION_PROBABILITY")
+            emit("ingest", "extraction_skipped", key=key)
+            return EpisodeStatus.SKIPPED
+        stored = [(self._without_hidden(m), u) for m, u in await self.store.episode_messages(key)]
+        if not stored:
+            await self.store.write_episode(EpisodeWrite(key=key, guild_id=episode.guild_id))
+            return EpisodeStatus.DONE
+        window = ClosedWindow(
+            channel_id=episode.channel_id,
+            guild_id=episode.guild_id,
+            messages=tuple(WindowMessage(m, u) for m, u in stored),
+            context=tuple(
+                WindowMessage(m, u)
+                for m, u in await self.store.messages_before(
+                    episode.channel_id, episode.started_at, self.windows.context_messages
+                )
+            ),
+            reason="stored",
+        )
+        inp = await self._prompt_input(window)
+        messages, refs = build_prompt(inp)
+        started = time.perf_counter()
+        try:
+            answer = await self.llm.extract(messages, Extraction, purpose="extraction")  # type: ignore[union-attr]  # only called when an LLM is set
+        except LLMError as exc:
+            await self.store.mark_episode(key, EpisodeStatus.FAILED, f"{type(exc).__name__}: {exc}"[:500], attempt=True)
+            emit(
+                "ingest", "extraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__, reason=str(exc)[:300]
+            )
+            return EpisodeStatus.FAILED
+        counter = iter(range(1_000_000))
+        resolution = resolve(
+            answer,
+            refs,
+            inp,
+            episode_key=key,
+            now=now_utc(),
+            new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex,
+        )
+        write = resolution.write
+        if self.embed is not None and write.facts:
+            vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]  # only called when embed is set
+            write = write.model_copy(
+                update={"facts": tuple(f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))}
+            )
+        outcome = await self.store.write_episode(write)
+        emit(
+            "ingest",
+            "extraction_done",
+            key=key,
+            guild_id=episode.guild_id,
+            messages=len(window.messages),
+            facts=outcome.facts,
+            corroborations=outcome.corroborations,
+            superseded=outcome.superseded,
+            entities=outcome.entities,
+            dropped=resolution.dropped[:20],
+            latency_ms=round((time.perf_counter() - started) * 1000),
+        )
+        return EpisodeStatus.DONE
+
+    async def _prompt_input(self, window: ClosedWindow) -> PromptInput:
+        guild = window.guild_id
+        text = "\n".join(wm.message.content for wm in window.messages)
+        authors = set(window.participant_ids)
+        words = keywords(text, limit=200)
+        members = [u for u in await self.store.members_by_name(guild, words, limit=30) if u.id not in authors]
+        mentioned = {m for m in MENTION.findall(text) if m not in authors} - {u.id for u in members}
+        if mentioned:
+            members += [u for u in await self.store.users(sorted(mentioned)) if not u.is_bot]
+        known = {e.uuid: e for e in await self.store.search_entities(guild, text, limit=20)}
+        known.update({e.uuid: e for e in await self.store.entities_by_names(guild, words)})
+        people = [*window.participant_ids, *(u.id for u in members)]
+        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known), now=window.ended_at, limit=80)
+        return PromptInput(
+            window=window,
+            members=_distinct(members),
+            candidates=candidates,
+            known_entities=list(known.values()),
+            max_facts_per_person=self.extraction.max_facts_per_person,
+            max_facts_per_window=self.extraction.max_facts_per_window,
+            max_message_chars=self.extraction.max_message_chars,
+        )
+
+    async def process_backlog(
+        self,
+        statuses: tuple[EpisodeStatus, ...] = (EpisodeStatus.PENDING, EpisodeStatus.FAILED),
+        guild_id: str | None = None,
+        limit: int = 10_000,
+        progress: Callable[[EpisodeStatus], None] | None = None,
+    ) -> BacklogResult:
+        """Extract windows left pending (no LLM then) or parked as failed; each exactly once."""
+        result = BacklogResult()
+        episodes = await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
+        by_guild: defaultdict[str, list[str]] = defaultdict(list)
+        for episode in episodes:  # oldest first: a later window may supersede what an earlier one said
+            by_guild[episode.guild_id].append(episode.key)
+
+        async def guild(keys: list[str]) -> None:
+            for key in keys:  # in order within a guild; guilds run concurrently
+                status = await self.extract(key)
+                setattr(result, status.value, getattr(result, status.value) + 1)
+                if progress:
+                    progress(status)
+
+        await asyncio.gather(*(guild(keys) for keys in by_guild.values()))
+        emit(
+            "ingest", "backlog_processed", done=result.done, failed=result.failed, skipped=result.skipped, pending=result.pending
+        )
+        return result
+
+    def _without_hidden(self, message: Message) -> Message:
+        if self.hidden is None:
+            return message
+        content = MENTION.sub(lambda m: "@someone" if self.hidden(m.group(1)) else m.group(0), message.content)  # type: ignore[misc]  # hidden is a plain predicate
+        return message if content == message.content else message.model_copy(update={"content": content})
+
+
+def _distinct(users: list[User]) -> list[User]:
+    return list({u.id: u for u in users}.values())

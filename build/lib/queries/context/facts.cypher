@@ -1,0 +1,68 @@
+// Every fact a reply draws on, in one read and one row (a list: one Bolt message, not one per fact).
+// Sources: facts about the author; about the members the message mentions or names; about the entities
+// it names (by normalised name or full-text match); about the entities linked to the author (Charlie's
+// sister); and facts whose text matches the message. Only facts of $guild_id that hold at $now (a native
+// datetime: comparing against a parameter is cheaper than parsing one per row).
+// Full-text searches read their $hits best matches (before the guild filter): common words match
+// thousands of facts, and reading them all made the slowest replies several times slower.
+// Each item is one fact of one source, as a list read by graph.rows.reply_fact:
+//   [source, score, uuid, text, category, importance, confidence, valid_at,
+//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]]]
+// Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
+// and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
+// no grouping). Datetimes come back as ISO strings.
+CALL () {
+  MATCH (:User {id: $author_id})<-[:ABOUT]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $author_limit
+  RETURN 'author' AS source, f, null AS score
+  UNION ALL
+  CALL () {
+    UNWIND $mentioned_ids AS id MATCH (p:User {id: id}) RETURN p
+    UNION
+    UNWIND $names AS name MATCH (p:User {name_lower: name}) RETURN p
+    UNION
+    UNWIND $names AS name MATCH (p:User {display_lower: name}) RETURN p
+  }
+  WITH p WHERE NOT p.id IN $skip_ids AND NOT coalesce(p.is_bot, false)
+  MATCH (p)<-[:ABOUT]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $pool
+  RETURN 'people' AS source, f, null AS score
+  UNION ALL
+  CALL () {
+    UNWIND $keys AS key
+    MATCH (e:Entity {name_key: key}) WHERE e.guild_id = $guild_id
+    RETURN e
+    UNION
+    WITH $query AS query WHERE query <> ''
+    CALL db.index.fulltext.queryNodes('entity_names', query, {limit: $hits}) YIELD node, score
+    WITH node AS e, score WHERE e.guild_id = $guild_id
+    WITH e, max(score) AS score ORDER BY score DESC LIMIT $limit
+    RETURN e
+  }
+  MATCH (e)<-[:ABOUT]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $pool
+  RETURN 'entities' AS source, f, null AS score
+  UNION ALL
+  MATCH (:User {id: $author_id})<-[:RELATED_TO]-(e:Entity)<-[:ABOUT]-(f:Fact)
+  WHERE e.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH DISTINCT f ORDER BY f.importance DESC, f.valid_at DESC, f.uuid LIMIT $limit
+  RETURN 'linked' AS source, f, null AS score
+  UNION ALL
+  WITH $query AS query WHERE query <> ''
+  CALL db.index.fulltext.queryNodes('fact_text', query, {limit: $hits}) YIELD node, score
+  WITH node AS f, score
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH f, max(score) AS score ORDER BY score DESC LIMIT $limit
+  RETURN 'text' AS source, f, score
+}
+RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
+                [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)]],
+                [(f)-[r:REPORTED_BY]->(rep:User) | [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)]]]) AS facts

@@ -1,0 +1,23 @@
+// Uniqueness constraints and lookup indexes. Idempotent; runs on Neo4j 5 and ArcadeDB alike.
+CREATE CONSTRAINT guild_id IF NOT EXISTS FOR (n:Guild) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT channel_id IF NOT EXISTS FOR (n:Channel) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT user_id IF NOT EXISTS FOR (n:User) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT message_id IF NOT EXISTS FOR (n:Message) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT entity_uuid IF NOT EXISTS FOR (n:Entity) REQUIRE n.uuid IS UNIQUE;
+CREATE CONSTRAINT episode_uuid IF NOT EXISTS FOR (n:Episode) REQUIRE n.uuid IS UNIQUE;
+CREATE CONSTRAINT episode_key IF NOT EXISTS FOR (n:Episode) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT fact_uuid IF NOT EXISTS FOR (n:Fact) REQUIRE n.uuid IS UNIQUE;
+CREATE CONSTRAINT graph_meta_key IF NOT EXISTS FOR (n:GraphMeta) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT opt_out_key IF NOT EXISTS FOR (n:OptOut) REQUIRE n.key IS UNIQUE;
+CREATE INDEX fact_guild IF NOT EXISTS FOR (n:Fact) ON (n.guild_id);
+CREATE INDEX user_name_lower IF NOT EXISTS FOR (n:User) ON (n.name_lower);
+CREATE INDEX user_display_lower IF NOT EXISTS FOR (n:User) ON (n.display_lower);
+CREATE INDEX entity_guild IF NOT EXISTS FOR (n:Entity) ON (n.guild_id);
+CREATE INDEX entity_name_key IF NOT EXISTS FOR (n:Entity) ON (n.name_key);
+CREATE INDEX message_channel IF NOT EXISTS FOR (n:Message) ON (n.channel_id);
+CREATE INDEX message_guild IF NOT EXISTS FOR (n:Message) ON (n.guild_id);
+CREATE INDEX message_buffered IF NOT EXISTS FOR (n:Message) ON (n.buffered);
+CREATE INDEX episode_channel IF NOT EXISTS FOR (n:Episode) ON (n.channel_id);
+CREATE INDEX episode_guild IF NOT EXISTS FOR (n:Episode) ON (n.guild_id);
+CREATE INDEX episode_status IF NOT EXISTS FOR (n:Episode) ON (n.status);
+CREATE INDEX channel_guild IF NOT EXISTS FOR (n:Channel) ON (n.guild_id);

@@ -1,0 +1,17 @@
+// Facts of one guild nearest to a query embedding (vector index).
+CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node, score
+WITH node AS f, score
+WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  AND (f.expires_at IS NULL OR f.expires_at > datetime($now))
+WITH f, max(score) AS score
+ORDER BY score DESC
+LIMIT $limit
+CALL (f) {
+  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)] } AS about,
+         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)] } AS reporters,
+         COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by
+}
+RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
+       f.confidence AS confidence, toString(f.valid_at) AS valid_at, toString(f.invalid_at) AS invalid_at,
+       toString(f.expires_at) AS expires_at, toString(f.created_at) AS created_at, toString(f.expired_at) AS expired_at,
+       about, reporters, superseded_by, score

@@ -1,0 +1,3 @@
+MATCH (o:OptOut {key: $key})
+DELETE o
+RETURN count(*) AS removed

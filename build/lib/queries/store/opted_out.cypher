@@ -1,0 +1,2 @@
+MATCH (o:OptOut)
+RETURN o.key AS key

@@ -1,0 +1,16 @@
+// New facts of an episode with their provenance: EXTRACTED_FROM the episode, FROM their messages.
+MATCH (ep:Episode {key: $key})
+UNWIND $facts AS row
+CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
+                importance: row.importance, confidence: row.confidence, source: row.source,
+                valid_at: datetime(row.valid_at), invalid_at: null, expires_at: datetime(row.expires_at),
+                created_at: datetime($now), expired_at: null})
+SET f.embedding = row.embedding
+MERGE (f)-[:EXTRACTED_FROM]->(ep)
+WITH f, row
+CALL (f, row) {
+  UNWIND row.source_message_ids AS mid
+  MATCH (m:Message {id: mid})
+  MERGE (f)-[:FROM]->(m)
+}
+RETURN count(f) AS facts

@@ -1,0 +1,16 @@
+// Who said each fact: one REPORTED_BY edge per reporter and message. A second person stating a
+// fact that already holds adds an edge here (corroboration) instead of a second Fact.
+UNWIND $reports AS row
+MATCH (f:Fact {uuid: row.fact_uuid})
+WITH f, row
+WHERE f.guild_id = $guild_id
+MATCH (u:User {id: row.user_id})
+MERGE (f)-[r:REPORTED_BY {message_id: coalesce(row.message_id, '')}]->(u)
+ON CREATE SET r.at = datetime(row.at)
+WITH f, row
+OPTIONAL MATCH (m:Message {id: coalesce(row.message_id, '')})  // {id: null} would scan every message
+FOREACH (x IN CASE WHEN m IS NULL THEN [] ELSE [m] END | MERGE (f)-[:FROM]->(x))
+WITH f, row
+OPTIONAL MATCH (ep:Episode {key: row.episode_key})
+FOREACH (x IN CASE WHEN ep IS NULL THEN [] ELSE [ep] END | MERGE (f)-[:EXTRACTED_FROM]->(x))
+RETURN count(*) AS reports

@@ -1,0 +1,181 @@
+"""Gathers the reply context from the graph: Cypher traversals around the author, the people and things a
+message names, and the conversation it belongs to; `recall.assemble.assemble` orders and trims it.
+
+Every read is scoped to the request's guild. When the graph cannot be reached at all, `build_context`
+raises `GraphUnavailable` so the bot can still answer, without memory; any other error propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Coroutine
+from datetime import timedelta
+from typing import Any
+
+from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
+
+from common.settings import ContextSettings
+from common.text import MENTION, keywords, name_key
+from graph.models import FactView, MessageView
+from graph.store import GraphStore
+from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
+from recall.ranking import rank_messages
+
+AUTHOR_FACTS = 50
+SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
+RANKED_POOL = 50  # facts about named people and entities read, then ranked by relevance to the message
+CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
+MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
+MAX_NAME_WORDS = 3
+MAX_NAME_CANDIDATES = 60
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class GraphUnavailable(RuntimeError):
+    """The graph store cannot be reached; answer without memory."""
+
+
+UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError)
+
+
+Embed = Callable[[str], list[float]]
+
+
+async def build_context(
+    store: GraphStore, req: ContextRequest, settings: ContextSettings, *, embed: Embed | None = None
+) -> ReplyContext:
+    """The reply context for one message: gathered from the guild's graph, assembled within budget."""
+    try:
+        gathered = await gather(store, req, settings, embed=embed)
+    except UNREACHABLE as exc:
+        raise GraphUnavailable(f"the graph store cannot be reached: {type(exc).__name__}: {exc}") from exc
+    return assemble(gathered, settings)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+async def _concurrently(**work: Coroutine[Any, Any, Any]) -> dict[str, Any]:
+    """Run reads together; the first failure cancels the rest and is raised as itself (not as a group),
+    an unreachable store taking precedence."""
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tasks = {name: tg.create_task(coro) for name, coro in work.items()}
+    except BaseExceptionGroup as group:
+        leaves = _leaves(group)
+        raise next((e for e in leaves if isinstance(e, UNREACHABLE)), leaves[0]) from None
+    return {name: task.result() for name, task in tasks.items()}
+
+
+def name_candidates(text: str) -> list[str]:
+    """Runs of one to three words of a message: what an entity name or alias could be ("the celtics")."""
+    words = [w for w in _WORD.findall(MENTION.sub(" ", text).casefold()) if not w.isdigit()]
+    found: dict[str, None] = {}
+    for size in range(1, MAX_NAME_WORDS + 1):
+        for i in range(len(words) - size + 1):
+            key = name_key(" ".join(words[i : i + size]))
+            if key and (size > 1 or key in keywords(key)):  # a lone stop word names nothing
+                found.setdefault(key, None)
+    return list(found)[:MAX_NAME_CANDIDATES]
+
+
+def keep_message(msg: MessageView, req: ContextRequest) -> bool:
+    """Not the message being answered, and no other bot's message (the bot's own are kept)."""
+    return msg.id != req.message_id and (not msg.author_is_bot or msg.author_id == req.bot_user_id)
+
+
+def bound_chain(chain: list[MessageView], req: ContextRequest, settings: ContextSettings) -> list[MessageView]:
+    """The newest messages of a reply chain within the message, character and age bounds; oldest first."""
+    oldest = req.at - timedelta(minutes=settings.reply_chain_minutes)
+    kept: list[MessageView] = []
+    chars = 0
+    for msg in sorted(chain, key=lambda m: (m.created_at, m.id), reverse=True):
+        if len(kept) >= settings.reply_chain_messages or msg.created_at < oldest:
+            break
+        if chars + len(msg.content) > settings.reply_chain_chars:
+            break
+        kept.append(msg)
+        chars += len(msg.content)
+    return kept[::-1]
+
+
+async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
+    if embed is None or not req.message_text.strip():
+        return []
+    vector = await asyncio.to_thread(embed, req.message_text)
+    return await store.nearest_facts(req.guild_id, list(vector), now=req.at, limit=SOURCE_FACTS)
+
+
+async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettings, *, embed: Embed | None = None) -> Gathered:
+    """Every read for one reply, all scoped to `req.guild_id`, run together: the facts of every source in
+    one query, the conversation around the message and the earlier messages matching it in another (and
+    nearest facts, with embeddings)."""
+    text = req.message_text
+    skip = [i for i in (req.author_id, req.bot_user_id) if i]
+    chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
+    reads = await _concurrently(
+        facts=store.reply_facts(
+            req.guild_id,
+            author_id=req.author_id,
+            mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
+            names=keywords(text),
+            entity_keys=name_candidates(text),
+            text=text,
+            skip_ids=skip,
+            now=req.at,
+            author_limit=AUTHOR_FACTS,
+            pool=RANKED_POOL,
+            limit=SOURCE_FACTS,
+        ),
+        talk=store.conversation(
+            req.guild_id,
+            req.channel_id,
+            author_id=req.author_id,
+            at=req.at,
+            reply_to_id=req.reply_to_id if chain_wanted else None,
+            skip_message_id=req.message_id,
+            episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+            messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0),
+            chain=CHAIN_DEPTH,
+            text=text,
+            recall=settings.recalled_messages,
+        ),
+        nearest=_nearest(store, req, embed),
+    )
+    facts, talk = reads["facts"], reads["talk"]
+    recent = [m for m in talk.recent if keep_message(m, req)]
+    channel = recent[-settings.channel_messages :] if settings.channel_messages > 0 else []
+    kind: str | None = None
+    thread: list[MessageView] = []
+    if req.in_thread:
+        kind, thread = "thread", recent[-settings.thread_messages :] if settings.thread_messages > 0 else []
+    elif chain_wanted:
+        kept = [m for m in talk.chain if m.channel_id == req.channel_id and keep_message(m, req)]
+        kind, thread = "reply_chain", bound_chain(kept, req, settings)
+
+    recalled = rank_messages(text, [m for m in talk.recalled if keep_message(m, req)])
+    messages = [*channel, *thread, *recalled]
+    names = {m.author_id: m.author_name for m in messages}
+    unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
+    if unknown:
+        names.update({u.id: u.display_name for u in await store.users(unknown)})
+    summaries = list(talk.summaries)[-settings.channel_episodes :] if settings.channel_episodes > 0 else []
+    return Gathered(
+        author_id=req.author_id,
+        author_name=talk.author.display_name if talk.author else "the author",
+        author_facts=facts["author"],
+        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], reads["nearest"]],
+        query=text,
+        searched=[[f.uuid for f in facts["text"]], [f.uuid for f in reads["nearest"]]],
+        recalled=recalled,
+        summaries=[(at, s) for at, s in summaries if at is not None],
+        channel_messages=channel,
+        thread_messages=thread,
+        thread_kind=kind,  # type: ignore[arg-type]  # the channel reads return only the kinds Gathered names
+        names=names,
+        bot_user_id=req.bot_user_id,
+    )

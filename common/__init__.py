@@ -1,0 +1,1 @@
+"""Plain things every floor may use: settings sections, JSON-line events, token estimates, text rules."""

@@ -1,0 +1,6 @@
+"""The `grapevine` console script: the commands are registered on `app` by importing their modules."""
+
+from grapevine.cli import commands, operator
+from grapevine.cli.base import app
+
+__all__ = ["app", "commands", "operator"]

@@ -1,0 +1,83 @@
+"""What every `grapevine` command shares: the typer app, the consoles, reading the settings, running a
+coroutine with one-line errors, tables, and opening the store for one command's run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from common import events
+from common.settings import ConfigError, Settings
+from grapevine.config import load_settings
+
+app = typer.Typer(
+    help="grapevine: long-term memory for Discord communities.", no_args_is_help=True, pretty_exceptions_enable=False
+)
+out = Console()
+err = Console(stderr=True)
+T = TypeVar("T")
+
+
+def settings_or_exit(*, quiet: bool = True) -> Settings:
+    """Read the configuration; operator commands log warnings only unless LOG_LEVEL is set."""
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        err.print(f"[red]configuration error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    level = "WARNING" if quiet and "LOG_LEVEL" not in os.environ else settings.log.level
+    events.configure(level, log_content=settings.log.content, file=settings.log.file)
+    return settings
+
+
+def run_or_exit(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(coro)
+    except (ConfigError, ValueError, LookupError, RuntimeError, OSError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+
+
+def table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
+    table = Table(title=title, show_lines=False)
+    columns = list(rows[0]) if rows else []
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*(cell(row.get(c)) for c in columns))
+    return table
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="minutes")
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return str(value)
+
+
+def parse_date(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"not an ISO date or datetime: {value!r} (e.g. 2024-05-03 or 2024-05-03T18:00Z)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+async def with_store(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
+    from grapevine.runtime import open_store
+
+    async with open_store(settings) as rt:
+        return await work(rt)

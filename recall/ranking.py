@@ -1,0 +1,77 @@
+"""Relevance to the message being answered: which remembered facts and messages to show first.
+
+Pure, like `recall.assemble`: the builder reads candidates from the graph, these functions order them.
+A fact scores by BM25+ (the `rank-bm25` library) of its text and subjects against the message,
+computed over the candidate pool, fused by reciprocal rank with the orders the search indexes gave
+(full text, vectors). Facts that match nothing keep their prior order (importance, recency) after
+the ones that do, so a message that names a person but asks nothing specific still gets their facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rank_bm25 import BM25Plus
+
+from common.text import content_words, keywords
+from graph.models import FactView, MessageView
+
+RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
+
+
+def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
+    """BM25 of each document against the query's words, over these documents only; 0 when nothing matches."""
+    words = keywords(query)
+    if not words or not documents:
+        return [0.0] * len(documents)
+    corpus = [content_words(d) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
+    # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
+    # in half of them (a name), which ranks a fact naming the person below one that does not
+    scores = BM25Plus(corpus).get_scores(words)
+    wanted = set(words)
+    # BM25+ adds a floor for every query word, matched or not: a document sharing no word scores 0 here
+    return [float(s) if wanted & set(doc) else 0.0 for s, doc in zip(scores, corpus)]
+
+
+def _rank_of(order: Sequence[str]) -> dict[str, int]:
+    ranks: dict[str, int] = {}
+    for i, key in enumerate(order):
+        ranks.setdefault(key, i + 1)
+    return ranks
+
+
+def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]]) -> list[str]:
+    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys);
+    keys no ranking holds keep their prior order after the rest, and ties keep it too."""
+    ranks = [_rank_of(r) for r in rankings]
+    score = {key: sum(1.0 / (RRF_K + r[key]) for r in ranks if key in r) for key in prior}
+    position: dict[str, int] = {}
+    for i, key in enumerate(prior):
+        position.setdefault(key, i)
+    return sorted(dict.fromkeys(prior), key=lambda k: (-score[k], position[k]))
+
+
+def fact_document(fact: FactView) -> str:
+    return " ".join([fact.text, *fact.about])
+
+
+def rank_facts(query: str, candidates: Sequence[FactView], searched: Sequence[Sequence[str]] = ()) -> list[FactView]:
+    """Candidates (distinct, in prior order) best first for `query`: BM25 over the candidates, fused with
+    the orders of `searched` (fact uuids best first, as full-text or vector search returned them)."""
+    facts = list({f.uuid: f for f in candidates}.values())
+    scores = bm25_scores(query, [fact_document(f) for f in facts])
+    lexical = [f.uuid for s, f in sorted(zip(scores, facts), key=lambda t: -t[0]) if s > 0]
+    order = fuse([f.uuid for f in facts], [lexical, *searched])
+    by_uuid = {f.uuid: f for f in facts}
+    return [by_uuid[u] for u in order]
+
+
+def rank_messages(query: str, messages: Sequence[MessageView]) -> list[MessageView]:
+    """Messages best first for `query`: BM25 over the messages (author and content), fused with the order
+    they came in (the full-text index's)."""
+    found = list({m.id: m for m in messages}.values())
+    scores = bm25_scores(query, [f"{m.author_name} {m.content}" for m in found])
+    lexical = [m.id for s, m in sorted(zip(scores, found), key=lambda t: -t[0]) if s > 0]
+    order = fuse([m.id for m in found], [lexical, [m.id for m in found]])
+    by_id = {m.id: m for m in found}
+    return [by_id[i] for i in order]

@@ -1,0 +1,284 @@
+"""Test doubles for discord.py objects, after python-discord's tests/helpers.py: each mock takes its
+`spec_set` from a real discord.py instance, so code under test cannot touch what the real object lacks,
+and its coroutine methods are AsyncMocks."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import unittest.mock
+import warnings
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+
+from bot.app import GrapevineBot
+
+_ids = itertools.count(900000000000000000)
+_state = unittest.mock.MagicMock()
+_USER = {"id": 1, "username": "user", "discriminator": "0", "avatar": None, "global_name": None}
+
+
+class CustomMockMixin:
+    """spec_set from a real object; coroutine methods (and `additional_spec_asyncs`) become AsyncMocks."""
+
+    child_mock_type = unittest.mock.MagicMock
+    spec_set: Any = None
+    additional_spec_asyncs: tuple[str, ...] = ()
+
+    def __init__(self, **kwargs: Any) -> None:
+        name = kwargs.pop("name", None)  # `name` means something else to Mock
+        super().__init__(spec_set=self.spec_set, **kwargs)
+        self._spec_asyncs.extend(self.additional_spec_asyncs)
+        if name is not None:
+            self.name = name
+
+    def _get_child_mock(self, **kw: Any) -> unittest.mock.Mock:
+        if kw.get("_new_name") in self.__dict__["_spec_asyncs"]:
+            return unittest.mock.AsyncMock(**kw)
+        if self._mock_sealed:
+            raise AttributeError(self._extract_mock_name() + "." + kw.get("name", "()"))
+        return self.child_mock_type(**kw)
+
+
+class HashableMixin(discord.mixins.EqualityComparable):
+    def __hash__(self) -> int:
+        return self.id
+
+
+guild_instance = discord.Guild(data={"id": 1, "name": "guild", "owner_id": 1}, state=_state)
+role_instance = discord.Role(guild=guild_instance, state=_state, data={"id": 1, "name": "role"})
+member_instance = discord.Member(
+    data={"user": _USER, "roles": [], "flags": 0, "joined_at": None}, guild=guild_instance, state=_state
+)
+user_instance = discord.User(state=_state, data=_USER)
+client_user_instance = discord.ClientUser(state=_state, data={**_USER, "bot": True})
+text_channel_instance = discord.TextChannel(
+    state=_state, guild=guild_instance, data={"id": 1, "type": 0, "name": "channel", "position": 1, "parent_id": None}
+)
+forum_channel_instance = discord.ForumChannel(
+    state=_state, guild=guild_instance, data={"id": 1, "type": 15, "name": "forum", "position": 1, "parent_id": None}
+)
+guild_instance._add_channel(text_channel_instance)  # a thread's spec reads its parent (`category`)
+thread_instance = discord.Thread(
+    guild=guild_instance,
+    state=_state,
+    data={
+        "id": 1,
+        "type": 11,
+        "name": "thread",
+        "parent_id": 1,
+        "owner_id": 1,
+        "message_count": 0,
+        "member_count": 0,
+        "rate_limit_per_user": 0,
+        "thread_metadata": {
+            "archived": False,
+            "auto_archive_duration": 60,
+            "archive_timestamp": "2024-01-01T00:00:00+00:00",
+            "locked": False,
+        },
+    },
+)
+dm_channel_instance = discord.DMChannel(me=client_user_instance, state=_state, data={"id": 1, "recipients": [], "type": 1})
+message_instance = discord.Message(
+    state=_state,
+    channel=unittest.mock.MagicMock(),
+    data={
+        "id": 1,
+        "attachments": [],
+        "embeds": [],
+        "edited_timestamp": None,
+        "type": 0,
+        "pinned": False,
+        "mention_everyone": False,
+        "tts": False,
+        "content": "content",
+        "author": _USER,
+        "mentions": [],
+        "mention_roles": [],
+        "timestamp": "2024-01-01T00:00:00+00:00",
+    },
+)
+bot_instance = GrapevineBot(services=None, sync_commands=False)
+
+
+def _defaults(kwargs: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    return dict(collections.ChainMap(kwargs, defaults))
+
+
+class MockGuild(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = guild_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_defaults(kwargs, {"id": next(_ids), "name": "guild", "members": [], "roles": []}))
+
+
+class MockRole(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = role_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_defaults(kwargs, {"id": next(_ids), "name": "role", "position": 1}))
+
+
+def _person(kwargs: dict[str, Any], bot: bool = False) -> dict[str, Any]:
+    values = _defaults(kwargs, {"id": next(_ids), "name": "member", "bot": bot})
+    values.setdefault("display_name", values["name"])
+    values.setdefault("global_name", None)
+    values.setdefault("mention", f"<@{values['id']}>")
+    return values
+
+
+class MockMember(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = member_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        values = _person(kwargs)
+        values.setdefault("guild_permissions", discord.Permissions.none())
+        values.setdefault("roles", [])
+        super().__init__(**values)
+
+
+class MockUser(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = user_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_person(kwargs))
+
+
+class MockClientUser(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    """The bot's own account (`bot.user`)."""
+
+    spec_set = client_user_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_person(_defaults(kwargs, {"name": "grapevine"}), bot=True))
+
+
+class MockTextChannel(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = text_channel_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_defaults(kwargs, {"id": next(_ids), "name": "channel", "guild": MockGuild()}))
+
+
+class MockForumChannel(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = forum_channel_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_defaults(kwargs, {"id": next(_ids), "name": "forum", "guild": MockGuild()}))
+
+
+class MockThread(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = thread_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        values = _defaults(kwargs, {"id": next(_ids), "name": "thread"})
+        parent = values.pop("parent", None) or MockTextChannel()  # `parent=` means something else to Mock
+        values.setdefault("parent_id", parent.id)
+        values.setdefault("guild", parent.guild)
+        super().__init__(**values)
+        self.parent = parent
+
+
+class MockDMChannel(CustomMockMixin, unittest.mock.Mock, HashableMixin):
+    spec_set = dm_channel_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_defaults(kwargs, {"id": next(_ids), "recipient": None}))
+
+
+class MockMessage(CustomMockMixin, unittest.mock.MagicMock):
+    spec_set = message_instance
+
+    def __init__(self, **kwargs: Any) -> None:
+        channel = kwargs.setdefault("channel", MockTextChannel())
+        # Reading the spec touches the deprecated `Message.interaction`, whose decorator forces its warning
+        # through every filter: record it here, and drop it.
+        with warnings.catch_warnings(record=True):
+            self._init(kwargs, channel)
+
+    def _init(self, kwargs: dict[str, Any], channel: Any) -> None:
+        super().__init__(
+            **_defaults(
+                kwargs,
+                {
+                    "id": next(_ids),
+                    "content": "",
+                    "author": MockMember(),
+                    "attachments": [],
+                    "mentions": [],
+                    "role_mentions": [],
+                    "reference": None,
+                    "type": discord.MessageType.default,
+                    "guild": None if isinstance(channel, MockDMChannel) else channel.guild,
+                    "created_at": datetime.now(UTC),
+                    "edited_at": None,
+                    "mention_everyone": False,
+                },
+            )
+        )
+
+
+def reply_to(message: MockMessage) -> discord.MessageReference:
+    """A real reference to `message`, resolved as the gateway delivers it."""
+    ref = discord.MessageReference(
+        message_id=message.id, channel_id=message.channel.id, guild_id=message.guild.id if message.guild else None
+    )
+    ref.resolved = message
+    return ref
+
+
+class MockBot(CustomMockMixin, unittest.mock.MagicMock):
+    """The bot: spec from a real GrapevineBot; `services`, `user` and the text-command registry are real."""
+
+    spec_set = bot_instance
+    additional_spec_asyncs = ("wait_for", "wait_until_ready")
+
+    def __init__(self, services: Any = None, user: MockClientUser | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.services = services
+        self.user = user or MockClientUser()
+        self.text_commands = []
+        self.claimed.side_effect = lambda text: GrapevineBot.claimed(self, text)
+        self.get_user.return_value = None
+
+
+class MockInteractionResponse(CustomMockMixin, unittest.mock.MagicMock):
+    spec_set = discord.InteractionResponse
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.is_done.return_value = False
+
+
+class MockWebhook(CustomMockMixin, unittest.mock.MagicMock):
+    spec_set = discord.Webhook
+
+
+class MockInteraction(CustomMockMixin, unittest.mock.MagicMock):
+    """A component or slash-command interaction (spec from the class: its slots are filled per test)."""
+
+    spec_set = discord.Interaction
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            **_defaults(
+                kwargs,
+                {
+                    "id": next(_ids),
+                    "user": MockMember(),
+                    "guild": None,
+                    "data": {},
+                    "created_at": datetime.now(UTC),
+                },
+            )
+        )
+        self.response = MockInteractionResponse()
+        self.followup = MockWebhook()
+
+
+def sent_texts(mock_send: unittest.mock.AsyncMock) -> list[str]:
+    """The text of every call of a reply/send/followup mock."""
+    return [call.args[0] if call.args else call.kwargs.get("content") for call in mock_send.await_args_list]

@@ -1,0 +1,174 @@
+"""The floors point down: read every module's imports (with `ast`) and fail on an import cycle, on a
+lower floor importing a higher one, on the pure core importing an adapter, or on test code shipped in a
+runtime package."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RUNTIME = ("common", "graph", "ingest", "recall", "bot", "grapevine", "queries")
+# A module may import its own floor and the floors below it, never one above.
+FLOOR = {"common": 0, "queries": 0, "graph": 1, "ingest": 2, "recall": 2, "bot": 3, "grapevine": 4}
+# The pure core: rules and text only; it reaches no engine, LLM, Discord or environment.
+PURE_CORE = (
+    "common.settings",
+    "common.events",
+    "common.tokens",
+    "common.text",
+    "ingest.windows",
+    "ingest.resolution",
+    "ingest.extraction",
+    "recall.assemble",
+    "recall.ranking",
+)
+PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.extraction", "recall.ranking")
+ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcadedb_embedded", "jpype", "httpx", "os")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@functools.cache
+def modules(packages: tuple[str, ...] = RUNTIME) -> dict[str, Path]:
+    return {module_name(p): p for pkg in packages for p in sorted((REPO / pkg).rglob("*.py"))}
+
+
+def imports_of(path: Path, name: str) -> set[str]:
+    """Absolute names of everything a module imports (relative imports resolved); `from pkg import mod`
+    counts as importing `pkg.mod`, not the package's `__init__`."""
+    known = set(modules())
+    found: set[str] = set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            found.update(names)
+            if not all(n in known for n in names):
+                found.add(base)
+    return found
+
+
+def project_graph() -> dict[str, set[str]]:
+    mods = modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        graph[name] = {i for i in imports_of(path, name) if i in mods and i != name}
+    return graph
+
+
+def test_no_import_cycle() -> None:
+    graph = project_graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt) :] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+
+
+def test_no_floor_imports_a_higher_one() -> None:
+    wrong = [
+        f"{mod} imports {dep}"
+        for mod, deps in project_graph().items()
+        for dep in sorted(deps)
+        if FLOOR[dep.split(".")[0]] > FLOOR[mod.split(".")[0]]
+    ]
+    assert wrong == []
+
+
+def test_the_pure_core_imports_no_adapter() -> None:
+    mods = modules()
+    wrong = []
+    for name in PURE_CORE:
+        for dep in sorted(imports_of(mods[name], name)):
+            top = dep.split(".")[0]
+            if top in FLOOR and not dep.startswith(PURE_MAY_IMPORT) and dep != top:
+                wrong.append(f"{name} imports {dep}")
+            if top in ADAPTER_LIBRARIES:
+                wrong.append(f"{name} imports {dep}")
+    assert wrong == []
+
+
+def test_runtime_packages_import_no_tests_or_bench() -> None:
+    wrong = [
+        f"{name} imports {dep}"
+        for name, path in modules().items()
+        for dep in sorted(imports_of(path, name))
+        if dep.split(".")[0] in ("tests", "bench")
+    ]
+    assert wrong == []
+
+
+def test_tests_do_not_import_bench() -> None:
+    tests = {module_name(p): p for p in sorted((REPO / "tests").rglob("*.py"))}
+    wrong = [
+        f"{name} imports {dep}"
+        for name, path in tests.items()
+        for dep in sorted(imports_of(path, name))
+        if dep.split(".")[0] == "bench"
+    ]
+    assert wrong == []
+
+
+def test_the_bot_holds_no_cypher() -> None:
+    for path in sorted((REPO / "bot").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "session.run" not in text and ".cypher" not in text and "graph.session" not in text, path
+
+
+@pytest.mark.parametrize("check", [test_no_floor_imports_a_higher_one, test_the_pure_core_imports_no_adapter])
+def test_the_checks_catch_a_violation(check: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The rules above fail on a planted violation, so a passing run means something."""
+    original = imports_of
+
+    def planted(path: Path, name: str) -> set[str]:
+        found = original(path, name)
+        return found | {"bot.app"} if name in ("graph.store", "ingest.windows") else found
+
+    monkeypatch.setitem(globals(), "imports_of", planted)
+    with pytest.raises(AssertionError):
+        check()
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    [wheel] = tmp_path.glob("grapevine-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.startswith("grapevine-")}
+    assert tops == {"common", "graph", "ingest", "recall", "bot", "grapevine", "queries"}
+    assert not [n for n in names if "scripted" in n or "grass" in n or "/bench/" in n or n.startswith(("tests/", "bench/"))]
+    assert "queries/store/record_messages.cypher" in names
