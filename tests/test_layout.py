@@ -163,8 +163,12 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
     import sys
     import zipfile
 
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
-                           capture_output=True, text=True, timeout=600)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     [wheel] = tmp_path.glob("grapevine-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
