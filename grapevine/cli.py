@@ -212,6 +212,9 @@ def ingest(pending: Annotated[bool, typer.Option("--pending", help="process wind
 
 
 from grapevine import cli_operator  # noqa: E402  (registers the operator commands on `app`)
+from grapevine.explore.command import explore  # noqa: E402  (the explorer: grapevine/explore/)
+
+app.command()(explore)
 
 __all__ = ["app", "cli_operator"]
 
