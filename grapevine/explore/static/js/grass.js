@@ -91,9 +91,9 @@ export function stylesheet(rules) {
   const states = [
     { selector: "node.closed-later", style: { "border-style": "dashed", "border-width": 3 } },
     { selector: ".asof-hidden", style: { display: "none" } },
-    { selector: "node:selected", style: { "overlay-color": "#2870C2", "overlay-opacity": 0.25, "overlay-padding": 6 } },
-    { selector: "edge:selected", style: { "overlay-color": "#2870C2", "overlay-opacity": 0.25 } },
-    { selector: "node.step", style: { "underlay-color": "#F36924", "underlay-opacity": 0.35, "underlay-padding": 10 } },
+    { selector: "node:selected", style: { "border-color": "#1a5fb4", "border-width": 5, "border-style": "double" } },
+    { selector: "edge:selected", style: { "line-style": "dashed" } },
+    { selector: "node.step", style: { "underlay-color": "#F36924", "underlay-opacity": 0.35, "underlay-padding": 10, "underlay-shape": "ellipse" } },
   ];
   return [...base, ...fromGrass, ...states];
 }

@@ -8,7 +8,7 @@ import { caption, nodeColour } from "./grass.js";
 import { el } from "./dom.js";
 import { HistoryView } from "./history.js";
 import { renderLegend } from "./legend.js";
-import { Panel } from "./panel.js";
+import { GROUP_TITLES, Panel } from "./panel.js";
 import { QueryRunner } from "./queries.js";
 import { renderStarts } from "./starts.js";
 import { renderTable } from "./table.js";
@@ -85,7 +85,8 @@ async function expand(id, groupName = null) {
     const wanted = new Set([found.node.id, ...groups.flatMap((g) => g.nodes), ...groups.flatMap((g) => g.edges)]);
     canvas.add({ nodes: found.elements.nodes.filter((n) => wanted.has(n.id)),
                  edges: found.elements.edges.filter((e) => wanted.has(e.id)) }, id);
-    notice(`${nodeCaption(found.node) || found.node.label}: ${groups.map((g) => `${g.shown} ${g.name}`).join(", ")}`);
+    const shown = groups.filter((g) => g.shown).map((g) => `${g.shown} ${GROUP_TITLES[g.name] || g.name}`);
+    notice(`${nodeCaption(found.node) || found.node.label}: ${shown.join(", ") || "no neighbours in this guild"}`);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) gone(id, error);
     else notice(error.message, true);
@@ -142,8 +143,6 @@ async function chooseGuild() {
 function showResult(result, view) {
   if (view === "graph") {
     canvas.add(result.elements);
-    canvas.cy.elements().unselect();
-    for (const node of result.elements.nodes) canvas.node(node.id)?.select();
     $("table-drawer").hidden = true;
   } else {
     $("table-title").textContent = `${result.name}: ${result.rows.length} rows`;

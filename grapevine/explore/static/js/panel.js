@@ -6,7 +6,7 @@
 
 import { el, fill, show } from "./dom.js";
 
-const GROUP_TITLES = {
+export const GROUP_TITLES = {
   facts_about: "facts about them", reported: "facts they reported", mentioned_in: "facts mentioning them",
   related: "related", episodes: "episodes", about: "about", reported_by: "reported by", mentions: "mentions",
   messages: "from messages", supersedes: "superseded (older facts)", superseded_by: "superseded by (newer facts)",
