@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from neo4j.exceptions import Neo4jError
+from neo4j.exceptions import DriverError, Neo4jError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -70,6 +70,8 @@ def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
             return _error(400, str(exc))
         except Neo4jError as exc:
             return _error(502, f"the graph engine refused the read: {exc.message or exc}")
+        except DriverError as exc:
+            return _error(502, f"the graph engine cannot be reached: {exc}")
         return _error(404, GONE) if result is None else JSONResponse(result)
 
     return endpoint
