@@ -85,13 +85,14 @@ async def serve(settings: Settings, host: str, port: int, *, allow_remote: bool 
                 on_ready: Callable[[str], None] = print) -> None:
     """Serve the explorer until a signal stops it; `on_ready` gets the URL once it answers."""
     check_host(host, allow_remote)
+    style = style_rules()  # before anything starts: a missing or misread style file stops here
     sock = bind(host, port)
     token = secrets.token_urlsafe(24)
     try:
         async with open_store(settings) as rt:
             reader = ExploreReader(rt.driver, rt.engine.database)
             hosts = None if allow_remote else LOOPBACK_HOSTS | {host.lower()}
-            app = create_app(reader, token, style=style_rules(), hosts=hosts)
+            app = create_app(reader, token, style=style, hosts=hosts)
             server = _Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
             on_ready(url_of(sock, host, token))  # the socket listens already: early requests wait in its backlog
             await server.serve(sockets=[sock])
