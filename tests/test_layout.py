@@ -174,5 +174,5 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.startswith("grapevine-")}
     assert tops == {"common", "graph", "ingest", "recall", "bot", "grapevine", "queries"}
-    assert not [n for n in names if "scripted" in n or "grass" in n or "/bench/" in n or n.startswith(("tests/", "bench/"))]
+    assert not [n for n in names if "scripted" in n or "doubles" in n or "/bench/" in n or n.startswith(("tests/", "bench/"))]
     assert "queries/store/record_messages.cypher" in names

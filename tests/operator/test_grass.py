@@ -1,4 +1,4 @@
-"""docker/grapevine.grass: Neo4j Browser's style for the graph, read by tests/support/grass.py."""
+"""docker/grapevine.grass: Neo4j Browser's style for the graph, read by grapevine/explore/grass.py."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.grass import GrassError, load_grass, parse_grass
+from grapevine.explore.grass import GrassError, load_grass, parse_grass
 
 GRASS = Path(__file__).resolve().parents[2] / "docker" / "grapevine.grass"
 RELATIONSHIPS = (

@@ -2,5 +2,8 @@
 
 from grapevine.cli import commands, operator
 from grapevine.cli.base import app
+from grapevine.explore.command import explore
+
+app.command()(explore)
 
 __all__ = ["app", "commands", "operator"]

@@ -1,0 +1,159 @@
+"""Every read the explorer makes: the `queries/explore/*.cypher` files and the operator queries.
+
+Reads go through `graph.operator_queries.read_rolled_back` (a READ session whose transaction is
+rolled back whatever it did, since ArcadeDB does not enforce READ), and every statement is first
+put through the CLI's own write refusal (`check_read_only`): the explore files once, when the
+reader is made, an operator query each time it runs, exactly as `grapevine query` does.
+Every read takes the guild: nothing of another guild is read or shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from neo4j import AsyncDriver
+
+import queries
+from common.text import lucene_query
+from grapevine.explore.elements import Elements, node_element
+from grapevine.explore.history import events_of
+from graph.operator_queries import (
+    OperatorQuery,
+    check_read_only,
+    coerce_params,
+    list_queries,
+    read_rolled_back,
+    run_operator_query,
+)
+
+EXPLORE_DIR = "explore"
+AROUND = {
+    "Fact": "around_fact",
+    "User": "around_user",
+    "Entity": "around_entity",
+    "Episode": "around_episode",
+    "Message": "around_message",
+    "Channel": "around_channel",
+    "Guild": "around_guild",
+}
+HISTORY = {"Fact": "fact_history", "User": "member_history"}
+MAX_LIMIT = 500
+FACT_HITS_PER_RESULT = 5  # full-text matches read per fact kept, before the guild filter
+
+
+def explore_statements() -> dict[str, str]:
+    """The explorer's statements by name, each refused here if it would write."""
+    found = {path.stem: path.read_text(encoding="utf-8") for path in sorted((queries.ROOT / EXPLORE_DIR).glob("*.cypher"))}
+    for name, text in found.items():
+        check_read_only(OperatorQuery(f"{EXPLORE_DIR}/{name}", name, "", [], text))
+    return found
+
+
+def clamp(limit: int, default: int = 25) -> int:
+    return max(1, min(int(limit or default), MAX_LIMIT))
+
+
+class ExploreReader:
+    """The explorer's reads on one database; `operator_dir` is where the operator queries are."""
+
+    def __init__(self, driver: AsyncDriver, database: str, operator_dir: Path | None = None) -> None:
+        self.driver = driver
+        self.database = database
+        self.operator_dir = operator_dir
+        self.statements = explore_statements()
+
+    async def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return await read_rolled_back(self.driver, self.database, self.statements[name], params)
+
+    async def guilds(self) -> list[dict[str, Any]]:
+        return await self._read("guilds")
+
+    async def start_points(self, guild_id: str, text: str, limit: int = 25) -> dict[str, list[dict[str, Any]]]:
+        """Members, entities and channels whose name contains `text`, and facts matching its words."""
+        limit = clamp(limit)
+        [row] = await self._read("start_points", guild_id=guild_id, q=text.strip().casefold(), limit=limit)
+        found = {kind: [node_element(n) for n in row[kind]] for kind in ("members", "entities", "channels")}
+        words = lucene_query(text)
+        facts = (
+            await self._read("search_facts", guild_id=guild_id, query=words, limit=limit, hits=limit * FACT_HITS_PER_RESULT)
+            if words
+            else []
+        )
+        return found | {"facts": [node_element(r["fact"]) for r in facts]}
+
+    async def around(self, guild_id: str, label: str, key: str, limit: int = 25) -> dict[str, Any] | None:
+        """One node and its neighbours by kind of link, or None when the guild holds no such node."""
+        if label not in AROUND:
+            raise ValueError(f"cannot expand a node labelled {label!r}; known: {', '.join(AROUND)}")
+        rows = await self._read(AROUND[label], guild_id=guild_id, key=key, limit=clamp(limit))
+        if not rows:
+            return None
+        row = rows[0]
+        elements = Elements()
+        [node_id], _ = elements.add(row["node"])
+        groups = []
+        for name, group in row.items():
+            if name == "node":
+                continue
+            nodes, edges = elements.add(group["paths"])
+            groups.append(
+                {
+                    "name": name,
+                    "total": group["total"],
+                    "shown": len(group["paths"]),
+                    "nodes": sorted(set(nodes) - {node_id}),
+                    "edges": sorted(set(edges)),
+                }
+            )
+        return {"node": elements.nodes[node_id], "groups": groups, "elements": elements.as_json()}
+
+    async def history(self, guild_id: str, label: str, key: str, limit: int = 200) -> dict[str, Any] | None:
+        """A fact's chain of supersessions, or every fact about a member, with their change events."""
+        if label not in HISTORY:
+            raise ValueError(f"no history for a node labelled {label!r}; known: {', '.join(HISTORY)}")
+        rows = await self._read(HISTORY[label], guild_id=guild_id, key=key, limit=clamp(limit, 200))
+        if not rows:
+            return None
+        elements = Elements()
+        [node_id], _ = elements.add(rows[0]["node"])
+        elements.add([v for k, v in rows[0].items() if k != "node"])
+        graph = elements.as_json()
+        return {"node": elements.nodes[node_id], "elements": graph, "events": events_of(graph)}
+
+    async def time_bounds(self, guild_id: str) -> dict[str, dict[str, Any]]:
+        """Per time axis ('valid', 'recorded'): the earliest and latest time (None when the guild has none)."""
+        found = {
+            row["axis"]: {"earliest": row["earliest"], "latest": row["latest"]}
+            for row in await self._read("time_bounds", guild_id=guild_id)
+        }
+        return {axis: found.get(axis, {"earliest": None, "latest": None}) for axis in ("valid", "recorded")}
+
+    def operator_queries(self) -> list[OperatorQuery]:
+        return list_queries(self.operator_dir)
+
+    def operator_query(self, name: str) -> OperatorQuery:
+        found = {q.name: q for q in self.operator_queries()}
+        if name not in found:
+            raise KeyError(f"no operator query named {name!r}; known: {', '.join(sorted(found))}")
+        return found[name]
+
+    async def run_operator(self, name: str, raw: dict[str, str]) -> dict[str, Any]:
+        """Rows of an operator query, its columns, and the nodes and relationships in them.
+
+        Empty fields are parameters not given (a form sends every field). Raises KeyError for an
+        unknown query, ValueError for bad parameters, ReadOnlyViolation (a ValueError) for a write.
+        """
+        query = self.operator_query(name)
+        params = coerce_params(query, {k: v for k, v in raw.items() if v != ""})
+        rows = await run_operator_query(self.driver, self.database, query, params)
+        elements = Elements()
+        elements.add(rows)
+        columns = list(rows[0]) if rows else []
+        return {"name": name, "columns": columns, "rows": rows, "elements": elements.as_json()}
+
+
+def describe(query: OperatorQuery) -> dict[str, Any]:
+    """An operator query for the page: name, title, what it answers, its parameters."""
+    return {"name": query.name, "title": query.title, "answers": query.answers, "params": [asdict(p) for p in query.params]}
