@@ -54,7 +54,7 @@ from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
 from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
-from tests.support.prompt_reader import prompt_of
+from tests.support.prompt_reader import prompt_of, system_of
 from tests.support.prompt_reader import sections as prompt_sections
 from tests.support.scripted_llm import ScriptedLLMServer, prompt_tokens_of
 
@@ -132,9 +132,7 @@ def _take(srv: ScriptedLLMServer, usage: Usage) -> Usage:
     sections: Counter[str] = Counter()
     ours = [r for r in srv.requests if "bench_reply" not in r]
     for request in ours:
-        sections["system prompt"] += sum(
-            estimate_tokens(m.get("content") or "") for m in request["messages"] if m.get("role") == "system"
-        )
+        sections["system prompt"] += estimate_tokens(system_of(request))
         for title, lines in prompt_sections(prompt_of(request)).items():
             sections[title.lower()] += estimate_tokens("\n".join([title, *lines]))
     usage.sections = {k: v / len(ours) for k, v in sections.items()} if ours else {}

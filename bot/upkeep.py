@@ -49,7 +49,7 @@ async def run_upkeep(services: Services) -> UpkeepReport:
     cap = services.settings.memory.max_facts_per_user
     report.expired = await _step(report, "retire_expired", store.retire_expired()) or 0
     report.capped = await _step(report, "enforce_user_cap", store.enforce_user_cap(cap)) or 0
-    backlog = await _step(report, "process_backlog", services.ingestor.process_backlog())
+    backlog = await _step(report, "process_backlog", services.ingestor.process_backlog(backoff=True))
     if backlog is not None:
         report.extracted, report.failed = backlog.done, backlog.failed
         report.skipped, report.pending = backlog.skipped, backlog.pending

@@ -57,9 +57,18 @@ class LLMSettings(_Section):
     base_url: str | None = None
     api_key: SecretStr = SecretStr("not-needed")
     model: str = "gpt-4o-mini"
-    timeout: float = Field(60.0, gt=0)
+    timeout: float | None = Field(None, gt=0)  # None: 60 s for a remote endpoint, 600 s for one on this machine
     max_attempts: int = Field(4, ge=1, le=20)
     reply_model: str | None = None
+    output_mode: Literal["auto", "json_schema", "json_object", "tools", "text"] = "auto"
+    fold_system: bool = True  # instructions go in the first user turn: some chat templates drop system messages
+    max_tokens: int = Field(8192, ge=64)  # a cap on any answer; extraction asks for less when its schema bounds allow
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    context_tokens: int = Field(0, ge=0)  # the model's context size; 0: ask the server (llama.cpp /props), else unbounded
+    breaker_failures: int = Field(3, ge=1)  # consecutive unreachable calls that open the circuit breaker
+    breaker_seconds: float = Field(300.0, gt=0)  # how long an open breaker parks calls before one is tried again
+    price_prompt_per_mtok: float = Field(0.0, ge=0.0)  # price table (any currency) per million tokens, for stats
+    price_completion_per_mtok: float = Field(0.0, ge=0.0)
 
     @property
     def configured(self) -> bool:
@@ -95,6 +104,8 @@ class ExtractionSettings(_Section):
     max_facts_per_window: int = Field(15, ge=1)
     guild_concurrency: int = Field(4, ge=1)
     max_message_chars: int = Field(2000, ge=50)
+    max_attempts: int = Field(5, ge=1, le=50)  # attempts per window before it is failed for good
+    retry_minutes: float = Field(2.0, gt=0)  # the bot retries a failed window after 2, 4, 8... of these
 
 
 class MemorySettings(_Section):
@@ -102,6 +113,14 @@ class MemorySettings(_Section):
 
     max_facts_per_user: int = Field(50, ge=1)
     upkeep_interval_hours: float = Field(24.0, gt=0)
+
+
+class ReplySettings(_Section):
+    PREFIX = "REPLY_"
+
+    member_cooldown_seconds: float = Field(10.0, ge=0)  # one reply per member in this time (a polite word once)
+    channel_cooldown_seconds: float = Field(2.0, ge=0)  # one reply per channel in this time
+    guild_daily_replies: int = Field(500, ge=0)  # reply calls per guild per UTC day; 0: no budget
 
 
 class ContextSettings(_Section):
@@ -149,6 +168,7 @@ class Settings(BaseModel):
     window: WindowSettings = Field(default_factory=lambda: WindowSettings())
     extraction: ExtractionSettings = Field(default_factory=lambda: ExtractionSettings())
     memory: MemorySettings = Field(default_factory=lambda: MemorySettings())
+    reply: ReplySettings = Field(default_factory=lambda: ReplySettings())
     context: ContextSettings = Field(default_factory=lambda: ContextSettings())
     discord: DiscordSettings = Field(default_factory=lambda: DiscordSettings())
     log: LogSettings = Field(default_factory=lambda: LogSettings())

@@ -16,7 +16,7 @@ def _from_environment(section: type[BaseModel]) -> BaseModel:
     prefix = getattr(section, "PREFIX", "")
 
     class Environment(section, BaseSettings):  # type: ignore[valid-type,misc]  # a section made to read env vars
-        model_config = SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore")
+        model_config = SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore", env_ignore_empty=True)
 
     try:
         read = Environment()

@@ -187,6 +187,7 @@ class Episode(_Record):
     status: EpisodeStatus
     attempts: int = 0
     error: str | None = None
+    updated_at: datetime | None = None  # when its status last changed (a failed attempt's time)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,9 +12,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from annotated_types import MaxLen
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from graph.models import EntityView, FactView, User
 from ingest.windows import ClosedWindow, WindowMessage
@@ -25,6 +26,7 @@ Category = Literal[
     "plan", "event", "possession", "health", "hobby", "other",
 ]  # fmt: skip
 Expiry = Literal["day", "3days", "week", "month", "permanent"]
+Ref = Annotated[str, Field(json_schema_extra={"maxLength": 8})]  # bounded for the grammar, not validated
 
 
 def _no_defaults(schema: dict[str, Any]) -> None:
@@ -34,17 +36,39 @@ def _no_defaults(schema: dict[str, Any]) -> None:
 
 
 class _Answer(BaseModel):
+    """Every list and text has a bound in the schema (so a grammar closes it and `max_tokens` can be set
+    from it); a longer answer is cut to the bound instead of failing validation."""
+
     model_config = ConfigDict(json_schema_extra=_no_defaults)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cut_to_bounds(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        cut = dict(data)
+        for name, info in cls.model_fields.items():
+            limit = next((m.max_length for m in info.metadata if isinstance(m, MaxLen)), None)
+            value = cut.get(name)
+            if limit is not None and isinstance(value, list | str) and len(value) > limit:
+                cut[name] = value[:limit]
+        return cut
 
 
 class ExtractedEntity(_Answer):
-    ref: str = Field(description='"E1", "E2", ... for a new entity; a known entity\'s ref ("K3") to attach an owner to it.')
-    name: str = Field(description='Its name; for an unnamed one, who it belongs to ("Charlie\'s sister").')
+    ref: str = Field(
+        max_length=12, description='"E1", "E2", ... for a new entity; a known entity\'s ref ("K3") to attach an owner to it.'
+    )
+    name: str = Field(max_length=80, description='Its name; for an unnamed one, who it belongs to ("Charlie\'s sister").')
     kind: EntityKind = Field(default="other", description="What it is.")
-    aliases: list[str] = Field(default_factory=list, description="Other names used for it in the chat.")
-    owner: str | None = Field(default=None, description='Whose it is: a person ref ("U2") or entity ref; null if nobody\'s.')
+    aliases: list[Annotated[str, Field(json_schema_extra={"maxLength": 60})]] = Field(
+        default_factory=list, max_length=5, description="Other names used for it in the chat."
+    )
+    owner: str | None = Field(
+        default=None, max_length=12, description='Whose it is: a person ref ("U2") or entity ref; null if nobody\'s.'
+    )
     relation: str | None = Field(
-        default=None, description='What it is to its owner: "sister", "cat", "employer"; null without owner.'
+        default=None, max_length=40, description='What it is to its owner: "sister", "cat", "employer"; null without owner.'
     )
 
     @field_validator("kind", mode="before")
@@ -54,20 +78,28 @@ class ExtractedEntity(_Answer):
 
 
 class ExtractedFact(_Answer):
-    text: str = Field(description='One third-person statement naming its subject: "Alice is moving to Austin".')
-    about: list[str] = Field(description="Refs of whom or what the fact describes (U*, E*, K*), not of who said it.")
-    mentions: list[str] = Field(default_factory=list, description="Refs of other people or entities it names.")
-    reported_by: list[str] = Field(default_factory=list, description="U refs of who stated it in the window.")
-    source_messages: list[str] = Field(default_factory=list, description="m refs of the window messages it comes from.")
+    text: str = Field(max_length=240, description='One third-person statement naming its subject: "Alice is moving to Austin".')
+    about: list[Ref] = Field(
+        max_length=5, description="Refs of whom or what the fact describes (U*, E*, K*), not of who said it."
+    )
+    mentions: list[Ref] = Field(default_factory=list, max_length=4, description="Refs of other people or entities it names.")
+    reported_by: list[Ref] = Field(default_factory=list, max_length=3, description="U refs of who stated it in the window.")
+    source_messages: list[Ref] = Field(
+        default_factory=list, max_length=10, description="m refs of the window messages it comes from."
+    )
     category: Category = Field(default="other", description="What kind of fact it is.")
     importance: int = Field(default=5, description="1-10: 10 life events (moving, marriage, new job), 5 ordinary, 1 trivia.")
     confidence: float = Field(default=0.8, description="0-1: 1 for a plain statement, lower when hedged, joking or hearsay.")
     valid_at: str = Field(
-        default="", description="ISO date or UTC datetime it starts to hold, resolved against the message time."
+        default="", max_length=32, description="ISO date or UTC datetime it starts to hold, resolved against the message time."
     )
     expiry: Expiry = Field(default="permanent", description="How long it stays true unless restated.")
-    supersedes: list[str] = Field(default_factory=list, description="F refs of known facts it contradicts or replaces.")
-    corroborates: str | None = Field(default=None, description="F ref of a known fact it restates; null otherwise.")
+    supersedes: list[Ref] = Field(
+        default_factory=list, max_length=5, description="F refs of known facts it contradicts or replaces."
+    )
+    corroborates: str | None = Field(
+        default=None, max_length=12, description="F ref of a known fact it restates; null otherwise."
+    )
 
     @field_validator("category", mode="before")
     @classmethod
@@ -81,11 +113,13 @@ class ExtractedFact(_Answer):
 
 
 class Extraction(_Answer):
-    summary: str = Field(description="Two or three sentences on what the window was about, naming who took part.")
+    summary: str = Field(max_length=400, description="Two or three sentences on what the window was about, naming who took part.")
     entities: list[ExtractedEntity] = Field(
-        default_factory=list, description="New entities (E refs), and known ones given an owner."
+        default_factory=list, max_length=30, description="New entities (E refs), and known ones given an owner."
     )
-    facts: list[ExtractedFact] = Field(default_factory=list, description="Durable facts; an empty list is a valid answer.")
+    facts: list[ExtractedFact] = Field(
+        default_factory=list, max_length=30, description="Durable facts; an empty list is a valid answer."
+    )
 
 
 @dataclass

@@ -7,6 +7,7 @@ call is counted in a `UsageMeter` and logged as an `llm.call` event.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import threading
 import time
@@ -15,25 +16,30 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any, Protocol, TypeVar, cast
+from urllib.parse import urlsplit
 
 import openai
-from pydantic import BaseModel, ValidationError
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-)
+from pydantic import BaseModel, Field, ValidationError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from common.events import emit
 from common.settings import LLMSettings
 from common.tokens import estimate_tokens
+from ingest.output_modes import MODE_REJECTED, MODES, OutputMode, answer_text, max_answer_tokens, request_for, tolerant_json
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
 RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
 REASK = "Your previous reply was invalid: {error}. Reply again with only JSON that matches the schema."
+CUT_OFF = (
+    "Your previous reply was cut off at the length limit of {limit} tokens. Reply again with a shorter answer "
+    "that fits: fewer items and shorter texts."
+)
+LOCAL_TIMEOUT = 600.0  # seconds: a CPU model on this machine takes minutes on a long prompt
+REMOTE_TIMEOUT = 60.0
+CONTEXT_MARGIN = 64  # tokens kept free between the prompt and the answer's limit
+ESTIMATE_MARGIN = 1.25  # the token estimate counted 15-17% fewer tokens than a real tokenizer (Gemma 3)
 
 
 class LLMError(Exception):
@@ -45,6 +51,12 @@ class LLMError(Exception):
         super().__init__(message)
         if outcome:
             self.outcome = outcome
+
+
+class LLMUnavailable(LLMError):
+    """The circuit breaker is open: the endpoint failed repeatedly, so calls are parked for a while."""
+
+    outcome = "circuit_open"
 
 
 class LLMOutputError(LLMError):
@@ -118,17 +130,32 @@ class UsageMeter(UsageTotals):
 
 
 class StructuredLLM(Protocol):
-    async def extract(self, messages: list[dict[str, str]], response_model: type[T], *, purpose: str) -> T: ...
+    @property
+    def parked(self) -> bool:
+        """Whether calls are parked now (the circuit breaker is open)."""
+        ...
 
-    async def chat(self, messages: list[dict[str, str]], *, purpose: str = "reply") -> str: ...
+    async def extract(
+        self, messages: list[dict[str, str]], response_model: type[T], *, purpose: str, tags: dict[str, str] | None = None
+    ) -> T: ...
+
+    async def chat(
+        self, messages: list[dict[str, str]], *, purpose: str = "reply", tags: dict[str, str] | None = None
+    ) -> str: ...
 
 
 class _Call:
     """One logical call (any number of HTTP attempts); recorded and logged when the block exits."""
 
-    def __init__(self, meter: UsageMeter, purpose: str, model: str) -> None:
-        self.meter, self.purpose, self.model = meter, purpose, model
+    def __init__(self, meter: UsageMeter, purpose: str, model: str, tags: dict[str, str] | None = None) -> None:
+        self.meter, self.purpose, self.model, self.tags = meter, purpose, model, tags or {}
         self.attempts = self.prompt_tokens = self.completion_tokens = 0
+        self.mode = ""
+
+    def count_unanswered(self, messages: list[dict[str, str]]) -> None:
+        """An attempt that got no usage back (timed out, rejected): the server may have read the whole
+        prompt, so it is counted as estimated instead of as nothing."""
+        self.prompt_tokens += sum(estimate_tokens(m.get("content") or "") for m in messages)
 
     def count_usage(self, usage: dict[str, Any] | None, messages: list[dict[str, str]], content: str) -> None:
         if usage:
@@ -158,6 +185,8 @@ class _Call:
             latency_ms=round(latency * 1000),
             outcome=outcome,
             attempts=self.attempts,
+            **({"mode": self.mode} if self.mode else {}),
+            **self.tags,
             **extra,
         )
 
@@ -168,86 +197,193 @@ class OpenAILLM:
     ) -> None:
         if not settings.base_url:
             raise ValueError("LLM_BASE_URL is not set")
+        self.settings = settings
         self.model = settings.model
         self.reply_model = settings.reply_model or settings.model
         self.max_attempts = settings.max_attempts
         self.meter = meter if meter is not None else UsageMeter()
         self.min_wait, self.max_wait = min_wait, max_wait
+        self.modes: list[OutputMode] = list(MODES) if settings.output_mode == "auto" else [settings.output_mode]
+        self.breaker = Breaker(settings.breaker_failures, settings.breaker_seconds)
+        self.context_tokens: int | None = settings.context_tokens or None
+        self._context_probed = bool(settings.context_tokens)
+        self._tokenizer: bool | None = None  # whether the server tokenizes for us; None: not asked yet
         self._client = openai.AsyncOpenAI(
             base_url=settings.base_url,
             api_key=settings.api_key.get_secret_value() or "none",
-            timeout=settings.timeout,
+            timeout=effective_timeout(settings),
             max_retries=0,
         )
+
+    @property
+    def parked(self) -> bool:
+        return self.breaker.is_open
 
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def extract(self, messages: list[dict[str, str]], response_model: type[T], *, purpose: str) -> T:
-        convo = list(messages)
-        with _Call(self.meter, purpose, self.model) as call:
-            error = ""
+    async def extract(
+        self, messages: list[dict[str, str]], response_model: type[T], *, purpose: str, tags: dict[str, str] | None = None
+    ) -> T:
+        """One logical call for a validated `response_model`: the first output mode the server accepts (a
+        rejected mode falls back once to the next, remembered), then at most one re-ask from the original
+        prompt (never with a cut-off answer in it)."""
+        self.breaker.check()
+        original = self._prepared(messages)
+        with _Call(self.meter, purpose, self.model, tags) as call:
+            limit = await self._answer_limit(original, max_answer_tokens(response_model))
+            convo, error, cut = original, "", False
             for _ask in range(2):
-                raw = await self._send(
-                    call,
-                    lambda: self._client.chat.completions.with_raw_response.parse(
-                        model=self.model, messages=cast(Any, convo), response_format=response_model
-                    ),
-                )
-                content, error, value = self._read_structured(call, convo, raw, response_model)
+                value, error, cut = await self._ask_structured(call, convo, response_model, limit, worst=cut)
                 if value is not None:
                     return value
-                convo += [{"role": "assistant", "content": content}, {"role": "user", "content": REASK.format(error=error)}]
+                note = CUT_OFF.format(limit=limit) if cut else REASK.format(error=error)
+                convo = _with_note(original, note)
             raise LLMOutputError(f"{purpose}: reply did not match {response_model.__name__} twice: {error}", error)
 
-    async def chat(self, messages: list[dict[str, str]], *, purpose: str = "reply") -> str:
-        with _Call(self.meter, purpose, self.reply_model) as call:
+    async def chat(self, messages: list[dict[str, str]], *, purpose: str = "reply", tags: dict[str, str] | None = None) -> str:
+        self.breaker.check()
+        prepared = self._prepared(messages)
+        with _Call(self.meter, purpose, self.reply_model, tags) as call:
+            limit = await self._answer_limit(prepared, self.settings.max_tokens)
             completion = await self._send(
-                call, lambda: self._client.chat.completions.create(model=self.reply_model, messages=cast(Any, messages))
+                call,
+                prepared,
+                lambda: self._client.chat.completions.create(
+                    model=self.reply_model,
+                    messages=cast(Any, prepared),
+                    max_tokens=limit,
+                    temperature=self.settings.temperature,
+                ),
             )
             content = (completion.choices[0].message.content if completion.choices else None) or ""
-            call.count_usage(completion.usage.model_dump() if completion.usage else None, messages, content)
+            call.count_usage(completion.usage.model_dump() if completion.usage else None, prepared, content)
             return content
 
-    def _read_structured(self, call: _Call, convo: list[dict[str, str]], raw: Any, model: type[T]) -> tuple[str, str, T | None]:
-        """Returns (reply content, validation error, parsed value or None)."""
+    def _prepared(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The system text folded into the first user turn (LLM_FOLD_SYSTEM): some chat templates have no
+        system role and drop it silently."""
+        if not self.settings.fold_system or not any(m.get("role") == "system" for m in messages):
+            return list(messages)
+        system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")
+        rest = [m for m in messages if m.get("role") != "system"]
+        first = next((i for i, m in enumerate(rest) if m.get("role") == "user"), None)
+        if first is None:
+            return [{"role": "user", "content": system}, *rest]
+        rest[first] = {**rest[first], "content": system + "\n\n" + rest[first]["content"]}
+        return rest
+
+    async def _answer_limit(self, messages: list[dict[str, str]], wanted: int) -> int:
+        """`max_tokens` for a request: the answer's own bound, the cap, and what the context leaves."""
+        limit = min(wanted, self.settings.max_tokens)
+        context = await self._context_size()
+        if context is None:
+            return limit
+        prompt = await self._prompt_tokens(messages)
+        room = context - prompt - CONTEXT_MARGIN
+        if room < min(limit, 256):
+            raise LLMError(
+                f"the prompt (about {prompt} tokens) leaves no room for an answer in the model's {context}-token context",
+                outcome="too_long",
+            )
+        return min(limit, room)
+
+    async def _prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        """The prompt's tokens by the server's own tokenizer where it has one (llama.cpp's `/tokenize`), else
+        the estimate with a margin (it counted 15-17% fewer tokens than Gemma's tokenizer)."""
+        text = "\n".join(m.get("content") or "" for m in messages)
+        if self._tokenizer is not False:
+            try:
+                found = await self._client.post(
+                    f"{server_root(str(self._client.base_url))}/tokenize", body={"content": text}, cast_to=cast(Any, dict)
+                )
+                self._tokenizer = True
+                return len(found["tokens"]) + 4 * len(messages)
+            except (openai.OpenAIError, KeyError, TypeError):
+                self._tokenizer = False
+        return math.ceil(ESTIMATE_MARGIN * sum(estimate_tokens(m.get("content") or "") + 4 for m in messages))
+
+    async def _context_size(self) -> int | None:
+        if not self._context_probed:
+            self._context_probed = True
+            self.context_tokens = await server_context_size(self._client)
+        return self.context_tokens
+
+    async def _ask_structured(
+        self, call: _Call, messages: list[dict[str, str]], model: type[T], limit: int, *, worst: bool = False
+    ) -> tuple[T | None, str, bool]:
+        """(value, validation error, cut off) from the first mode the server takes; after a cut-off answer
+        (`worst`) the schema's bounds are fitted for the worst case, so a grammar closes it in time."""
+        while True:
+            mode = self.modes[0]
+            call.mode = mode
+            sent, extra = request_for(mode, model, messages, limit, worst=worst)
+            try:
+                raw = await self._send(
+                    call,
+                    sent,
+                    lambda: self._client.chat.completions.with_raw_response.create(
+                        model=self.model,
+                        messages=cast(Any, sent),
+                        max_tokens=limit,
+                        temperature=self.settings.temperature,
+                        **extra,
+                    ),
+                )
+            except LLMError as exc:
+                if not (isinstance(exc.__cause__, openai.APIStatusError) and _rejects_mode(exc.__cause__)):
+                    raise
+                if len(self.modes) == 1:
+                    raise LLMError(f"the server rejects structured output mode {mode}: {exc}", outcome="rejected") from exc
+                self.modes.pop(0)
+                emit("llm", "mode_fallback", level=logging.WARNING, rejected=mode, next=self.modes[0], error=str(exc)[:300])
+                continue
+            return self._read_structured(call, sent, raw, model, mode)
+
+    def _read_structured(
+        self, call: _Call, convo: list[dict[str, str]], raw: Any, model: type[T], mode: OutputMode
+    ) -> tuple[T | None, str, bool]:
         try:
             body = raw.http_response.json()
-            content = str(((body.get("choices") or [{}])[0].get("message") or {}).get("content") or "")
+            choice = (body.get("choices") or [{}])[0]
+            message = choice.get("message") or {}
         except (ValueError, AttributeError) as exc:
             raise LLMError(f"LLM endpoint returned an unreadable response: {exc}", outcome="bad_response") from None
+        content = answer_text(mode, message)
         call.count_usage(body.get("usage"), convo, content)
+        if choice.get("finish_reason") == "length":
+            return None, "the reply was cut off at the length limit", True
+        if message.get("refusal"):
+            return None, f"the model refused: {message['refusal']}", False
         try:
-            completion = raw.parse()
-            if not completion.choices:
-                return content, "the reply had no choices", None
-            message = completion.choices[0].message
-            if message.parsed is not None:
-                return content, "", cast(T, message.parsed)
-            if message.refusal:
-                return content, f"the model refused: {message.refusal}", None
-            return content, "", model.model_validate_json(message.content or "")
+            return model.model_validate_json(tolerant_json(content)), "", False
         except ValidationError as exc:
-            return content, _describe_validation(exc), None
-        except openai.LengthFinishReasonError:
-            return content, "the reply was cut off at the length limit", None
-        except openai.OpenAIError as exc:
-            raise LLMError(f"LLM endpoint returned an unreadable response: {exc}", outcome="bad_response") from exc
+            return None, _describe_validation(exc), False
 
-    async def _send(self, call: _Call, request: Callable[[], Awaitable[R]]) -> R:
+    async def _send(self, call: _Call, messages: list[dict[str, str]], request: Callable[[], Awaitable[R]]) -> R:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts),
             wait=self._wait,
             reraise=True,
-            retry=retry_if_exception_type(RETRYABLE),
+            retry=retry_if_exception(_transient),
             before_sleep=lambda s: _log_retry(call.purpose, s),
         )
         try:
             async for attempt in retrying:
                 with attempt:
                     call.attempts += 1
-                    return await request()
+                    try:
+                        result = await request()
+                    except (openai.APITimeoutError, openai.InternalServerError) as exc:
+                        if not (isinstance(exc, openai.APIStatusError) and _rejects_mode(exc)):
+                            call.count_unanswered(messages)  # the server read the prompt, then failed or was left
+                        raise
+                    self.breaker.succeeded()
+                    return result
         except RETRYABLE as exc:
+            if isinstance(exc, openai.APIStatusError) and _rejects_mode(exc):
+                raise LLMError(f"LLM endpoint rejected the request: {_describe_api_error(exc)}", outcome="rejected") from exc
+            self.breaker.failed()
             raise LLMError(
                 f"LLM endpoint failed {call.attempts} time(s), giving up: {_describe_api_error(exc)}", outcome="unavailable"
             ) from exc
@@ -267,6 +403,95 @@ class OpenAILLM:
             return max(wait, min(float(header), self.max_wait)) if header else wait
         except ValueError:  # an HTTP date; the backoff is good enough
             return wait
+
+
+def _with_note(messages: list[dict[str, str]], note: str) -> list[dict[str, str]]:
+    """The original prompt with a note added to its last user turn (a second user turn in a row breaks
+    chat templates that require turns to alternate, such as Gemma's)."""
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+    return [*messages[:last], {**messages[last], "content": messages[last]["content"] + "\n\n" + note}, *messages[last + 1 :]]
+
+
+def _rejects_mode(exc: openai.APIStatusError) -> bool:
+    """A 4xx/5xx whose message names the structured-output part of the request: the mode is not supported."""
+    return exc.status_code in (400, 415, 422, 500, 501) and bool(MODE_REJECTED.search(_describe_api_error(exc)))
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, openai.APIStatusError) and _rejects_mode(exc):
+        return False
+    return isinstance(exc, RETRYABLE)
+
+
+class Breaker:
+    """A circuit breaker: after `failures` consecutive unreachable calls it opens for `seconds`, and every
+    call meanwhile fails at once with LLMUnavailable (so a backlog is parked, not retried window by window);
+    then one call is let through, and a success closes it."""
+
+    def __init__(self, failures: int, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.failures, self.seconds, self.clock = failures, seconds, clock
+        self.consecutive = 0
+        self.open_until = 0.0
+
+    @property
+    def is_open(self) -> bool:
+        return self.clock() < self.open_until
+
+    def check(self) -> None:
+        if self.is_open:
+            raise LLMUnavailable(
+                f"the LLM endpoint failed {self.consecutive} calls in a row; calls are parked for "
+                f"{self.open_until - self.clock():.0f} s more"
+            )
+
+    def failed(self) -> None:
+        self.consecutive += 1
+        if self.consecutive >= self.failures:
+            self.open_until = self.clock() + self.seconds
+            emit("llm", "breaker_open", level=logging.WARNING, failures=self.consecutive, seconds=self.seconds)
+
+    def succeeded(self) -> None:
+        self.consecutive = 0
+        self.open_until = 0.0
+
+
+def effective_timeout(settings: LLMSettings) -> float:
+    """LLM_TIMEOUT, or a default by where the endpoint is: a model on this machine (a CPU) is slow."""
+    if settings.timeout is not None:
+        return settings.timeout
+    host = urlsplit(settings.base_url or "").hostname or ""
+    local = host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".local")
+    return LOCAL_TIMEOUT if local else REMOTE_TIMEOUT
+
+
+def server_root(base_url: str) -> str:
+    """The server's root URL, without the OpenAI-compatible `/v1` suffix (llama.cpp's own routes live there)."""
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
+async def server_context_size(client: openai.AsyncOpenAI) -> int | None:
+    """The context size the server reports: llama.cpp's `/props`, or the model list's `max_model_len` (vLLM)
+    or `meta.n_ctx_train`; None when it reports none."""
+    root = server_root(str(client.base_url))
+    try:
+        props = await client.get(f"{root}/props", cast_to=cast(Any, dict))
+        settings = props.get("default_generation_settings") or {}
+        found = props.get("n_ctx") or settings.get("n_ctx") or (settings.get("params") or {}).get("n_ctx")
+        if found:
+            return int(found)
+    except (openai.OpenAIError, ValueError, TypeError, AttributeError):
+        pass
+    try:
+        models = await client.models.list()
+        for model in models.data:
+            extra = model.model_extra or {}
+            size = extra.get("max_model_len") or (extra.get("meta") or {}).get("n_ctx_train")
+            if size:
+                return int(size)
+    except (openai.OpenAIError, ValueError, TypeError):
+        pass
+    return None
 
 
 def _log_retry(purpose: str, state: RetryCallState) -> None:
@@ -295,6 +520,20 @@ def _describe_validation(exc: ValidationError) -> str:
     return "; ".join(parts)[:800]
 
 
+def cost(settings: LLMSettings, totals: UsageTotals) -> float:
+    """What `totals` cost at the price table of the settings (per million tokens)."""
+    return (
+        totals.prompt_tokens * settings.price_prompt_per_mtok + totals.completion_tokens * settings.price_completion_per_mtok
+    ) / 1e6
+
+
+def cost_text(settings: LLMSettings, totals: UsageTotals) -> str:
+    """ ", cost 0.0123" when a price is set, else nothing."""
+    if not (settings.price_prompt_per_mtok or settings.price_completion_per_mtok):
+        return ""
+    return f", cost {cost(settings, totals):.4f}"
+
+
 def build_llm(settings: LLMSettings, meter: UsageMeter | None = None) -> OpenAILLM | None:
     return OpenAILLM(settings, meter) if settings.base_url else None
 
@@ -303,7 +542,7 @@ async def check_reachable(settings: LLMSettings) -> str | None:
     """GET /models on the endpoint; None when it answers, else a message for `grapevine doctor`."""
     if not settings.base_url:
         return "LLM_BASE_URL is not set: extraction and replies are switched off"
-    url, timeout = settings.base_url, min(settings.timeout, 10.0)
+    url, timeout = settings.base_url, min(effective_timeout(settings), 10.0)
     client = openai.AsyncOpenAI(
         base_url=url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
     )
@@ -320,3 +559,41 @@ async def check_reachable(settings: LLMSettings) -> str | None:
     finally:
         await client.close()
     return None
+
+
+class _Probe(BaseModel):
+    """The smallest structured answer: what `grapevine doctor` asks for."""
+
+    ok: bool = Field(description="true")
+    word: str = Field(max_length=20, description="one word")
+
+
+@dataclass(frozen=True)
+class EndpointReport:
+    mode: str | None  # the structured output mode that worked, None when none did
+    models: list[str]  # what the server lists at /models
+    context_tokens: int | None
+    problem: str | None
+
+
+async def probe_endpoint(settings: LLMSettings) -> EndpointReport:
+    """One small structured call through every fallback: which mode works, which models the server lists,
+    and the context size it reports (for `grapevine doctor`)."""
+    llm = OpenAILLM(settings.model_copy(update={"max_attempts": 1}), UsageMeter(), min_wait=0.01, max_wait=0.1)
+    try:
+        try:
+            listed = [m.id for m in (await llm._client.models.list()).data]
+        except openai.OpenAIError:
+            listed = []
+        context = await server_context_size(llm._client)
+        try:
+            await llm.extract(
+                [{"role": "system", "content": "Answer in the schema."}, {"role": "user", "content": "Say ok."}],
+                _Probe,
+                purpose="doctor",
+            )
+        except LLMError as exc:
+            return EndpointReport(None, listed, context, str(exc)[:300])
+        return EndpointReport(llm.modes[0], listed, context, None)
+    finally:
+        await llm.aclose()

@@ -14,14 +14,15 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
-from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
+from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.store import GraphStore, now_utc
 from ingest.extraction import Extraction, PromptInput, build_prompt
-from ingest.llm import LLMError, StructuredLLM
+from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
 from ingest.resolution import resolve
 from ingest.windows import ClosedWindow, WindowMessage
 
@@ -32,6 +33,7 @@ class BacklogResult:
     failed: int = 0
     skipped: int = 0
     pending: int = 0
+    parked: int = 0  # left as they were: the LLM's circuit breaker was open
 
 
 class Ingestor:
@@ -140,9 +142,18 @@ class Ingestor:
         messages, refs = build_prompt(inp)
         started = time.perf_counter()
         try:
-            answer = await self.llm.extract(messages, Extraction, purpose="extraction")  # type: ignore[union-attr]  # only called when an LLM is set
+            answer = await self.llm.extract(  # type: ignore[union-attr]  # only called when an LLM is set
+                messages, Extraction, purpose="extraction", tags={"window": key, "guild_id": episode.guild_id}
+            )
+        except LLMUnavailable as exc:
+            emit("ingest", "extraction_parked", key=key, guild_id=episode.guild_id, reason=str(exc)[:300])
+            return episode.status  # not an attempt: the breaker parks the window as it was
         except LLMError as exc:
-            await self.store.mark_episode(key, EpisodeStatus.FAILED, f"{type(exc).__name__}: {exc}"[:500], attempt=True)
+            attempts = episode.attempts + 1
+            reason = f"{type(exc).__name__}: {exc}"
+            if attempts >= self.extraction.max_attempts:
+                reason = f"failed for good after {attempts} attempts: {reason}"
+            await self.store.mark_episode(key, EpisodeStatus.FAILED, reason[:500], attempt=True)
             emit(
                 "ingest", "extraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__, reason=str(exc)[:300]
             )
@@ -207,16 +218,30 @@ class Ingestor:
         guild_id: str | None = None,
         limit: int = 10_000,
         progress: Callable[[EpisodeStatus], None] | None = None,
+        *,
+        backoff: bool = False,
+        retry_failed: bool = False,
     ) -> BacklogResult:
-        """Extract windows left pending (no LLM then) or parked as failed; each exactly once."""
+        """Extract windows left pending (no LLM then) or parked as failed; each exactly once. A window failed
+        `max_attempts` times is failed for good (unless `retry_failed`); with `backoff` (the bot's upkeep) a
+        failed window waits 2, 4, 8... times `retry_minutes` after its last attempt. Once the LLM's circuit
+        breaker opens, the rest of the backlog is left as it is (parked) and counted as such."""
         result = BacklogResult()
-        episodes = await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
+        now = now_utc()
+        episodes = [
+            e
+            for e in await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
+            if e.status != EpisodeStatus.FAILED or retry_failed or self._due(e, now, backoff)
+        ]
         by_guild: defaultdict[str, list[str]] = defaultdict(list)
         for episode in episodes:  # oldest first: a later window may supersede what an earlier one said
             by_guild[episode.guild_id].append(episode.key)
 
         async def guild(keys: list[str]) -> None:
             for key in keys:  # in order within a guild; guilds run concurrently
+                if self.llm is not None and self.llm.parked:
+                    result.parked += 1
+                    continue
                 status = await self.extract(key)
                 setattr(result, status.value, getattr(result, status.value) + 1)
                 if progress:
@@ -224,9 +249,23 @@ class Ingestor:
 
         await asyncio.gather(*(guild(keys) for keys in by_guild.values()))
         emit(
-            "ingest", "backlog_processed", done=result.done, failed=result.failed, skipped=result.skipped, pending=result.pending
+            "ingest",
+            "backlog_processed",
+            done=result.done,
+            failed=result.failed,
+            skipped=result.skipped,
+            pending=result.pending,
+            parked=result.parked,
         )
         return result
+
+    def _due(self, episode: Episode, now: datetime, backoff: bool) -> bool:
+        if episode.attempts >= self.extraction.max_attempts:
+            return False
+        if not backoff or episode.updated_at is None or episode.attempts == 0:
+            return True
+        wait = timedelta(minutes=self.extraction.retry_minutes * 2 ** (episode.attempts - 1))
+        return now >= episode.updated_at + wait
 
     def _without_hidden(self, message: Message) -> Message:
         if self.hidden is None:

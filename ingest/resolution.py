@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
-from common.text import name_key
+from common.text import name_key, names_word
 from graph.models import (
     Corroboration,
     EntityView,
@@ -29,6 +29,7 @@ from graph.models import (
     Report,
 )
 from ingest.extraction import (
+    SYSTEM,
     ExtractedEntity,
     ExtractedFact,
     Extraction,
@@ -41,6 +42,7 @@ from ingest.windows import WindowMessage
 _DAYS = {"day": 1, "3days": 3, "week": 7, "month": 30}
 EXPIRY: dict[str, timedelta | None] = {k: timedelta(days=v) for k, v in _DAYS.items()} | {"permanent": None}
 MAX_FACT_CHARS, MAX_SUMMARY_CHARS, MAX_NAME_CHARS, MAX_ALIASES = 500, 1000, 200, 10
+_RAW_ID = re.compile(r"\b\d{15,25}\b")  # a Discord snowflake
 
 EntityMatcher = Callable[[str, list[EntityView]], EntityView | None]
 
@@ -325,6 +327,24 @@ class _Resolver:
         return [d.fact.model_copy(update={"uuid": self.new_uuid()}) for d in sorted(kept, key=lambda d: d.index)]
 
 
+def checked_summary(summary: str, inp: PromptInput) -> tuple[str, str | None]:
+    """The summary to store, or "" with why not: empty, copied from the instructions, carrying a raw
+    Discord id (copied from the participants), or naming none of the window's authors."""
+    text = " ".join(summary.split())[:MAX_SUMMARY_CHARS]
+    if not text:
+        return "", "empty"
+    folded = text.casefold()
+    if len(folded) >= 12 and folded.rstrip(".") in " ".join(SYSTEM.split()).casefold():
+        return "", "copied from the instructions"
+    if _RAW_ID.search(text):
+        return "", "carries a raw Discord id"
+    authors = {wm.author.id: wm.author for wm in inp.window.messages}.values()
+    names = [n for u in authors for n in (u.display_name, u.name) if n]
+    if names and not names_word(text, names):
+        return "", "names none of the window's authors"
+    return text, None
+
+
 def resolve(
     extraction: Extraction,
     refs: RefTable,
@@ -345,8 +365,11 @@ def resolve(
     r.entities(extraction.entities)
     drafts = [d for i, f in enumerate(extraction.facts, 1) if (d := r.fact(i, f)) is not None]
     facts = r.cap(r.merge(drafts))
+    summary, problem = checked_summary(extraction.summary, inp)
+    if problem:
+        r.drop(f"summary: {problem}")
     write = EpisodeWrite(
-        key=episode_key, guild_id=inp.window.guild_id, summary=extraction.summary.strip()[:MAX_SUMMARY_CHARS],
+        key=episode_key, guild_id=inp.window.guild_id, summary=summary,
         entities=tuple(r.new_entities), relations=tuple(r.relations), facts=tuple(facts),
         corroborations=tuple(r.corroborations),
     )  # fmt: skip

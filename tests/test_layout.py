@@ -159,12 +159,15 @@ def test_the_checks_catch_a_violation(check: object, monkeypatch: pytest.MonkeyP
 
 @pytest.mark.slow
 def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> None:
+    import shutil
     import subprocess
     import sys
     import zipfile
 
+    source = tmp_path / "source"  # a copy: setuptools leaves build/ and *.egg-info/ beside what it builds
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "data", "log", "build"))
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         capture_output=True,
         text=True,
         timeout=600,

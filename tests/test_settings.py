@@ -52,3 +52,11 @@ def test_env_example_documents_every_key() -> None:
     sections = [field.annotation for field in Settings.model_fields.values()]
     keys = {section.PREFIX + name.upper() for section in sections for name in section.model_fields}
     assert keys == documented
+
+
+def test_env_example_loads_as_it_is(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A newcomer copies .env.example to .env: every value in it, empty ones included, must load."""
+    (tmp_path / ".env").write_text((REPO / ".env.example").read_text())
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings()
+    assert settings.llm.timeout is None and settings.llm.base_url is None and not settings.llm.configured

@@ -93,7 +93,11 @@ async def compose(services: Services, message: discord.Message, text: str, me: d
         return Answer([LLM_DOWN], "llm_unavailable", context)
     prompt = build_reply_messages(context, message.author.display_name, text or "(they only mentioned you)", me.display_name)
     try:
-        reply = await services.llm.chat(prompt, purpose="reply")
+        reply = await services.llm.chat(
+            prompt,
+            purpose="reply",
+            tags={"reply_to": str(message.id), "guild_id": str(message.guild.id) if message.guild else "dm"},
+        )
     except LLMError as exc:
         emit("bot", "reply_llm_failed", level=logging.WARNING, outcome=exc.outcome, error=str(exc)[:300])
         return Answer([LLM_DOWN], "llm_unavailable", context)

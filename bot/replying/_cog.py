@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from bot.addressing import addressed_text
 from bot.replying._answer import compose
+from bot.replying._limits import ReplyLimits
 from bot.sending import send_reply
 from common.events import emit
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 class Replying(commands.Cog):
     def __init__(self, bot: GrapevineBot) -> None:
         self.bot = bot
+        self.limits = ReplyLimits(bot.services.settings.reply)
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -30,6 +32,14 @@ class Replying(commands.Cog):
             return
         text = addressed_text(message, me)
         if text is None or self.bot.claimed(text):
+            return
+        guild_id = str(message.guild.id) if message.guild else "dm"
+        allowed, instead = self.limits.check(guild_id, str(message.channel.id), str(message.author.id), message.created_at)
+        if not allowed:
+            emit("bot", "reply_limited", guild_id=guild_id, channel_id=str(message.channel.id), told=instead is not None)
+            if instead is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await send_reply(message, [instead])
             return
         started = time.perf_counter()
         async with contextlib.AsyncExitStack() as stack:

@@ -144,16 +144,20 @@ def import_(
 def ingest(
     pending: Annotated[bool, typer.Option("--pending", help="process windows left pending or failed")] = False,
     guild: Annotated[str | None, typer.Option(help="only this guild")] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="also windows failed for good (EXTRACTION_MAX_ATTEMPTS reached)")
+    ] = False,
 ) -> None:
-    """Extract windows left pending (no LLM at the time) or parked as failed."""
+    """Extract windows left pending (no LLM at the time) or parked as failed. Exits 1 when a window failed
+    or was parked because the LLM endpoint is down."""
     if not pending:
         raise typer.BadParameter("say what to ingest: --pending")
     settings = settings_or_exit()
     from graph.consent import Consent
-    from ingest.llm import build_llm
+    from ingest.llm import build_llm, cost_text
     from ingest.pipeline import Ingestor
 
-    async def work(rt: Any) -> None:
+    async def work(rt: Any) -> int:
         llm = build_llm(settings.llm)
         if llm is None:
             raise ConfigError("LLM_BASE_URL is not set: pending windows need an LLM to be extracted")
@@ -162,8 +166,18 @@ def ingest(
         ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
         with Progress(TextColumn("windows"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=out) as progress:
             task = progress.add_task("windows", total=None)
-            result = await ingestor.process_backlog(guild_id=guild, progress=lambda _: progress.advance(task, 1))
+            result = await ingestor.process_backlog(
+                guild_id=guild, progress=lambda _: progress.advance(task, 1), retry_failed=retry_failed
+            )
         await llm.aclose()
-        out.print(f"done {result.done}, failed {result.failed}, skipped {result.skipped}, still pending {result.pending}")
+        totals = llm.meter.total()
+        out.print(
+            f"done {result.done}, failed {result.failed}, skipped {result.skipped}, still pending {result.pending}, "
+            f"parked {result.parked} (LLM unreachable); {totals.calls} calls, {totals.prompt_tokens:,} prompt + "
+            f"{totals.completion_tokens:,} completion tokens{cost_text(settings.llm, totals)}"
+        )
+        return result.failed + result.parked
 
-    run_or_exit(with_store(settings, work))
+    if run_or_exit(with_store(settings, work)):
+        err.print("some windows failed or were parked: see `grapevine query windows_by_status` for the reasons")
+        raise typer.Exit(1)

@@ -207,7 +207,7 @@ def doctor() -> None:
 
     async def checks() -> None:
         from grapevine.runtime import open_store
-        from ingest.llm import check_reachable
+        from ingest.llm import check_reachable, probe_endpoint
 
         try:
             async with open_store(settings) as rt:
@@ -228,6 +228,17 @@ def doctor() -> None:
                 problems.append(f"LLM: {message}")
             else:
                 out.print(f"[green]✓[/green] LLM endpoint {settings.llm.base_url} answers")
+                report = await probe_endpoint(settings.llm)
+                if report.models and settings.llm.model not in report.models:
+                    out.print(
+                        f"[yellow]![/yellow] the server lists {', '.join(report.models[:5])}, not LLM_MODEL={settings.llm.model} "
+                        "(llama.cpp serves its one model under any name; other servers answer 404)"
+                    )
+                context = f"{report.context_tokens:,} tokens" if report.context_tokens else "not reported (LLM_CONTEXT_TOKENS)"
+                if report.mode is None:
+                    problems.append(f"LLM: no structured output mode worked: {report.problem}")
+                else:
+                    out.print(f"[green]✓[/green] structured output works in mode {report.mode}; context size {context}")
         else:
             problems.append("LLM: LLM_BASE_URL is not set; windows will be stored as pending until one is configured")
         if not settings.discord.token:

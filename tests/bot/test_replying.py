@@ -201,3 +201,37 @@ async def test_graph_down_answers_without_memory(
     assert any(e.get("event") == "graph_unavailable" for e in events)
     built = next(e for e in events if e.get("event") == "context_built")
     assert built["memory"] is False and "content" not in built
+
+
+async def test_ten_mentions_in_five_seconds_make_one_call(
+    store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
+) -> None:
+    """Issue 17: a burst of mentions cost one LLM call each; now a member's cooldown answers the burst once,
+    with one polite word, and stays silent after."""
+    await populate(store)
+    llm_server.responder = lambda request: "Hello!"
+    bob = harness.member("bob")
+    burst = [harness.message(bob, f"ping {i}", to_bot=True, at=AT + timedelta(seconds=i / 2)) for i in range(10)]
+    for message in burst:
+        await harness.deliver(message)
+    assert llm_server.calls == 1
+    told = [m for m in burst[1:] if m.reply.await_count]
+    assert len(told) == 1 and "give me 10 seconds" in told[0].reply.await_args.args[0]
+    later = harness.message(bob, "and now?", to_bot=True, at=AT + timedelta(seconds=30))
+    await harness.deliver(later)
+    assert llm_server.calls == 2
+
+
+def test_a_guild_s_daily_budget_is_said_once_per_channel_and_resets_the_next_day() -> None:
+    from datetime import UTC, datetime
+
+    from bot.replying._limits import GUILD_SPENT, ReplyLimits
+    from common.settings import ReplySettings
+
+    limits = ReplyLimits(ReplySettings(member_cooldown_seconds=0, channel_cooldown_seconds=0, guild_daily_replies=2))
+    day = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    assert [limits.check("g", "c", f"u{i}", day)[0] for i in range(3)] == [True, True, False]
+    assert limits.check("g", "c", "u9", day) == (False, None)  # told once already in this channel
+    assert limits.check("g", "c2", "u9", day) == (False, GUILD_SPENT)
+    assert limits.check("other", "c3", "u9", day) == (True, None)  # another guild has its own budget
+    assert limits.check("g", "c", "u1", day + timedelta(days=1)) == (True, None)

@@ -287,7 +287,8 @@ async def test_malformed_output_twice_parks_the_window(setup: Setup) -> None:
     await setup.quiet(live)
 
     assert setup.srv.calls == 2  # the request and its one re-ask
-    assert setup.srv.requests[1]["messages"][-1]["content"].startswith("Your previous reply was invalid")
+    reask = setup.srv.requests[1]["messages"][-1]["content"]
+    assert "\n\nYour previous reply was invalid" in reask and "{not json" not in reask  # the bad reply is not resent
     assert (llm.meter.calls, llm.meter.requests, llm.meter.failures) == (1, 2, 1)
     [ep] = await episode_rows(setup.store)
     assert ep["status"] == "failed"

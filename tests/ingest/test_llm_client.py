@@ -31,7 +31,13 @@ class Person(BaseModel):
 
 def _settings(base_url: str | None, **overrides: object) -> LLMSettings:
     values: dict[str, object] = dict(
-        base_url=base_url, api_key="test-key", model="extract-model", reply_model=None, timeout=0.5, max_attempts=3
+        base_url=base_url,
+        api_key="test-key",
+        model="extract-model",
+        reply_model=None,
+        timeout=0.5,
+        max_attempts=3,
+        fold_system=False,
     )
     values.update(overrides)
     return LLMSettings(**values)
@@ -86,10 +92,9 @@ async def test_malformed_then_valid_reasks_with_the_error(srv: ScriptedLLMServer
     assert await llm.extract(ASK, Person, purpose="extract") == Person(name="Ada", age=36)
     assert srv.calls == 2
     second = srv.requests[1]["messages"]
-    assert second[: len(ASK)] == ASK
-    assert second[len(ASK)] == {"role": "assistant", "content": "{not json"}
-    assert second[-1]["role"] == "user"
-    assert second[-1]["content"].startswith("Your previous reply was invalid: Invalid JSON")
+    assert second[:-1] == ASK[:-1] and len(second) == len(ASK)  # the invalid reply is not sent back
+    assert second[-1]["role"] == "user" and second[-1]["content"].startswith(ASK[-1]["content"] + "\n\n")
+    assert "\n\nYour previous reply was invalid: Invalid JSON" in second[-1]["content"]
     assert second[-1]["content"].endswith("Reply again with only JSON that matches the schema.")
 
 
@@ -118,7 +123,8 @@ async def test_server_errors_exhaust_attempts(srv: ScriptedLLMServer, llm: OpenA
     assert srv.calls == 3  # max_attempts
     assert "HTTP 500" in str(info.value)
     record = llm.meter.recent[-1]
-    assert (record.outcome, record.attempts, record.prompt_tokens) == ("unavailable", 3, 0)
+    assert (record.outcome, record.attempts) == ("unavailable", 3)
+    assert record.prompt_tokens == srv.prompt_tokens > 0  # every failed attempt read the prompt, and counts
 
 
 async def test_unauthorized_fails_immediately(srv: ScriptedLLMServer, llm: OpenAILLM) -> None:

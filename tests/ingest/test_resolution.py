@@ -6,6 +6,8 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from common.text import name_key
 from graph.models import (
     Corroboration,
@@ -84,9 +86,9 @@ KNOWN_AUSTIN = EntityView(uuid="e-austin", name="Austin", kind="place", aliases=
 
 
 def test_moving_to_austin_conversation() -> None:
-    res = run(MOVE, [MOVING, SISTER_LIVES], entities=[AUSTIN, SISTER], summary="  Alice is moving to Austin.  ")
+    res = run(MOVE, [MOVING, SISTER_LIVES], entities=[AUSTIN, SISTER], summary="  Alice told Bob about her move to Austin.  ")
     w = res.write
-    assert (w.key, w.guild_id, w.summary) == ("c1:m-1:m-4", "g1", "Alice is moving to Austin.")
+    assert (w.key, w.guild_id, w.summary) == ("c1:m-1:m-4", "g1", "Alice told Bob about her move to Austin.")
     assert [(e.uuid, e.name, e.kind) for e in w.entities] == [
         ("uuid-1", "Austin", "place"),
         ("uuid-2", "Charlie's sister", "person"),
@@ -283,11 +285,28 @@ def test_valid_at_and_expiry() -> None:
 def test_values_are_clamped_and_text_limited() -> None:
     wild = [fact("  A" * 400, ["U2"], ["m2"], importance=42, confidence=-3), fact("   ", ["U2"], ["m2"]),
             fact("Alice is calm", ["U2"], ["m2"], importance=-5, confidence=7.5)]  # fmt: skip
-    res = run(MOVE, wild, summary="x" * 5000)
+    res = run(MOVE, wild, summary="Alice " * 1000)
     first, second = res.write.facts
-    assert len(first.text) == 500 and first.text.startswith("A A") and (first.importance, first.confidence) == (10, 0.0)
+    assert first.text.startswith("A A") and len(first.text) <= 300  # the answer's own bound: 300 characters
+    assert (first.importance, first.confidence) == (10, 0.0)
     assert (second.importance, second.confidence) == (1, 1.0)
-    assert any("fact 2: empty text" == r for r in res.dropped) and len(res.write.summary) == 1000
+    assert any("fact 2: empty text" == r for r in res.dropped) and 0 < len(res.write.summary) <= 600
+
+
+@pytest.mark.parametrize(
+    ("summary", "problem"),
+    [
+        ("   ", "empty"),
+        ("Two or three sentences on what the window was about, naming who took part.", "copied from the instructions"),
+        ("User: Alice, 16827647873329430", "carries a raw Discord id"),
+        ("People talked about the weather.", "names none of the window's authors"),
+    ],
+)
+def test_a_summary_is_checked_like_a_fact(summary: str, problem: str) -> None:
+    """Issue 17, finding 9: a small model's summary copied the participants line; it reached replies."""
+    res = run(MOVE, [], summary=summary)
+    assert res.write.summary == "" and f"summary: {problem}" in res.dropped
+    assert run(MOVE, [], summary="Alice told Bob she is moving.").write.summary == "Alice told Bob she is moving."
 
 
 def test_helpers() -> None:

@@ -9,17 +9,31 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+FIRST_SECTION = "PARTICIPANTS\n"
 
-def prompt_of(request: dict[str, Any]) -> str:
-    """The user message of an extraction request (the window, its participants, known facts)."""
+
+def _first_user(request: dict[str, Any]) -> str:
     users = [m for m in request["messages"] if m.get("role") == "user"]
     assert users, f"no user message in the request: {request['messages']!r}"
     content = users[0]["content"]
     return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
 
 
+def prompt_of(request: dict[str, Any]) -> str:
+    """The prompt's data part (participants, known facts, the window), with the instructions folded into
+    the same user turn (LLM_FOLD_SYSTEM) left out."""
+    user = _first_user(request)
+    folded = user.find("\n\n" + FIRST_SECTION)
+    return user[folded + 2 :] if folded >= 0 and not user.startswith(FIRST_SECTION) else user
+
+
 def system_of(request: dict[str, Any]) -> str:
-    return next(m["content"] for m in request["messages"] if m.get("role") == "system")
+    """The instructions: the system message, or the start of the first user turn they were folded into."""
+    system = [m["content"] for m in request["messages"] if m.get("role") == "system"]
+    if system:
+        return "\n\n".join(system)
+    user = _first_user(request)
+    return user[: user.find("\n\n" + FIRST_SECTION)] if "\n\n" + FIRST_SECTION in user else ""
 
 
 def sections(prompt: str) -> dict[str, list[str]]:

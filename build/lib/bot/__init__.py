@@ -1,1 +1,0 @@
-"""The Discord bot: listens to conversations, answers with memory, and takes memory commands."""

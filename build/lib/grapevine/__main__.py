@@ -1,3 +1,0 @@
-from grapevine.cli import app
-
-app()

@@ -1,3 +1,0 @@
-MATCH (o:OptOut {key: $key})
-DELETE o
-RETURN count(*) AS removed

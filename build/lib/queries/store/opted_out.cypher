@@ -1,2 +1,0 @@
-MATCH (o:OptOut)
-RETURN o.key AS key

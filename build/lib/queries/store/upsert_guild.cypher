@@ -1,3 +1,0 @@
-// A Discord guild (server), idempotent on its id.
-MERGE (g:Guild {id: $id})
-SET g.name = $name

@@ -1,2 +1,0 @@
-"""The read path: gathering the reply context from the graph (`gather`), ranking it (`ranking`) and
-assembling it within a token budget (`assemble`)."""
