@@ -46,7 +46,7 @@ def configure(level: str = "INFO", *, log_content: bool = False, file: Path | No
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(level)
-    for noisy in ("neo4j", "discord", "httpx", "openai", "httpcore"):
+    for noisy in ("neo4j", "discord", "httpx", "httpx2", "openai", "httpcore"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
 
 
