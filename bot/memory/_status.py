@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.services import Services
 from common.events import emit
 from graph.models import EpisodeStatus
+from ingest.llm import cost_text
 
 OPTED_OUT = (
     "Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
@@ -37,16 +38,21 @@ async def status(services: Services, guild_id: str) -> str:
         label: sum(int(r["count"]) for r in nodes if r["label"] == label and r["guild_id"] == guild_id)
         for label in ("Fact", "Entity", "Message", "Episode")
     }
+    for_good = sum(1 for e in failed if e.attempts >= services.settings.extraction.max_attempts)
     live = services.live.stats()
     today = services.meter.today()
     lines = [
         "**Memory status**",
         f"This server: {count['Fact']} facts, {count['Entity']} entities, {count['Message']} messages, "
-        f"{count['Episode']} conversations ({len(pending)} waiting for extraction, {len(failed)} failed and parked).",
+        f"{count['Episode']} conversations ({len(pending)} waiting for extraction, {len(failed)} failed and parked, "
+        f"{for_good} of them failed for good after {services.settings.extraction.max_attempts} attempts).",
         f"Live (all servers): {live['open_windows']} open windows holding {live['buffered_messages']} messages, "
         f"{live['unsubmitted_windows']} windows waiting for the graph.",
         f"LLM today (UTC, all servers): {today.calls} calls ({today.failures} failed), "
-        f"{today.prompt_tokens:,} prompt + {today.completion_tokens:,} completion tokens.",
+        f"{today.prompt_tokens:,} prompt + {today.completion_tokens:,} completion tokens"
+        f"{cost_text(services.settings.llm, today)}.",
+        f"Reply limits: one per member every {services.settings.reply.member_cooldown_seconds:g} s, "
+        f"{services.settings.reply.guild_daily_replies or 'no'} replies a day per server.",
     ]
     if services.llm is None:
         lines.append("No LLM is configured (LLM_BASE_URL): windows stay pending and replies are off.")

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import typer
+from neo4j.exceptions import DriverError, Neo4jError
 from rich.console import Console
 from rich.table import Table
 
@@ -24,6 +25,7 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 T = TypeVar("T")
+_LOADED: list[Settings] = []  # the settings this command read, for the hints of its error lines
 
 
 def settings_or_exit(*, quiet: bool = True) -> Settings:
@@ -33,17 +35,38 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
     except ConfigError as exc:
         err.print(f"[red]configuration error:[/red] {exc}")
         raise typer.Exit(2) from None
+    _LOADED.append(settings)
     level = "WARNING" if quiet and "LOG_LEVEL" not in os.environ else settings.log.level
     events.configure(level, log_content=settings.log.content, file=settings.log.file)
     return settings
 
 
 def run_or_exit(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a command's work; a fault a user can cause (configuration, input, the engine, the LLM) is one
+    line on stderr and exit code 1, never a traceback."""
     try:
         return asyncio.run(coro)
-    except (ConfigError, ValueError, LookupError, RuntimeError, OSError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
+    except (Neo4jError, DriverError) as exc:
+        err.print(f"[red]graph engine error:[/red] {_one_line(exc)}{_engine_hint()}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
+    except (ConfigError, ValueError, LookupError, RuntimeError, OSError) as exc:
+        err.print(f"[red]error:[/red] {_one_line(exc)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return " ".join(str(text).split())[:500]
+
+
+def _engine_hint() -> str:
+    settings = _LOADED[-1] if _LOADED else None
+    if settings is None:
+        return ""
+    if settings.graph.engine == "neo4j":
+        return f" (Neo4j at {settings.neo4j.uri}: is it running, and are NEO4J_USER/NEO4J_PASSWORD right?)"
+    folder = settings.graph.data_dir / "arcadedb"
+    return f" (the embedded engine's log: {folder / 'server.out'} and {folder / 'log'})"
 
 
 def table(rows: list[dict[str, Any]], title: str | None = None) -> Table:

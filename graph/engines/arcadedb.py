@@ -136,7 +136,13 @@ class ArcadeDBServer:
         ready = threading.Event()
         threading.Thread(target=self._read_stdout, args=(ready,), daemon=True).start()
         if not ready.wait(self.start_timeout) or self._proc.poll() is not None:
+            code = self._proc.poll()
             self.stop()
+            if code is not None:
+                raise EngineStartError(
+                    f"the embedded ArcadeDB engine exited during start (exit code {code}); "
+                    f"see {self.root / 'server.out'} and {self.root / 'log'}"
+                )
             raise EngineStartError(
                 f"ArcadeDB did not start within {self.start_timeout:.0f}s "
                 f"(Bolt {self.engine.host}:{self.engine.bolt_port}, HTTP {self.engine.http_port}); "

@@ -35,6 +35,16 @@ def main() -> int:
     os.chdir(root)  # ArcadeDB writes ./log relative to the working directory
     if cfg.get("heap"):
         os.environ.setdefault("ARCADEDB_JVM_ARGS", " ".join(jvm_args(cfg["heap"])))
+    stop = threading.Event()
+
+    def _watch_stdin() -> None:
+        # The owner holds our stdin: EOF means it exited (even by kill -9), so the engine stops too.
+        for line in sys.stdin:
+            if line.strip() == "stop":
+                break
+        stop.set()
+
+    threading.Thread(target=_watch_stdin, daemon=True).start()
     import arcadedb_embedded as arcadedb
 
     server = arcadedb.create_server(
@@ -51,27 +61,29 @@ def main() -> int:
     server.start()
     if not os.path.isdir(os.path.join(root, "databases", cfg["database"])):
         server.create_database(cfg["database"])
-    stop = threading.Event()
 
     def _on_signal(signum: int, frame: object) -> None:
         stop.set()
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
-
-    def _watch_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "stop":
-                break
-        stop.set()
-
-    threading.Thread(target=_watch_stdin, daemon=True).start()
-    print("READY", flush=True)
+    _say("READY", stop)
     stop.wait()
     server.stop()
-    print("STOPPED", flush=True)
+    _say("STOPPED", stop)
     return 0
 
 
+def _say(word: str, stop: threading.Event) -> None:
+    """Tell the owner; an owner that is gone (a closed pipe) means stop, never a crash that leaves the
+    JVM's threads serving on their own."""
+    try:
+        print(word, flush=True)
+    except (BrokenPipeError, OSError):
+        stop.set()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout = sys.stderr = open(os.devnull, "w")
+    os._exit(code)  # the JVM's non-daemon threads must not keep a stopped engine's process alive

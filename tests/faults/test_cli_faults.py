@@ -1,0 +1,38 @@
+"""Issue 16, finding 2: a fault a user can cause (an engine that is not there, a bad setting, a missing
+file) is one line on stderr and a non-zero exit, never a Python traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.ports import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def grapevine(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_"))}
+    return subprocess.run([sys.executable, "-m", "grapevine", *args], env={**clean, **env, "COLUMNS": "80"},
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "says"),
+    [
+        (("stats",), {"GRAPEVINE_ENGINE": "neo4j", "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}", "NEO4J_PASSWORD": "x"},
+         "graph engine error: Couldn't connect"),
+        (("stats",), {"WINDOW_QUIET_SECONDS": "soon"}, "WINDOW_QUIET_SECONDS"),
+        (("import", "no-such-export.json"), {}, "no-such-export.json"),
+    ],
+)  # fmt: skip
+def test_a_fault_is_one_line_and_a_non_zero_exit(tmp_path: Path, args: tuple[str, ...], env: dict[str, str], says: str) -> None:
+    done = grapevine(tmp_path, *args, **env)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr + done.stdout
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) <= 5 and says in done.stderr, done.stderr  # a usage error is typer's framed box
