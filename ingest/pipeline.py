@@ -13,7 +13,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from common.events import emit
@@ -21,10 +21,13 @@ from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.store import GraphStore, now_utc
-from ingest.extraction import Extraction, PromptInput, build_prompt
+from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
 from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
 from ingest.resolution import resolve
 from ingest.windows import ClosedWindow, WindowMessage
+
+TRIMS = 3  # times a prompt too long for the model's context is trimmed before its window fails
+MIN_MESSAGE_CHARS = 200
 
 
 @dataclass
@@ -139,12 +142,9 @@ class Ingestor:
             reason="stored",
         )
         inp = await self._prompt_input(window)
-        messages, refs = build_prompt(inp)
         started = time.perf_counter()
         try:
-            answer = await self.llm.extract(  # type: ignore[union-attr]  # only called when an LLM is set
-                messages, Extraction, purpose="extraction", tags={"window": key, "guild_id": episode.guild_id}
-            )
+            answer, refs, inp = await self._extract_fitting(inp, key, episode.guild_id)
         except LLMUnavailable as exc:
             emit("ingest", "extraction_parked", key=key, guild_id=episode.guild_id, reason=str(exc)[:300])
             return episode.status  # not an attempt: the breaker parks the window as it was
@@ -188,6 +188,30 @@ class Ingestor:
             latency_ms=round((time.perf_counter() - started) * 1000),
         )
         return EpisodeStatus.DONE
+
+    async def _extract_fitting(self, inp: PromptInput, key: str, guild_id: str) -> tuple[Extraction, RefTable, PromptInput]:
+        """One extraction call; a prompt too long for the model's context is trimmed before it is sent
+        (no earlier messages, known facts and entities halved, then long messages cut shorter), up to
+        TRIMS times, and only then fails the window."""
+        for trim in range(TRIMS + 1):
+            messages, refs = build_prompt(inp)
+            try:
+                answer = await self.llm.extract(  # type: ignore[union-attr]  # only called when an LLM is set
+                    messages, Extraction, purpose="extraction", tags={"window": key, "guild_id": guild_id}
+                )
+                return answer, refs, inp
+            except LLMError as exc:
+                if exc.outcome != "too_long" or trim == TRIMS:
+                    raise
+                emit("ingest", "prompt_trimmed", key=key, guild_id=guild_id, trim=trim + 1)
+                inp = replace(
+                    inp,
+                    window=replace(inp.window, context=()),
+                    candidates=inp.candidates[: len(inp.candidates) // 2],
+                    known_entities=inp.known_entities[: len(inp.known_entities) // 2],
+                    max_message_chars=max(MIN_MESSAGE_CHARS, inp.max_message_chars // 2) if trim else inp.max_message_chars,
+                )
+        raise AssertionError("unreachable")
 
     async def _prompt_input(self, window: ClosedWindow) -> PromptInput:
         guild = window.guild_id
