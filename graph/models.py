@@ -159,6 +159,8 @@ class EpisodeWrite(_Record):
     relations: tuple[RelationWrite, ...] = ()
     facts: tuple[FactWrite, ...] = ()
     corroborations: tuple[Corroboration, ...] = ()
+    prompt_tokens: int = 0  # what the extraction call cost, every attempt counted
+    completion_tokens: int = 0
 
 
 class EpisodeClose(_Record):

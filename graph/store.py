@@ -179,9 +179,24 @@ class GraphStore:
     async def episode_messages(self, key: str) -> list[tuple[Message, User]]:
         return [rows.message_and_author(r) for r in await self.runner.read("store/episode_messages", key=key)]
 
-    async def mark_episode(self, key: str, status: EpisodeStatus, error: str | None = None, *, attempt: bool = False) -> None:
+    async def mark_episode(
+        self,
+        key: str,
+        status: EpisodeStatus,
+        error: str | None = None,
+        *,
+        attempt: bool = False,
+        tokens: tuple[int, int] = (0, 0),
+    ) -> None:
         await self.runner.write_one(
-            "store/mark_episode", key=key, status=status.value, error=error, attempt=1 if attempt else 0, now=iso(now_utc())
+            "store/mark_episode",
+            key=key,
+            status=status.value,
+            error=error,
+            attempt=1 if attempt else 0,
+            now=iso(now_utc()),
+            prompt_tokens=tokens[0],
+            completion_tokens=tokens[1],
         )
 
     async def write_episode(self, episode: EpisodeWrite, now: datetime | None = None) -> WriteOutcome:
@@ -195,7 +210,16 @@ class GraphStore:
             if current[0]["status"] == EpisodeStatus.DONE.value:
                 return WriteOutcome(written=False)
             counts = await _write_body(tx, episode.guild_id, episode.key, episode, at)
-            await run(tx, "store/finish_episode", key=episode.key, summary=episode.summary, fact_count=len(episode.facts), now=at)
+            await run(
+                tx,
+                "store/finish_episode",
+                key=episode.key,
+                summary=episode.summary,
+                fact_count=len(episode.facts),
+                now=at,
+                prompt_tokens=episode.prompt_tokens,
+                completion_tokens=episode.completion_tokens,
+            )
             return counts
 
         return await self.runner.write(work)
@@ -416,6 +440,10 @@ class GraphStore:
 
     async def opted_out_keys(self) -> set[str]:
         return {r["key"] for r in await self.runner.read("store/opted_out")}
+
+    async def llm_usage(self) -> list[dict[str, Any]]:
+        """Per guild: windows extracted and the tokens their calls took (every attempt)."""
+        return await self.runner.read("store/llm_usage")
 
     # --- stats ----------------------------------------------------------------------------
     async def stats(self) -> dict[str, Any]:

@@ -77,6 +77,7 @@ class CallRecord:
     latency_s: float
     outcome: str
     attempts: int
+    tags: tuple[tuple[str, str], ...] = ()  # what the call served: ("window", key), ("guild_id", id)...
 
 
 @dataclass
@@ -124,12 +125,19 @@ class UsageMeter(UsageTotals):
         with self._lock:
             return replace(self._days.get(day, UsageTotals()))
 
+    def last_for(self, key: str, value: str) -> CallRecord | None:
+        """The latest call tagged `key=value` (e.g. the extraction of one window)."""
+        with self._lock:
+            return next((r for r in reversed(self.recent) if (key, value) in r.tags), None)
+
     def by_purpose(self) -> dict[str, UsageTotals]:
         with self._lock:
             return {purpose: replace(totals) for purpose, totals in self._purposes.items()}
 
 
 class StructuredLLM(Protocol):
+    meter: UsageMeter
+
     @property
     def parked(self) -> bool:
         """Whether calls are parked now (the circuit breaker is open)."""
@@ -172,7 +180,17 @@ class _Call:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         outcome = "ok" if exc is None else exc.outcome if isinstance(exc, LLMError) else type(exc).__name__
         latency = time.monotonic() - self._start
-        self.meter.record(CallRecord(self.purpose, self.prompt_tokens, self.completion_tokens, latency, outcome, self.attempts))
+        self.meter.record(
+            CallRecord(
+                self.purpose,
+                self.prompt_tokens,
+                self.completion_tokens,
+                latency,
+                outcome,
+                self.attempts,
+                tuple(sorted(self.tags.items())),
+            )
+        )
         extra = {"error": str(exc)[:500]} if exc is not None else {}
         emit(
             "llm",

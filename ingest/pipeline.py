@@ -153,7 +153,7 @@ class Ingestor:
             reason = f"{type(exc).__name__}: {exc}"
             if attempts >= self.extraction.max_attempts:
                 reason = f"failed for good after {attempts} attempts: {reason}"
-            await self.store.mark_episode(key, EpisodeStatus.FAILED, reason[:500], attempt=True)
+            await self.store.mark_episode(key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=self._tokens_of(key))
             emit(
                 "ingest", "extraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__, reason=str(exc)[:300]
             )
@@ -167,7 +167,7 @@ class Ingestor:
             now=now_utc(),
             new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex,
         )
-        write = resolution.write
+        write = resolution.write.model_copy(update=dict(zip(("prompt_tokens", "completion_tokens"), self._tokens_of(key))))
         if self.embed is not None and write.facts:
             vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]  # only called when embed is set
             write = write.model_copy(
@@ -282,6 +282,10 @@ class Ingestor:
             parked=result.parked,
         )
         return result
+
+    def _tokens_of(self, key: str) -> tuple[int, int]:
+        record = self.llm.meter.last_for("window", key) if self.llm is not None else None
+        return (record.prompt_tokens, record.completion_tokens) if record else (0, 0)
 
     def _due(self, episode: Episode, now: datetime, backoff: bool) -> bool:
         if episode.attempts >= self.extraction.max_attempts:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.services import Services
 from common.events import emit
 from graph.models import EpisodeStatus
-from ingest.llm import cost_text
+from ingest.llm import cost, cost_text
 
 OPTED_OUT = (
     "Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
@@ -51,6 +51,7 @@ async def status(services: Services, guild_id: str) -> str:
         f"LLM today (UTC, all servers): {today.calls} calls ({today.failures} failed), "
         f"{today.prompt_tokens:,} prompt + {today.completion_tokens:,} completion tokens"
         f"{cost_text(services.settings.llm, today)}.",
+        _per_purpose(services),
         f"Reply limits: one per member every {services.settings.reply.member_cooldown_seconds:g} s, "
         f"{services.settings.reply.guild_daily_replies or 'no'} replies a day per server.",
     ]
@@ -60,3 +61,14 @@ async def status(services: Services, guild_id: str) -> str:
         last = failed[-1]
         lines.append(f"Latest failure: {(last.error or 'unknown')[:200]}")
     return "\n".join(lines)
+
+
+def _per_purpose(services: Services) -> str:
+    """Since the bot started: calls and tokens per extraction and per reply, and their cost when priced."""
+    parts = []
+    for purpose, totals in sorted(services.meter.by_purpose().items()):
+        each = (totals.prompt_tokens + totals.completion_tokens) / max(totals.calls, 1)
+        priced = cost(services.settings.llm, totals) / max(totals.calls, 1)
+        price = f", {priced:.5f} each" if cost_text(services.settings.llm, totals) else ""
+        parts.append(f"{purpose} {totals.calls} calls ({each:,.0f} tokens each{price})")
+    return "Since start: " + ("; ".join(parts) if parts else "no LLM calls") + "."

@@ -62,13 +62,34 @@ def serve_db() -> None:
 
 @app.command()
 def stats() -> None:
-    """Node and relationship counts per label and guild."""
+    """Node and relationship counts per label and guild, and what extraction cost (LLM_PRICE_* settings)."""
     settings = settings_or_exit()
+    from ingest.llm import UsageTotals, cost
+
+    priced = bool(settings.llm.price_prompt_per_mtok or settings.llm.price_completion_per_mtok)
+
+    def _totals(row: dict[str, Any]) -> UsageTotals:
+        return UsageTotals(prompt_tokens=int(row["prompt_tokens"]), completion_tokens=int(row["completion_tokens"]))
 
     async def work(rt: Any) -> None:
         data = await rt.store.stats()
         out.print(table(data["nodes"], "nodes"))
         out.print(table(data["relationships"], "relationships"))
+        usage = await rt.store.llm_usage()
+        if usage:
+            rows = [
+                {**row, "tokens per window": round((row["prompt_tokens"] + row["completion_tokens"]) / max(row["windows"], 1))}
+                | (
+                    {
+                        "cost": f"{cost(settings.llm, _totals(row)):.4f}",
+                        "cost per window": f"{cost(settings.llm, _totals(row)) / max(row['windows'], 1):.5f}",
+                    }
+                    if priced
+                    else {}
+                )
+                for row in usage
+            ]
+            out.print(table(rows, "LLM use by extraction (every attempt)"))
 
     run_or_exit(with_store(settings, work))
 

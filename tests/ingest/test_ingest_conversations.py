@@ -22,7 +22,7 @@ from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import Ingestor
 from tests.support.prompt_reader import prompt_of, refs, section
 from tests.support.scripted import Clock, answer, count, cypher, entity, entity_names, fact, graph_facts, llm_settings, relations
-from tests.support.scripted_llm import ScriptedLLMServer
+from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 GUILD = "900000000000000001"
 GENERAL, RANDOM = "910000000000000001", "910000000000000002"
@@ -391,3 +391,14 @@ async def test_prompt_injection_is_attributed_to_its_author(chat: Chat) -> None:
     assert (
         await count(chat.store, "MATCH (:Fact)-[:REPORTED_BY]->(u:User) WHERE u.id <> $id RETURN count(u) AS n", id=OSCAR.id) == 0
     )
+
+
+async def test_each_window_keeps_what_its_extraction_cost(chat: Chat) -> None:
+    """Issue 17: every attempt's tokens are kept on the window, so `grapevine stats` gives cost per window."""
+    chat.srv.push(Fault.status(500), answer("Alice told Bob about her move.", facts=[]))
+    await chat.say(ALICE, "I'm moving to Austin", at(0))
+    await chat.quiet(QUIET + 1)
+    [row] = await chat.store.llm_usage()
+    assert row["windows"] == 1
+    assert row["prompt_tokens"] == chat.srv.prompt_tokens > 0  # the failed attempt's prompt counts too
+    assert row["completion_tokens"] == chat.srv.completion_tokens > 0
