@@ -67,8 +67,9 @@ class ArcadeDBEngine:
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
         names = ["schema/arcadedb_fulltext"] + (["schema/arcadedb_vector"] if embedding_dimension else [])
         for name in names:
-            for statement in queries.statements((queries.ROOT / f"{name}.sql").read_text(encoding="utf-8")):
-                await self.sql(statement)
+            text = (queries.ROOT / f"{name}.sql").read_text(encoding="utf-8")
+            for statement in queries.statements(text.replace("{dimensions}", str(int(embedding_dimension or 0)))):
+                await self.sql(statement)  # the only value put in is the configured dimension, an int
 
     async def sql(self, command: str) -> dict[str, Any]:
         return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", {"language": "sql", "command": command})

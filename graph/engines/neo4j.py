@@ -24,4 +24,5 @@ class Neo4jEngine:
         names = ["schema/fulltext"] + (["schema/vector"] if embedding_dimension else [])
         for name in names:
             for statement in queries.statements(queries.load(name)):
-                await driver.execute_query(statement, database_=self.database)
+                await driver.execute_query(statement, {"dimensions": embedding_dimension}, database_=self.database)
+        await driver.execute_query(queries.load("schema/await_indexes"), database_=self.database)

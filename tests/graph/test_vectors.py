@@ -5,36 +5,43 @@ from __future__ import annotations
 import math
 import uuid
 
+import pytest
+
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, T0, U, populate
 
 
-def unit(*hot: int) -> tuple[float, ...]:
-    v = [0.0] * 384
+def unit(*hot: int, dimension: int = 384) -> tuple[float, ...]:
+    v = [0.0] * dimension
     for i in hot:
         v[i] = 1.0
     n = math.sqrt(len(hot))
     return tuple(x / n for x in v)
 
 
-async def test_nearest_facts_finds_the_closest_embedding_in_the_guild(arcadedb_server: ArcadeDBEngine) -> None:
+@pytest.mark.parametrize("dimension", [384, 16])  # EMBEDDINGS_DIMENSION, not a hard-coded 384 (issue 20)
+async def test_nearest_facts_finds_the_closest_embedding_in_the_guild(arcadedb_server: ArcadeDBEngine, dimension: int) -> None:
     engine = arcadedb_server.for_database(f"v{uuid.uuid4().hex[:12]}")
     await engine.create_database()
     driver = engine.driver()
     try:
         store = GraphStore(driver, engine)
-        await store.setup_schema("all-minilm-l6-v2", 384)
+        await store.setup_schema("all-minilm-l6-v2", dimension)
         p = await populate(store)
         msg = await p.say(GENERAL, "dave", "I'm learning the cello, and I hate olives", T0)
         key = await p.episode(GENERAL, [msg])
-        cello = p.fact("cello", "Dave is learning the cello", [U("dave")], msg).model_copy(update={"embedding": unit(1, 2)})
-        olives = p.fact("olives", "Dave hates olives", [U("dave")], msg).model_copy(update={"embedding": unit(200, 201)})
+        cello = p.fact("cello", "Dave is learning the cello", [U("dave")], msg).model_copy(
+            update={"embedding": unit(1, 2, dimension=dimension)}
+        )
+        olives = p.fact("olives", "Dave hates olives", [U("dave")], msg).model_copy(
+            update={"embedding": unit(10, 11, dimension=dimension)}
+        )
         await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(cello, olives)))
-        found = await store.nearest_facts(G1, list(unit(1, 3)), limit=1)
+        found = await store.nearest_facts(G1, list(unit(1, 3, dimension=dimension)), limit=1)
         assert [f.text for f in found] == ["Dave is learning the cello"]
-        assert await store.nearest_facts("another-guild", list(unit(1, 3))) == []
+        assert await store.nearest_facts("another-guild", list(unit(1, 3, dimension=dimension))) == []
     finally:
         await driver.close()
         await engine.drop_database()
