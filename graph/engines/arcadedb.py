@@ -112,6 +112,7 @@ class ArcadeDBServer:
     heap: str = "2g"
     start_timeout: float = 90.0
     _proc: subprocess.Popen[str] | None = field(default=None, init=False, repr=False)
+    _said_ready: bool = field(default=False, init=False, repr=False)
     _tail: list[str] = field(default_factory=list, init=False, repr=False)
 
     def start(self) -> ArcadeDBEngine:
@@ -135,9 +136,13 @@ class ArcadeDBServer:
             cwd=str(Path(__file__).resolve().parents[2]),
         )
         ready = threading.Event()
+        self._said_ready = False
         threading.Thread(target=self._read_stdout, args=(ready,), daemon=True).start()
-        if not ready.wait(self.start_timeout) or self._proc.poll() is not None:
-            code = self._proc.poll()
+        if not ready.wait(self.start_timeout) or not self._said_ready or self._proc.poll() is not None:
+            try:  # its stdout closed before READY: it is exiting (the exit code may lag behind the pipe)
+                code: int | None = self._proc.wait(5) if not self._said_ready and ready.is_set() else self._proc.poll()
+            except subprocess.TimeoutExpired:
+                code = None
             self.stop()
             if code is not None:
                 raise EngineStartError(
@@ -156,6 +161,7 @@ class ArcadeDBServer:
         for line in self._proc.stdout:
             self._tail = (self._tail + [line.rstrip()])[-20:]
             if line.strip() == "READY":
+                self._said_ready = True
                 ready.set()
         ready.set()  # the child exited: wake the waiter, which checks poll()
 
