@@ -10,6 +10,7 @@ MENTION = re.compile(r"<@!?(\d+)>")  # a Discord user mention; the group is the 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
 _NOT_WORD = re.compile(r"[\W_]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERM_CHARS = 40  # longer runs of letters are not words anyone searches for, and no index takes them whole
 _STOP = frozenset(
     "a an and are as at be but by did do does for from had has have he her him his how i if in is it its "
     "me my no not of on or our she so that the their them then there they this to too us was we were what "
@@ -26,8 +27,9 @@ def name_key(name: str) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    """The casefolded words of a text that can carry meaning (no stop words, numbers or single letters), repeats kept."""
-    return [w for w in _WORD.findall(text.casefold()) if len(w) > 1 and w not in _STOP and not w.isdigit()]
+    """The casefolded words of a text that can carry meaning (no stop words, numbers, single letters or runs
+    longer than MAX_TERM_CHARS), repeats kept."""
+    return [w for w in _WORD.findall(text.casefold()) if 1 < len(w) <= MAX_TERM_CHARS and w not in _STOP and not w.isdigit()]
 
 
 def keywords(text: str, limit: int = 24) -> list[str]:

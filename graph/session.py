@@ -13,6 +13,7 @@ from neo4j import (
     AsyncSession,
 )
 from neo4j.exceptions import (
+    AuthError,
     ConstraintError,
     DatabaseUnavailable,
     ServiceUnavailable,
@@ -36,6 +37,11 @@ def _transient(exc: BaseException) -> bool:
     # ArcadeDB reports a lost MERGE race on a unique key as ConstraintError where Neo4j would
     # serialize; every write here is idempotent, so replaying the whole transaction is safe.
     return isinstance(exc, TransientError | ServiceUnavailable | SessionExpired | DatabaseUnavailable | ConstraintError)
+
+
+def unreachable(exc: BaseException) -> bool:
+    """The engine itself is gone or refuses us (not one statement failing): work should stop, not be marked failed."""
+    return isinstance(exc, ServiceUnavailable | SessionExpired | DatabaseUnavailable | AuthError)
 
 
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:

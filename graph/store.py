@@ -449,7 +449,8 @@ class GraphStore:
     async def stats(self) -> dict[str, Any]:
         nodes = await self.runner.read("store/stats_nodes")
         rels = await self.runner.read("store/stats_relationships")
-        return {"nodes": nodes, "relationships": rels}
+        buffered = await self.runner.read("store/buffered_counts")
+        return {"nodes": nodes, "relationships": rels, "buffered": buffered}
 
 
 def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:

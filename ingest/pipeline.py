@@ -20,6 +20,7 @@ from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
+from graph.session import unreachable
 from graph.store import GraphStore, now_utc
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
 from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
@@ -79,6 +80,11 @@ class Ingestor:
 
     async def submit(self, window: ClosedWindow) -> EpisodeStatus:
         """Store the closed window as an episode, then extract it (or leave it pending)."""
+        await self.close(window)
+        return await self.extract(window.key)
+
+    async def close(self, window: ClosedWindow) -> None:
+        """Store the closed window as a pending episode (idempotent on its key); its messages leave the buffer."""
         await self.store.close_episode(
             EpisodeClose(
                 key=window.key,
@@ -99,7 +105,6 @@ class Ingestor:
             messages=len(window.messages),
             reason=window.reason,
         )
-        return await self.extract(window.key)
 
     async def extract(self, key: str) -> EpisodeStatus:
         episode = await self.store.episode(key)
@@ -115,7 +120,12 @@ class Ingestor:
                 if not self._running.is_set():
                     continue  # paused while waiting for the lock, and this guild's lock was not held
                 async with self._slots:
-                    return await self._extract_locked(key)
+                    try:
+                        return await self._extract_locked(key)
+                    except Exception as exc:
+                        if unreachable(exc) or (failed := await self.store.episode(key)) is None:
+                            raise
+                        return await self._fail(failed, type(exc).__name__, str(exc))
 
     async def _extract_locked(self, key: str) -> EpisodeStatus:
         episode = await self.store.episode(key)
@@ -149,15 +159,7 @@ class Ingestor:
             emit("ingest", "extraction_parked", key=key, guild_id=episode.guild_id, reason=str(exc)[:300])
             return episode.status  # not an attempt: the breaker parks the window as it was
         except LLMError as exc:
-            attempts = episode.attempts + 1
-            reason = f"{type(exc).__name__}: {exc}"
-            if attempts >= self.extraction.max_attempts:
-                reason = f"failed for good after {attempts} attempts: {reason}"
-            await self.store.mark_episode(key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=self._tokens_of(key))
-            emit(
-                "ingest", "extraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__, reason=str(exc)[:300]
-            )
-            return EpisodeStatus.FAILED
+            return await self._fail(episode, type(exc).__name__, str(exc))
         counter = iter(range(1_000_000))
         resolution = resolve(
             answer,
@@ -167,6 +169,10 @@ class Ingestor:
             now=now_utc(),
             new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex,
         )
+        if resolution.unusable:
+            return await self._fail(
+                episode, "UnusableAnswer", "no fact of the answer resolved: " + "; ".join(resolution.dropped[:5])
+            )
         write = resolution.write.model_copy(update=dict(zip(("prompt_tokens", "completion_tokens"), self._tokens_of(key))))
         if self.embed is not None and write.facts:
             vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]  # only called when embed is set
@@ -188,6 +194,18 @@ class Ingestor:
             latency_ms=round((time.perf_counter() - started) * 1000),
         )
         return EpisodeStatus.DONE
+
+    async def _fail(self, episode: Episode, error: str, why: str) -> EpisodeStatus:
+        """The window is failed with its reason, to be retried until `max_attempts`, then failed for good."""
+        attempts = episode.attempts + 1
+        reason = f"{error}: {why}"
+        if attempts >= self.extraction.max_attempts:
+            reason = f"failed for good after {attempts} attempts: {reason}"
+        await self.store.mark_episode(
+            episode.key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=self._tokens_of(episode.key)
+        )
+        emit("ingest", "extraction_failed", key=episode.key, guild_id=episode.guild_id, error=error, reason=why[:300])
+        return EpisodeStatus.FAILED
 
     async def _extract_fitting(self, inp: PromptInput, key: str, guild_id: str) -> tuple[Extraction, RefTable, PromptInput]:
         """One extraction call; a prompt too long for the model's context is trimmed before it is sent

@@ -15,8 +15,11 @@ from common.settings import WindowSettings
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
 
-def replay(messages: Iterable[WindowMessage], settings: WindowSettings) -> Iterator[ClosedWindow]:
-    """Closed windows in the order the live bot would close them."""
+def replay(
+    messages: Iterable[WindowMessage], settings: WindowSettings, *, until: datetime | None = None
+) -> Iterator[ClosedWindow]:
+    """Closed windows in the order the live bot would close them. With `until`, only the windows due by
+    then close: the rest would still be open at that time, and stay out."""
     buffer = WindowBuffer(settings)
     now: datetime | None = None
     for wm in messages:
@@ -24,5 +27,5 @@ def replay(messages: Iterable[WindowMessage], settings: WindowSettings) -> Itera
         now = created if now is None or created > now else now
         yield from buffer.due(now)
         yield from buffer.add(wm, now)
-    while (deadline := buffer.next_deadline()) is not None:
+    while (deadline := buffer.next_deadline()) is not None and (until is None or deadline <= until):
         yield from buffer.due(deadline)

@@ -51,6 +51,7 @@ EntityMatcher = Callable[[str, list[EntityView]], EntityView | None]
 class Resolution:
     write: EpisodeWrite
     dropped: list[str] = field(default_factory=list)  # "fact 3: ..." reasons, refs only, no chat text
+    unusable: bool = False  # the answer had facts and none survived, some for refs that resolve to nothing
 
 
 def _uuid() -> str:
@@ -98,6 +99,7 @@ class _Resolver:
         self.relations: list[RelationWrite] = []
         self.corroborations: list[Corroboration] = []
         self.authors = {wm.author.id: wm for wm in inp.window.messages}  # author id -> last message
+        self.unresolved = 0  # refs that name nothing shown to the model
 
     def drop(self, reason: str) -> None:
         self.dropped.append(reason)
@@ -181,6 +183,7 @@ class _Resolver:
             return NodeRef(kind="entity", id=self.entity_ids[ref])
         if ref in self.refs.entities:
             return NodeRef(kind="entity", id=self.refs.entities[ref].uuid)
+        self.unresolved += 1
         self.drop(f"{what}: unknown ref {ref!r}")
         return None
 
@@ -235,6 +238,7 @@ class _Resolver:
             elif ref in self.refs.context:
                 self.drop(f"{label}: source {ref} is an earlier message (context only), not citable")
             else:
+                self.unresolved += 1
                 self.drop(f"{label}: unknown source message {ref!r}")
         return sorted(found.values(), key=lambda wm: wm.message.created_at)
 
@@ -292,6 +296,23 @@ class _Resolver:
                 self.drop(f"{label}: {self.refs.user_ref(report.user_id)} already reported this known fact")
             else:
                 self.corroborations.append(Corroboration(fact_uuid=known.uuid, report=report))
+
+    def used(self, facts: list[FactWrite]) -> tuple[list[EntityWrite], list[RelationWrite]]:
+        """New entities that a kept fact is about or mentions (and what they relate to), and the relations
+        of entities that are kept or already known: an entity no fact uses is not written."""
+        wanted = {n.id for f in facts for n in (*f.about, *f.mentions) if n.kind == "entity"}
+        wanted |= {r.target.id for r in self.relations if r.entity_uuid in wanted and r.target.kind == "entity"}
+        new = {e.uuid for e in self.new_entities}
+        entities = [e for e in self.new_entities if e.uuid in wanted]
+        for e in self.new_entities:
+            if e.uuid not in wanted:
+                self.drop(f"entity {self._ref_of(e.uuid)}: no kept fact uses it; not written")
+        relations = [r for r in self.relations if r.entity_uuid not in new or r.entity_uuid in wanted]
+        relations = [r for r in relations if r.target.kind != "entity" or r.target.id not in new or r.target.id in wanted]
+        return entities, relations
+
+    def _ref_of(self, uuid: str) -> str:
+        return next((ref for ref, u in self.entity_ids.items() if u == uuid), "?")
 
     # -- merging and caps ----------------------------------------------------------------------
     def merge(self, drafts: list[_Draft]) -> list[_Draft]:
@@ -368,9 +389,11 @@ def resolve(
     summary, problem = checked_summary(extraction.summary, inp)
     if problem:
         r.drop(f"summary: {problem}")
+    entities, relations = r.used(facts)
     write = EpisodeWrite(
         key=episode_key, guild_id=inp.window.guild_id, summary=summary,
-        entities=tuple(r.new_entities), relations=tuple(r.relations), facts=tuple(facts),
+        entities=tuple(entities), relations=tuple(relations), facts=tuple(facts),
         corroborations=tuple(r.corroborations),
     )  # fmt: skip
-    return Resolution(write=write, dropped=r.dropped)
+    unusable = bool(extraction.facts) and not facts and not r.corroborations and r.unresolved > 0
+    return Resolution(write=write, dropped=r.dropped, unusable=unusable)

@@ -75,6 +75,8 @@ def stats() -> None:
         data = await rt.store.stats()
         out.print(table(data["nodes"], "nodes"))
         out.print(table(data["relationships"], "relationships"))
+        if data["buffered"]:
+            out.print(table(data["buffered"], "messages in no window yet"))
         usage = await rt.store.llm_usage()
         if usage:
             rows = [
@@ -175,8 +177,10 @@ def ingest(
         raise typer.BadParameter("say what to ingest: --pending")
     settings = settings_or_exit()
     from graph.consent import Consent
+    from graph.store import now_utc
     from ingest.llm import build_llm, cost_text
     from ingest.pipeline import Ingestor
+    from ingest.recovery import window_buffered
 
     async def work(rt: Any) -> int:
         llm = build_llm(settings.llm)
@@ -185,6 +189,12 @@ def ingest(
         consent = Consent(rt.store)
         await consent.load()
         ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        rewindowed = await window_buffered(rt.store, ingestor, consent, settings.window, now=now_utc(), guild_id=guild)
+        if rewindowed.windows or rewindowed.still_open:
+            out.print(
+                f"{rewindowed.messages} messages in no window yet made {rewindowed.windows} windows"
+                + (f"; {rewindowed.still_open} wait in windows still open" if rewindowed.still_open else "")
+            )
         with Progress(TextColumn("windows"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=out) as progress:
             task = progress.add_task("windows", total=None)
             result = await ingestor.process_backlog(

@@ -58,7 +58,8 @@ class ArcadeDBEngine:
         return f"bolt://{self.host}:{self.bolt_port}"
 
     def driver(self) -> AsyncDriver:
-        return AsyncGraphDatabase.driver(self.uri, auth=("root", self.password))
+        # graph.session.Runner retries a transaction as a whole: the driver must not retry it again inside
+        return AsyncGraphDatabase.driver(self.uri, auth=("root", self.password), max_transaction_retry_time=0)
 
     def for_database(self, database: str) -> ArcadeDBEngine:
         """The same server, another database (one database per driver: see ENGINES.md)."""

@@ -18,7 +18,8 @@ class Neo4jEngine:
     name: str = "neo4j"
 
     def driver(self) -> AsyncDriver:
-        return AsyncGraphDatabase.driver(self.uri, auth=(self.user, self.password))
+        # graph.session.Runner retries a transaction as a whole: the driver must not retry it again inside
+        return AsyncGraphDatabase.driver(self.uri, auth=(self.user, self.password), max_transaction_retry_time=0)
 
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
         names = ["schema/fulltext"] + (["schema/vector"] if embedding_dimension else [])

@@ -160,9 +160,9 @@ def test_unknown_refs_are_dropped_with_reasons() -> None:
     res = run(MOVE, facts, entities=entities, context=context)
     (kept,) = res.write.facts
     assert kept.about == (NodeRef(kind="user", id="111"),) and kept.mentions == ()
-    assert res.write.relations == () and [e.name for e in res.write.entities] == ["Rex"]
+    assert res.write.relations == () and res.write.entities == ()  # no kept fact uses Rex (issue 16, finding 3)
     text = "\n".join(res.dropped)
-    for ref in ("'U9'", "'E7'", "'K1'", "'X1'", "'Q1'", "'U8'", "c1", "fact 2", "fact 3"):
+    for ref in ("'U9'", "'E7'", "'K1'", "'X1'", "'Q1'", "'U8'", "c1", "fact 2", "fact 3", "entity E3: no kept fact"):
         assert ref in text, ref
     assert "Alice" not in text and "Mars" not in text  # reasons name refs, never chat text
 
