@@ -130,13 +130,16 @@ class ExportReference(_Model):
     guild_id: str | None = Field(None, alias="guildId")
 
 
+DISCORD_MAX_CONTENT = 4000  # the longest message Discord takes (with Nitro; 2,000 without)
+
+
 class ExportMessage(_Model):
     id: str = Field(min_length=1)
     type: str = "Default"
     timestamp: datetime
     timestamp_edited: datetime | None = Field(None, alias="timestampEdited")
     is_pinned: bool = Field(False, alias="isPinned")
-    content: str = ""
+    content: str = Field("", max_length=DISCORD_MAX_CONTENT)
     author: ExportUser
     attachments: list[ExportAttachment] = []
     mentions: list[ExportUser] = []

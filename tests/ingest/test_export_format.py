@@ -183,3 +183,16 @@ def test_channel_kinds(
     assert result.channel.kind is kind and result.channel.parent_id == parent
     assert result.guild.id == result.channel.guild_id == guild_id
     assert all(m.guild_id == guild_id for m in result.messages)
+
+
+def test_content_longer_than_discord_allows_is_skipped(document: dict, tmp_path: Path) -> None:
+    """Issue 16, finding 5: a 1 MB message was imported whole (and crashed the entity search)."""
+    doc = copy.deepcopy(document)
+    spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
+    doc["messages"][spoken[3]]["content"] = "z" * 1_000_000
+    doc["messages"][spoken[4]]["content"] = "y" * 4000  # the longest Discord takes
+    result = parse_export(write(tmp_path, doc))
+    [skipped] = result.skipped
+    assert skipped.index == spoken[3] and skipped.message_id == doc["messages"][spoken[3]]["id"]
+    assert "content" in skipped.reason and "4000" in skipped.reason
+    assert any(m.content == "y" * 4000 for m in result.messages)
