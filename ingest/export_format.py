@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graph.models import Channel, ChannelKind, Guild, Message, User
 
@@ -88,6 +88,17 @@ class ParsedExport:
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True, coerce_numbers_to_str=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _unicode(cls, value: Any) -> Any:
+        """JSON can spell a lone surrogate (`\\ud800`), which is no text: no engine or LLM can take it."""
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(f"not valid Unicode (a lone surrogate at character {exc.start})") from None
+        return value
 
 
 class ExportGuild(_Model):

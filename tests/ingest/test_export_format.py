@@ -196,3 +196,23 @@ def test_content_longer_than_discord_allows_is_skipped(document: dict, tmp_path:
     assert skipped.index == spoken[3] and skipped.message_id == doc["messages"][spoken[3]]["id"]
     assert "content" in skipped.reason and "4000" in skipped.reason
     assert any(m.content == "y" * 4000 for m in result.messages)
+
+
+def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(document: dict, tmp_path: Path) -> None:
+    """Issue 16, finding 7: a lone surrogate aborted the import after the guild, channel and users were
+    written, with an error naming neither the file nor the message."""
+    doc = copy.deepcopy(document)
+    spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
+    doc["messages"][spoken[2]]["content"] = "broken \ud800 text"
+    doc["messages"][spoken[6]]["author"]["nickname"] = "\udfff"
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")  # json.dumps spells the surrogates as \\u escapes
+    result = parse_export(path)
+    assert [(s.index, s.reason) for s in result.skipped] == [
+        (spoken[2], "content: Value error, not valid Unicode (a lone surrogate at character 7)"),
+        (spoken[6], "author.nickname: Value error, not valid Unicode (a lone surrogate at character 0)"),
+    ]
+    doc["guild"]["name"] = "bad \ud800"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ExportFormatError, match=r"surrogate.json: bad header: name: .*lone surrogate"):
+        parse_export(path)
