@@ -49,6 +49,7 @@ class ArcadeDBSettings(_Section):
     password: SecretStr | None = None
     heap: str = Field("2g", pattern=r"^\d+[mMgG]$")
     start_timeout: float = Field(90.0, gt=0)
+    external: bool = False  # an ArcadeDB server run by someone else: joined as it is, never started or owned
 
 
 class LLMSettings(_Section):

@@ -38,7 +38,7 @@ async def run_bot(settings: Settings) -> None:
     llm = build_llm(settings.llm, meter)
     embed = await asyncio.to_thread(load_embedder, settings.embeddings)
     try:
-        async with open_store(settings) as runtime:
+        async with open_store(settings, shared=True) as runtime:
             store = runtime.store
             consent = Consent(store)
             await consent.load()

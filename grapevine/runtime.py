@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver
 
 from common.settings import Settings
+from grapevine.ownership import DataDirBusy, DataDirLock, busy_message, foreign_engine_message
 from graph.engines import Engine
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer, password_for
 from graph.engines.neo4j import Neo4jEngine
@@ -53,22 +55,58 @@ def configured_engine(settings: Settings) -> Engine:
     return arcadedb_engine(settings)
 
 
+def _command() -> str:
+    return " ".join(["grapevine", *sys.argv[1:2]])
+
+
 @asynccontextmanager
-async def open_store(settings: Settings, *, setup: bool = True) -> AsyncIterator[Runtime]:
+async def open_store(
+    settings: Settings, *, setup: bool = True, shared: bool = False, command: str | None = None
+) -> AsyncIterator[Runtime]:
+    """The store on the configured engine. On the embedded engine this process either owns the data
+    directory (and starts the engine, which other commands may join when `shared`) or joins the shared
+    engine of its owner; anything else is `DataDirBusy` (see grapevine.ownership)."""
     server: ArcadeDBServer | None = None
     engine = configured_engine(settings)
-    if isinstance(engine, ArcadeDBEngine) and not listening(engine.host, engine.bolt_port):
-        server = arcadedb_server(settings)
-        server.start()
+    lock: DataDirLock | None = None
+    join_token: str | None = None
+    if isinstance(engine, ArcadeDBEngine) and not settings.arcadedb.external:
+        data_dir = settings.graph.data_dir
+        lock = DataDirLock(data_dir)
+        if lock.acquire(command or _command(), shared=shared):
+            if listening(engine.host, engine.bolt_port) and not (
+                lock.wait_for_orphan() and not listening(engine.host, engine.bolt_port)
+            ):
+                lock.release()
+                raise DataDirBusy(foreign_engine_message(data_dir, engine.bolt_port))
+            server = arcadedb_server(settings)
+            try:
+                server.start()
+                lock.started(server.pid)
+            except BaseException:
+                server.stop()
+                lock.release()
+                raise
+        else:
+            owner, lock = lock.owner(), None
+            if owner is None or not owner.shared or not listening(engine.host, engine.bolt_port):
+                raise DataDirBusy(busy_message(data_dir, owner))
+            join_token = owner.token
     driver = engine.driver()
     try:
         await driver.verify_connectivity()
         store = GraphStore(driver, engine)
+        if join_token is not None and await store.owner_token() != join_token:
+            raise DataDirBusy(foreign_engine_message(settings.graph.data_dir, settings.arcadedb.bolt_port))
         if setup:
             dimension = settings.embeddings.dimension if settings.embeddings.enabled else None
             await store.setup_schema(settings.embeddings.model, dimension)
+        if lock is not None and lock.record is not None:
+            await store.set_owner_token(lock.record.token)
         yield Runtime(store, engine, driver, server is not None)
     finally:
         await driver.close()
         if server:
             server.stop()
+        if lock is not None:
+            lock.release()

@@ -446,6 +446,13 @@ class GraphStore:
         return await self.runner.read("store/llm_usage")
 
     # --- stats ----------------------------------------------------------------------------
+    async def owner_token(self) -> str | None:
+        rows = await self.runner.read("schema/read_owner")
+        return str(rows[0]["token"]) if rows else None
+
+    async def set_owner_token(self, token: str) -> None:
+        await self.runner.write_one("schema/write_owner", token=token)
+
     async def stats(self) -> dict[str, Any]:
         nodes = await self.runner.read("store/stats_nodes")
         rels = await self.runner.read("store/stats_relationships")

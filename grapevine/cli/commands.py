@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -42,22 +43,31 @@ def run() -> None:
 
 @app.command("serve-db")
 def serve_db() -> None:
-    """Run only the embedded ArcadeDB engine (Bolt on ARCADEDB_BOLT_PORT) until Ctrl-C."""
+    """Run only the embedded ArcadeDB engine (Bolt on ARCADEDB_BOLT_PORT) until Ctrl-C; other grapevine
+    commands on the same data directory join it."""
     settings = settings_or_exit()
-    from grapevine.runtime import arcadedb_server
+    from grapevine.ownership import DataDirBusy, DataDirLock, busy_message
+    from grapevine.runtime import open_store
 
-    server = arcadedb_server(settings)
-    engine = server.start()
-    out.print(
-        f"ArcadeDB serving database [bold]{engine.database}[/bold] on {engine.uri} "
-        f"(user root, password in {settings.graph.data_dir / 'arcadedb.password'} unless ARCADEDB_PASSWORD is set)"
-    )
+    async def serve(rt: Any) -> None:
+        engine = rt.engine
+        out.print(
+            f"ArcadeDB serving database [bold]{engine.database}[/bold] on {engine.uri} "
+            f"(user root, password in {settings.graph.data_dir / 'arcadedb.password'} unless ARCADEDB_PASSWORD is set)"
+        )
+        await asyncio.Event().wait()
+
+    async def work() -> None:
+        async with open_store(settings, shared=True) as rt:
+            if not rt.started_server:
+                data_dir = settings.graph.data_dir
+                raise DataDirBusy(busy_message(data_dir, DataDirLock(data_dir).owner()))
+            await serve(rt)
+
     try:
-        server.wait()
+        run_or_exit(work())
     except KeyboardInterrupt:
         out.print("stopping…")
-    finally:
-        server.stop()
 
 
 @app.command()

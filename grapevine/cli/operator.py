@@ -163,7 +163,11 @@ def query(
     settings = settings_or_exit()
 
     async def work(rt: Any) -> None:
-        rows = await run_operator_query(rt.driver, rt.engine.database, q, params)
+        reader = await rt.engine.reader_driver()
+        try:
+            rows = await run_operator_query(reader, rt.engine.database, q, params)
+        finally:
+            await reader.close()
         _print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
 
     run_or_exit(with_store(settings, work))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 import secrets
 import subprocess
@@ -22,6 +23,7 @@ from typing import Any, cast
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
 import queries
+from graph.engines.arcadedb_child import READER_GROUP
 
 
 class EngineStartError(RuntimeError):
@@ -60,6 +62,20 @@ class ArcadeDBEngine:
     def driver(self) -> AsyncDriver:
         # graph.session.Runner retries a transaction as a whole: the driver must not retry it again inside
         return AsyncGraphDatabase.driver(self.uri, auth=("root", self.password), max_transaction_retry_time=0)
+
+    async def reader_driver(self) -> AsyncDriver:
+        """A driver whose user may only read this database's records (group READER_GROUP, written into the
+        server's groups by arcadedb_child): operator queries run as it, so a write, `LOAD CSV` or a
+        `CALL { } IN TRANSACTIONS` is refused by the engine itself. The user is created on first use."""
+        name = f"{READER_GROUP}_{self.database}"
+        password = hashlib.sha256(f"grapevine-reader\0{self.password}".encode()).hexdigest()
+        user = {"name": name, "password": password, "databases": {self.database: READER_GROUP}}
+        try:
+            await asyncio.to_thread(self._post, "/api/v1/server", {"command": "create user " + json.dumps(user)})
+        except RuntimeError as exc:
+            if "already exists" not in str(exc):
+                raise
+        return AsyncGraphDatabase.driver(self.uri, auth=(name, password), max_transaction_retry_time=0)
 
     def for_database(self, database: str) -> ArcadeDBEngine:
         """The same server, another database (one database per driver: see ENGINES.md)."""
@@ -156,6 +172,11 @@ class ArcadeDBServer:
                 f"is a port taken? see {self.root / 'server.out'} and {self.root / 'log'}"
             )
         return self.engine
+
+    @property
+    def pid(self) -> int:
+        assert self._proc is not None, "not started"
+        return self._proc.pid
 
     def _read_stdout(self, ready: threading.Event) -> None:
         assert self._proc and self._proc.stdout

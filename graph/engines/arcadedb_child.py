@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+from typing import Any
 
 
 def jvm_args(heap: str) -> list[str]:
@@ -26,6 +27,31 @@ def jvm_args(heap: str) -> list[str]:
       facts, the engine used about a sixth less CPU per reply context, and young pauses stayed at
       1-3 ms."""
     return [f"-Xmx{heap}", "-XX:+DisableExplicitGC", "-XX:+UseParallelGC", "-Darcadedb.txWalFlush=1"]
+
+
+READER_GROUP = "grapevine_reader"
+
+
+def reader_group(path: str) -> None:
+    """Add to the server's groups one that may only read records: the group of the user operator queries
+    run as (graph.engines.arcadedb.READER). The server reads this file when it starts."""
+    groups: dict[str, Any] = {"databases": {"*": {"groups": {}}}, "version": 2}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            groups = json.load(f)
+    everywhere = groups.setdefault("databases", {}).setdefault("*", {}).setdefault("groups", {})
+    wanted = {"access": [], "resultSetLimit": -1, "readTimeout": -1, "types": {"*": {"access": ["readRecord"]}}}
+    if everywhere.get(READER_GROUP) == wanted:
+        return
+    everywhere[READER_GROUP] = wanted
+    everywhere.setdefault("admin", {"access": ["updateSecurity", "updateSchema", "updateDatabaseSettings"],
+                                    "resultSetLimit": -1, "readTimeout": -1,
+                                    "types": {"*": {"access": ["createRecord", "readRecord", "updateRecord", "deleteRecord"]}}})  # fmt: skip
+    everywhere.setdefault("*", {"access": [], "resultSetLimit": -1, "readTimeout": -1, "types": {"*": {"access": []}}})
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(groups, f, indent=2)
+    os.replace(path + ".tmp", path)
 
 
 def main() -> int:
@@ -45,6 +71,7 @@ def main() -> int:
         stop.set()
 
     threading.Thread(target=_watch_stdin, daemon=True).start()
+    reader_group(os.path.join(root, "config", "server-groups.json"))
     import arcadedb_embedded as arcadedb
 
     server = arcadedb.create_server(

@@ -21,6 +21,11 @@ class Neo4jEngine:
         # graph.session.Runner retries a transaction as a whole: the driver must not retry it again inside
         return AsyncGraphDatabase.driver(self.uri, auth=(self.user, self.password), max_transaction_retry_time=0)
 
+    async def reader_driver(self) -> AsyncDriver:
+        """Operator queries run in READ sessions, which Neo4j enforces (it has no per-database read-only
+        user in its Community edition); docker/ turns off reading files with LOAD CSV."""
+        return self.driver()
+
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
         names = ["schema/fulltext"] + (["schema/vector"] if embedding_dimension else [])
         for name in names:

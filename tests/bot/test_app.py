@@ -59,7 +59,7 @@ async def test_run_bot_opens_everything_hands_it_over_and_closes_it(
     seen: dict[str, object] = {}
 
     @contextlib.asynccontextmanager
-    async def fake_open_store(settings: Settings) -> AsyncIterator[Runtime]:
+    async def fake_open_store(settings: Settings, **_: object) -> AsyncIterator[Runtime]:
         yield Runtime(store, store.engine, store.driver, started_server=False)
 
     async def fake_start(self: GrapevineBot, token: str, *, reconnect: bool = True) -> None:

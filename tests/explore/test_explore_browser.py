@@ -68,6 +68,7 @@ def start_explore(engine: ArcadeDBEngine, workdir: Path) -> tuple[subprocess.Pop
         "ARCADEDB_HTTP_PORT": str(engine.http_port),
         "ARCADEDB_PASSWORD": engine.password,
         "ARCADEDB_DATABASE": engine.database,
+        "ARCADEDB_EXTERNAL": "true",  # the test session's server: joined, not owned
     }
     command = Path(sys.executable).with_name("grapevine")
     argv = [str(command)] if command.exists() else [sys.executable, "-m", "grapevine"]

@@ -1,0 +1,125 @@
+"""One owner per data directory. The command that starts the embedded engine holds an exclusive lock on
+`<data dir>/engine.lock` for as long as it runs, and says who it is in `<data dir>/engine.json` (its pid,
+its command, whether it shares the engine, and a random token it also writes into the graph). Another
+command on the same directory joins only an engine that is shared (`serve-db`, the bot, the explorer)
+and that proves, by the token in its graph, that it serves this directory; otherwise it stops with one
+line saying who holds the directory. A command pointed at another directory never joins an engine that
+happens to listen on the same ports."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO
+
+
+class DataDirBusy(RuntimeError):
+    """The data directory is held by another command, or the ports by an engine of another directory."""
+
+
+@dataclass(frozen=True)
+class OwnerRecord:
+    pid: int
+    command: str
+    shared: bool
+    token: str
+    engine_pid: int | None = None  # the engine child it started, once started
+
+
+class DataDirLock:
+    """The exclusive lock of one data directory; held from `acquire` until `release` (or the process ends:
+    the kernel drops a dead process's lock, so a crashed owner never blocks the next command)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._file: IO[str] | None = None
+        self.record: OwnerRecord | None = None
+        self.previous: OwnerRecord | None = None  # what a crashed owner left: its engine may still be stopping
+
+    @property
+    def _record_path(self) -> Path:
+        return self.data_dir / "engine.json"
+
+    def acquire(self, command: str, *, shared: bool) -> bool:
+        """True when this process now owns the directory (and must start its engine)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(self.data_dir / "engine.lock", "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return False
+        self._file = handle
+        self.previous = self.owner()
+        self._write(OwnerRecord(pid=os.getpid(), command=command, shared=shared, token=secrets.token_hex(16)))
+        return True
+
+    def started(self, engine_pid: int) -> None:
+        """Record the engine child this owner started."""
+        assert self.record is not None
+        self._write(OwnerRecord(**{**asdict(self.record), "engine_pid": engine_pid}))
+
+    def wait_for_orphan(self, timeout: float = 60.0) -> bool:
+        """The engine a crashed owner started stops by itself once it sees its owner gone (see
+        graph/engines/arcadedb_child.py); wait for that. True when none is left running."""
+        pid = self.previous.engine_pid if self.previous else None
+        deadline = time.monotonic() + timeout
+        while pid is not None and _alive(pid):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
+        return True
+
+    def _write(self, record: OwnerRecord) -> None:
+        self.record = record
+        tmp = self._record_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(asdict(record)), encoding="utf-8")
+        tmp.replace(self._record_path)
+
+    def owner(self) -> OwnerRecord | None:
+        """Who holds the directory now, as it wrote it (None when nobody ever did or it is unreadable)."""
+        try:
+            return OwnerRecord(**json.loads(self._record_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def release(self) -> None:
+        if self._file is None:
+            return
+        self._record_path.unlink(missing_ok=True)
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._file.close()
+        self._file = None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by its parent) is not running
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def busy_message(data_dir: Path, owner: OwnerRecord | None) -> str:
+    who = f"`{owner.command}` (pid {owner.pid})" if owner else "another grapevine command"
+    return (
+        f"{data_dir} is in use by {who}: wait for it to finish, or run `grapevine serve-db` to share the engine between commands"
+    )
+
+
+def foreign_engine_message(data_dir: Path, bolt_port: int) -> str:
+    return (
+        f"an engine that does not serve {data_dir} listens on port {bolt_port}: set ARCADEDB_BOLT_PORT and "
+        "ARCADEDB_HTTP_PORT to free ports for this data directory, or point GRAPEVINE_DATA_DIR at the directory it serves"
+    )
