@@ -10,6 +10,7 @@ MENTION = re.compile(r"<@!?(\d+)>")  # a Discord user mention; the group is the 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
 _NOT_WORD = re.compile(r"[\W_]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+MIN_SNOWFLAKE_DIGITS = 15  # the shortest Discord id
 MAX_TERM_CHARS = 40  # longer runs of letters are not words anyone searches for, and no index takes them whole
 _STOP = frozenset(
     "a an and are as at be but by did do does for from had has have he her him his how i if in is it its "
@@ -64,6 +65,6 @@ def redact(text: str, needles: list[str], replacement: str = "[forgotten]") -> s
             text,
             flags=re.IGNORECASE,
         )
-        if needle.isdigit():
-            text = text.replace(needle, replacement)
+        if needle.isdigit() and len(needle) >= MIN_SNOWFLAKE_DIGITS:  # a bare id; "1" is a number, not someone
+            text = re.sub(rf"(?<!\d){needle}(?!\d)", replacement, text)
     return text

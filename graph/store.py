@@ -120,15 +120,17 @@ class GraphStore:
             ]
             await self.runner.write_one("store/upsert_users", users=rows_)
 
-    async def record_messages(self, messages: list[Message]) -> int:
+    async def record_messages(self, messages: list[Message]) -> list[str]:
+        """Store messages (a later edit of a stored one applies); returns the ids refused because a message
+        of another guild, channel or author has them."""
         if not messages:
-            return 0
+            return []
         data = [
             {**m.model_dump(exclude={"created_at", "edited_at"}), "created_at": iso(m.created_at), "edited_at": iso(m.edited_at)}
             for m in messages
         ]
         result = await self.runner.write_one("store/record_messages", rows=data)
-        return int(result[0]["recorded"]) if result else 0
+        return [str(i) for i in result[0]["refused"]] if result else []
 
     async def edit_message(self, message_id: str, content: str, edited_at: datetime) -> bool:
         return bool(await self.runner.write_one("store/edit_message", id=message_id, content=content, edited_at=iso(edited_at)))
@@ -141,6 +143,11 @@ class GraphStore:
         return [rows.user(r) for r in await self.runner.read("store/users_by_id", ids=ids)]
 
     # --- windows and episodes -------------------------------------------------------------
+    async def episodes_holding(self, message_ids: list[str]) -> list[tuple[str, EpisodeStatus, int]]:
+        """(key, status, how many of the messages it holds) of every episode holding one of them."""
+        found = await self.runner.read("store/episodes_holding", message_ids=message_ids)
+        return [(r["key"], EpisodeStatus(r["status"]), int(r["held"])) for r in found]
+
     async def buffered_messages(self) -> list[tuple[Message, User]]:
         return [rows.message_and_author(r) for r in await self.runner.read("store/buffered_messages")]
 

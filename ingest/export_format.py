@@ -81,6 +81,7 @@ class ParsedExport:
     messages: list[Message]
     skipped: list[SkippedMessage] = field(default_factory=list)
     system_messages: int = 0
+    positions: dict[str, int] = field(default_factory=dict)  # message id -> its index in the export's `messages`
 
 
 # --- the export's own shapes (only the fields we read; the rest is ignored) -----------------
@@ -101,14 +102,17 @@ class _Model(BaseModel):
         return value
 
 
+SNOWFLAKE = r"^\d{15,21}$"  # a Discord id: digits only, so nothing in one can be read as anything else
+
+
 class ExportGuild(_Model):
-    id: str = Field(min_length=1)
+    id: str = Field(pattern=rf"^(\d{{15,21}}|{_DM_GUILD_ID})$")  # or DiscordChatExporter's DM pseudo-guild
     name: str
     icon_url: str | None = Field(None, alias="iconUrl")
 
 
 class ExportChannel(_Model):
-    id: str = Field(min_length=1)
+    id: str = Field(pattern=SNOWFLAKE)
     type: str = "GuildTextChat"
     category_id: str | None = Field(None, alias="categoryId")
     category: str | None = None
@@ -117,7 +121,7 @@ class ExportChannel(_Model):
 
 
 class ExportUser(_Model):
-    id: str = Field(min_length=1)
+    id: str = Field(pattern=SNOWFLAKE)
     name: str
     discriminator: str | None = None
     nickname: str | None = None
@@ -136,7 +140,7 @@ class ExportAttachment(_Model):
 
 class ExportReference(_Model):
     type: str | None = None  # "Default" (a reply) or "Forward"; absent in older exports
-    message_id: str | None = Field(None, alias="messageId")
+    message_id: str | None = Field(None, alias="messageId", pattern=SNOWFLAKE)
     channel_id: str | None = Field(None, alias="channelId")
     guild_id: str | None = Field(None, alias="guildId")
 
@@ -145,7 +149,7 @@ DISCORD_MAX_CONTENT = 4000  # the longest message Discord takes (with Nitro; 2,0
 
 
 class ExportMessage(_Model):
-    id: str = Field(min_length=1)
+    id: str = Field(pattern=SNOWFLAKE)
     type: str = "Default"
     timestamp: datetime
     timestamp_edited: datetime | None = Field(None, alias="timestampEdited")
@@ -226,6 +230,7 @@ def parse_export(path: Path) -> ParsedExport:
             parsed.skipped.append(SkippedMessage(index, item.id, "duplicate message id"))
             continue
         seen.add(item.id)
+        parsed.positions[item.id] = index
         parsed.users[item.author.id] = item.author.record()
         for mentioned in item.mentions:
             parsed.users.setdefault(mentioned.id, mentioned.record())

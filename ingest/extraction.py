@@ -257,7 +257,8 @@ def _who(refs: RefTable, user_id: str, fallback: str) -> str:
 def _participant(ref: str, user: User, authors: set[str], context_ids: set[str]) -> str:
     name = _name(user.display_name)
     handle = f", @{_name(user.name)}" if user.name.casefold() != user.display_name.casefold() else ""
-    line = f"{ref} = {name} (discord id {user.id}{handle})"
+    shown = user.id if user.id.isdigit() else "?"  # a Discord id is digits; anything else never reaches the prompt
+    line = f"{ref} = {name} (discord id {shown}{handle})"
     if user.is_bot:
         line += " [bot: nothing is extracted about bots]"
     elif user.id not in authors:

@@ -52,12 +52,21 @@ async def import_export(
     await store.upsert_channel(parsed.channel)
     authors = {m.author_id for m in allowed}
     await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors])
+    refused: set[str] = set()
     for start in range(0, len(allowed), BATCH):
         batch = allowed[start : start + BATCH]
-        await store.record_messages(batch)
+        refused.update(await store.record_messages(batch))
         result.messages += len(batch)
         if on_messages:
             on_messages(len(batch))
+    if refused:
+        result.skipped += [
+            SkippedMessage(parsed.positions[m.id], m.id, "its id is stored for a message of another guild, channel or author")
+            for m in allowed
+            if m.id in refused
+        ]
+        result.messages -= len(refused)
+        allowed = [m for m in allowed if m.id not in refused]
     stream = (WindowMessage(m, parsed.users[m.author_id]) for m in sorted(allowed, key=lambda m: (m.created_at, m.id)))
     for window in replay(stream, windows):
         status = await ingestor.submit(window)

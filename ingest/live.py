@@ -66,12 +66,15 @@ class LiveWindows:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def on_message(self, message: Message, author: User) -> bool:
-        """Store and buffer one message; False when its author opted out (nothing stored)."""
+        """Store and buffer one message; False when its author opted out (nothing stored) or its id is
+        stored for a message of another guild, channel or author (refused)."""
         if not self.consent.allowed(author.id):
             return False
         try:
             await self.store.upsert_users([author])
-            await self.store.record_messages([message])
+            if await self.store.record_messages([message]):
+                emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
+                return False
         except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
             emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
         closed = self.buffer.add(WindowMessage(message, author), self.clock())

@@ -80,11 +80,17 @@ class Ingestor:
 
     async def submit(self, window: ClosedWindow) -> EpisodeStatus:
         """Store the closed window as an episode, then extract it (or leave it pending)."""
-        await self.close(window)
-        return await self.extract(window.key)
+        held = await self.close(window)
+        return held if held is not None else await self.extract(window.key)
 
-    async def close(self, window: ClosedWindow) -> None:
-        """Store the closed window as a pending episode (idempotent on its key); its messages leave the buffer."""
+    async def close(self, window: ClosedWindow) -> EpisodeStatus | None:
+        """Store the closed window as a pending episode (idempotent on its key); its messages leave the buffer.
+        A window whose every message is already in an episode (the same history imported again, with a
+        forgotten member's messages now left out) is that episode: nothing new is stored, and its
+        status comes back."""
+        holding = await self.store.episodes_holding(list(window.message_ids))
+        if holding and sum(held for _, _, held in holding) >= len(window.message_ids):
+            return min((status for _, status, _ in holding), key=_progress)
         await self.store.close_episode(
             EpisodeClose(
                 key=window.key,
@@ -105,6 +111,7 @@ class Ingestor:
             messages=len(window.messages),
             reason=window.reason,
         )
+        return None
 
     async def extract(self, key: str) -> EpisodeStatus:
         episode = await self.store.episode(key)
@@ -318,6 +325,12 @@ class Ingestor:
             return message
         content = MENTION.sub(lambda m: "@someone" if self.hidden(m.group(1)) else m.group(0), message.content)  # type: ignore[misc]  # hidden is a plain predicate
         return message if content == message.content else message.model_copy(update={"content": content})
+
+
+def _progress(status: EpisodeStatus) -> int:
+    """Least done first: the status a window held by several episodes reports."""
+    order = (EpisodeStatus.FAILED, EpisodeStatus.PENDING, EpisodeStatus.SKIPPED, EpisodeStatus.DONE)
+    return order.index(status) if status in order else 0
 
 
 def _distinct(users: list[User]) -> list[User]:

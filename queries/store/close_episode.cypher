@@ -10,6 +10,7 @@ WITH e
 CALL (e) {
   UNWIND $message_ids AS mid
   MATCH (m:Message {id: mid})
+  WHERE m.channel_id = $channel_id
   MERGE (m)-[:IN_EPISODE]->(e)
   REMOVE m.buffered
 }

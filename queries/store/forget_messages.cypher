@@ -1,6 +1,6 @@
 // Forget-me, messages: those the user sent (in $guild_id, or everywhere); episodes left empty go too.
 MATCH (u:User {id: $user_id})-[:SENT]->(m:Message)
-WHERE $guild_id IS NULL OR m.guild_id = $guild_id
+WHERE m.author_id = $user_id AND ($guild_id IS NULL OR m.guild_id = $guild_id)
 OPTIONAL MATCH (m)-[:IN_EPISODE]->(e:Episode)
 WITH m, collect(e.key) AS episodes
 DETACH DELETE m

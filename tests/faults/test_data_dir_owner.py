@@ -95,7 +95,7 @@ def test_another_directory_never_uses_an_engine_listening_on_its_ports(served: d
 
 def test_two_imports_on_a_fresh_directory_do_not_race(tmp_path: Path) -> None:
     export = tmp_path / "ubuntu.json"
-    export_from_irc(next(SAMPLE.glob("*.raw.txt")), export, channel_id="4242")
+    export_from_irc(next(SAMPLE.glob("*.raw.txt")), export, channel_id="710000000000004242")
     env = _env(tmp_path / "data", free_port(), free_port())
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "ARCADEDB_", "LLM_"))}
     procs = [

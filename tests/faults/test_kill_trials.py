@@ -123,7 +123,7 @@ def test_kill_minus_nine_loses_and_duplicates_nothing(export: Path, tmp_path: Pa
         took = time.monotonic() - started
         assert done.returncode == 0, done.stderr
         clean = counts(clean_env)
-        assert clean["messages"] > 100 and clean["facts"] and clean["buffered"] == 0
+        assert clean["messages"] > MESSAGES // 2 and clean["facts"] and clean["buffered"] == 0
         assert all(k.startswith("done:") for k, _ in clean["episodes"]), clean["episodes"]
 
         for trial in range(TRIALS):

@@ -101,7 +101,7 @@ def test_a_real_model_through_the_whole_path(llama_server: str, tmp_path: Path) 
     ingested = grapevine(env, "ingest", "--pending")
     assert ingested.returncode in (0, 1) and "Traceback" not in ingested.stderr, ingested.stderr[-2000:]
 
-    listed = grapevine(env, "query", "windows_by_status", "-p", "guild_id=g-irc", "--json").stdout
+    listed = grapevine(env, "query", "windows_by_status", "-p", "guild_id=700000000000000042", "--json").stdout
     windows = [json.loads(line) for line in listed.splitlines() if line.strip()]
     statuses = {row["status"]: row for row in windows}
     assert set(statuses) <= {"done", "failed"}, windows  # nothing left pending, nothing stuck
@@ -120,7 +120,7 @@ def test_a_real_model_through_the_whole_path(llama_server: str, tmp_path: Path) 
     assert calls and all(e["prompt_tokens"] > 0 and e.get("window") for e in calls)
     assert all(e["latency_ms"] < WINDOW_BOUND_S * 1000 * 3 for e in calls)
 
-    unsourced = grapevine(env, "query", "single_source_facts", "-p", "guild_id=g-irc", "--json")
+    unsourced = grapevine(env, "query", "single_source_facts", "-p", "guild_id=700000000000000042", "--json")
     assert unsourced.returncode == 0
 
     reply = _reply(env)
@@ -142,7 +142,7 @@ def _reply(env: dict[str, str]) -> str:
         "async def main():\n"
         "    s = load_settings()\n"
         "    async with open_store(s) as rt:\n"
-        "        req = ContextRequest(guild_id='g-irc', channel_id=sys.argv[1], author_id=sys.argv[2],\n"
+        "        req = ContextRequest(guild_id='700000000000000042', channel_id=sys.argv[1], author_id=sys.argv[2],\n"
         "                             message_text='anyone tried the new kernel?', message_id=None, at=datetime.now(UTC))\n"
         "        ctx = await build_context(rt.store, req, s.context)\n"
         "    llm = build_llm(s.llm)\n"

@@ -112,7 +112,7 @@ def export_from_irc(
     sample_raw_path: Path,
     out_path: Path,
     *,
-    guild_id: str = "g-irc",
+    guild_id: str = "700000000000000042",
     channel_id: str | None = None,
 ) -> None:
     """Write a DiscordChatExporter JSON export of one IRC sample to `out_path`."""
