@@ -29,15 +29,20 @@ _LOADED: list[Settings] = []  # the settings this command read, for the hints of
 
 
 def settings_or_exit(*, quiet: bool = True) -> Settings:
-    """Read the configuration; operator commands log warnings only unless LOG_LEVEL is set."""
+    """Read the configuration. Operator commands (`quiet`) log warnings only unless LOG_LEVEL is set, to
+    LOG_FILE or else `<data dir>/logs/grapevine.log`, so stderr carries only what happened, in one line."""
     try:
         settings = load_settings()
     except ConfigError as exc:
-        err.print(f"[red]configuration error:[/red] {exc}")
+        err.print(f"[red]configuration error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     _LOADED.append(settings)
     level = "WARNING" if quiet and "LOG_LEVEL" not in os.environ else settings.log.level
-    events.configure(level, log_content=settings.log.content, file=settings.log.file)
+    file = settings.log.file
+    if quiet and file is None:  # a one-shot command's terminal gets its outcome; its events go to the data dir
+        file = settings.graph.data_dir / "logs" / "grapevine.log"
+        file.parent.mkdir(parents=True, exist_ok=True)
+    events.configure(level, log_content=settings.log.content, file=file)
     return settings
 
 

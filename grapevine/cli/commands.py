@@ -36,7 +36,7 @@ def run() -> None:
 
     missing = check_bot_config(settings)
     if missing:
-        err.print("[red]cannot start the bot:[/red] " + "; ".join(missing))
+        err.print("[red]cannot start the bot:[/red] " + "; ".join(missing), soft_wrap=True)
         raise typer.Exit(2)
     run_or_exit(run_bot(settings))
 
@@ -156,7 +156,7 @@ def import_(
                         path, rt.store, ingestor, consent, settings.window, on_messages=on_messages, on_window=on_window
                     )
                 except ExportFormatError as exc:
-                    err.print(f"[red]{exc}[/red] (nothing imported from this file)")
+                    err.print(f"[red]{exc}[/red] (nothing imported from this file)", soft_wrap=True)
                     failures += 1
                     continue
             out.print(
@@ -164,7 +164,7 @@ def import_(
                 f"{result.opted_out} from opted-out members left out"
             )
             for skipped in result.skipped:
-                err.print(f"  skipped message #{skipped.index} (id {skipped.message_id}): {skipped.reason}")
+                err.print(f"  skipped message #{skipped.index} (id {skipped.message_id}): {skipped.reason}", soft_wrap=True)
         if llm:
             await llm.aclose()
         return failures
@@ -220,5 +220,5 @@ def ingest(
         return result.failed + result.parked
 
     if run_or_exit(with_store(settings, work)):
-        err.print("some windows failed or were parked: see `grapevine query windows_by_status` for the reasons")
+        err.print("some windows failed or were parked: see `grapevine query windows_by_status` for the reasons", soft_wrap=True)
         raise typer.Exit(1)

@@ -158,7 +158,7 @@ def query(
         q = get_query(name)
         params = coerce_params(q, raw)
     except (KeyError, ValueError) as exc:
-        err.print(f"[red]{exc}[/red]")
+        err.print(f"[red]{exc}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
     settings = settings_or_exit()
 
@@ -218,7 +218,7 @@ def doctor() -> None:
 
         settings = load_settings()
     except ConfigError as exc:
-        err.print(f"[red]✗ configuration:[/red] {exc}")
+        err.print(f"[red]✗ configuration:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(1) from None
     out.print(f"[green]✓[/green] configuration read (engine {settings.graph.engine}, data dir {settings.graph.data_dir})")
 
@@ -263,7 +263,7 @@ def doctor() -> None:
 
     run_or_exit(checks())
     for problem in problems:
-        err.print(f"[red]✗[/red] {problem}")
+        err.print(f"[red]✗[/red] {problem}", soft_wrap=True)
     if problems:
         raise typer.Exit(1)
     out.print(cell("all good"))

@@ -36,3 +36,23 @@ def test_a_fault_is_one_line_and_a_non_zero_exit(tmp_path: Path, args: tuple[str
     assert "Traceback" not in done.stderr + done.stdout
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) <= 5 and says in done.stderr, done.stderr  # a usage error is typer's framed box
+
+
+def test_an_unreachable_llm_is_one_line_and_a_non_zero_exit(tmp_path: Path) -> None:
+    """The LLM fault class: windows wait (pending), the endpoint does not answer; the command says what is
+    left and exits 1, without a traceback."""
+    from tests.support.dce_builder import export_from_irc
+
+    export = tmp_path / "talk.json"
+    sample = REPO.parent / "shared" / "data" / "irc" / "dev" / "2005-06-27_12.raw.txt"
+    export_from_irc(sample, export)
+    env = {"GRAPEVINE_DATA_DIR": str(tmp_path / "data"), "ARCADEDB_BOLT_PORT": str(free_port()),
+           "ARCADEDB_HTTP_PORT": str(free_port())}  # fmt: skip
+    assert grapevine(tmp_path, "import", str(export), **env).returncode == 0  # no LLM: windows wait as pending
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    done = grapevine(tmp_path, "ingest", "--pending", **env, LLM_BASE_URL=dead, LLM_MAX_ATTEMPTS="1", LLM_TIMEOUT="2")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "parked" in done.stdout and "LLM unreachable" in done.stdout, done.stdout
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "failed or were parked" in lines[0], done.stderr
