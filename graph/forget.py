@@ -38,7 +38,8 @@ class ForgetReport:
 def _names(row: dict[str, Any] | None) -> list[str]:
     if not row:
         return []
-    return sorted({n for n in (row.get("name"), row.get("display_name")) if n and len(n) >= 2})
+    given = (row.get("name"), row.get("display_name"), *(row.get("nicknames") or ()))
+    return sorted({n for n in given if n and len(n) >= 2})
 
 
 async def _audit(tx: Tx, user_id: str, names: list[str]) -> list[Residue]:

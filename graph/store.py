@@ -113,12 +113,13 @@ class GraphStore:
             parent_id=channel.parent_id,
         )
 
-    async def upsert_users(self, users: list[User]) -> None:
+    async def upsert_users(self, users: list[User], guild_id: str | None = None) -> None:
+        """Accounts; with `guild_id`, their display names are that guild's (kept on their membership)."""
         if users:
             rows_ = [
                 {**u.model_dump(), "name_lower": u.name.casefold(), "display_lower": u.display_name.casefold()} for u in users
             ]
-            await self.runner.write_one("store/upsert_users", users=rows_)
+            await self.runner.write_one("store/upsert_users", users=rows_, guild_id=guild_id)
 
     async def record_messages(self, messages: list[Message]) -> list[str]:
         """Store messages (a later edit of a stored one applies); returns the ids refused because a message
@@ -139,8 +140,8 @@ class GraphStore:
         result = await self.runner.write_one("store/delete_message", id=message_id)
         return bool(result and result[0]["deleted"])
 
-    async def users(self, ids: list[str]) -> list[User]:
-        return [rows.user(r) for r in await self.runner.read("store/users_by_id", ids=ids)]
+    async def users(self, ids: list[str], guild_id: str | None = None) -> list[User]:
+        return [rows.user(r) for r in await self.runner.read("store/users_by_id", ids=ids, guild_id=guild_id)]
 
     # --- windows and episodes -------------------------------------------------------------
     async def episodes_holding(self, message_ids: list[str]) -> list[tuple[str, EpisodeStatus, int]]:

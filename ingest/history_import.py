@@ -51,7 +51,7 @@ async def import_export(
     await store.upsert_guild(parsed.guild)
     await store.upsert_channel(parsed.channel)
     authors = {m.author_id for m in allowed}
-    await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors])
+    await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
     refused: set[str] = set()
     for start in range(0, len(allowed), BATCH):
         batch = allowed[start : start + BATCH]

@@ -71,7 +71,7 @@ class LiveWindows:
         if not self.consent.allowed(author.id):
             return False
         try:
-            await self.store.upsert_users([author])
+            await self.store.upsert_users([author], message.guild_id)
             if await self.store.record_messages([message]):
                 emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
                 return False
@@ -145,7 +145,7 @@ class LiveWindows:
 
     async def _submit(self, window: ClosedWindow) -> None:
         try:
-            await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()))
+            await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
             await self.store.record_messages([wm.message for wm in window.messages])
             await self.ingestor.submit(window)
         except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed

@@ -246,7 +246,7 @@ class Ingestor:
         members = [u for u in await self.store.members_by_name(guild, words, limit=30) if u.id not in authors]
         mentioned = {m for m in MENTION.findall(text) if m not in authors} - {u.id for u in members}
         if mentioned:
-            members += [u for u in await self.store.users(sorted(mentioned)) if not u.is_bot]
+            members += [u for u in await self.store.users(sorted(mentioned), guild) if not u.is_bot]
         known = {e.uuid: e for e in await self.store.search_entities(guild, text, limit=20)}
         known.update({e.uuid: e for e in await self.store.entities_by_names(guild, words)})
         people = [*window.participant_ids, *(u.id for u in members)]

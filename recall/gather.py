@@ -162,7 +162,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
     if unknown:
-        names.update({u.id: u.display_name for u in await store.users(unknown)})
+        names.update({u.id: u.display_name for u in await store.users(unknown, req.guild_id)})
     summaries = list(talk.summaries)[-settings.channel_episodes :] if settings.channel_episodes > 0 else []
     return Gathered(
         author_id=req.author_id,

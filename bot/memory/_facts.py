@@ -92,7 +92,7 @@ async def remember(services: Services, speaker: Speaker, text: str, mentioned: l
     if blocked:
         return f"{_names(blocked)} opted out of memory, so I won't keep that."
     users = {u.id: u for u in [speaker.author, *(s.user for s in [*about, *mentions] if s.user)]}
-    await services.store.upsert_users(list(users.values()))
+    await services.store.upsert_users(list(users.values()), speaker.scope)
     fact = FactWrite(
         uuid=uuid.uuid4().hex,
         text=text,

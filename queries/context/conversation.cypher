@@ -31,7 +31,7 @@ CALL (episodes) {
   MATCH (u:User)-[:SENT]->(m)
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
-                  author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot}) AS recent
+                  author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot}) AS recent
 }
 CALL () {
   UNWIND CASE WHEN $reply_to_id IS NULL THEN [] ELSE [$reply_to_id] END AS reply_to_id
@@ -41,7 +41,7 @@ CALL () {
   WITH m, u ORDER BY m.created_at DESC LIMIT $chain
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
-                  author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot}) AS chain
+                  author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot}) AS chain
 }
 CALL () {
   WITH $query AS query WHERE query <> ''
@@ -54,9 +54,11 @@ CALL () {
   MATCH (u:User)-[:SENT]->(m)
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
-                  author_name: u.name, author_display_name: u.display_name, author_is_bot: u.is_bot,
+                  author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot,
                   score: score}) AS recalled
 }
-RETURN author {.id, .name, .display_name, .is_bot} AS author,
+RETURN author {.id, .name, .is_bot,
+               display_name: coalesce(head([(author)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]),
+                                      author.display_name)} AS author,
        [e IN episodes WHERE e.status = 'done' AND e.summary <> '' AND e.ended_at < $at | [toString(e.ended_at), e.summary]] AS summaries,
        recent, chain, recalled

@@ -10,7 +10,8 @@
 //    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]]]
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
 // and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
-// no grouping). Datetimes come back as ISO strings.
+// no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild
+// (their membership's, see store/upsert_users.cypher).
 CALL () {
   MATCH (:User {id: $author_id})<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
@@ -64,5 +65,8 @@ CALL () {
   RETURN 'text' AS source, f, score
 }
 RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
-                [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)]],
-                [(f)-[r:REPORTED_BY]->(rep:User) | [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)]]]) AS facts
+                [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
+                  coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
+                [(f)-[r:REPORTED_BY]->(rep:User) | [rep.id,
+                  coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
+                  toString(r.at)]]]) AS facts

@@ -12,8 +12,8 @@ WITH DISTINCT f
 ORDER BY f.importance DESC, f.valid_at DESC, f.uuid
 LIMIT $limit
 CALL (f) {
-  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(s.display_name, s.name)] } AS about,
-         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN [rep.id, coalesce(rep.display_name, rep.name), toString(r.at)] } AS reporters,
+  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), s.display_name, s.name)] } AS about,
+         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), rep.display_name, rep.name), toString(r.at)] } AS reporters,
          COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by
 }
 // Times as ISO text: the driver builds a datetime object far more slowly than Python parses the text;

@@ -1,5 +1,16 @@
 // Discord accounts, idempotent on their snowflake ids; names also casefolded, for lookups by name.
+// With $guild_id, the name shown is the member's in that guild (a nickname), kept on their membership
+// (User)-[:MEMBER_OF]->(Guild): a User node holds only what is global (the account name), so one guild's
+// nickname never shows in another. Without it (tests, benchmarks), the display name is the account's own.
 UNWIND $users AS row
 MERGE (u:User {id: row.id})
-SET u.name = row.name, u.display_name = row.display_name, u.is_bot = row.is_bot,
-    u.name_lower = row.name_lower, u.display_lower = row.display_lower
+ON CREATE SET u.display_name = CASE WHEN $guild_id IS NULL THEN row.display_name ELSE row.name END,
+              u.display_lower = CASE WHEN $guild_id IS NULL THEN row.display_lower ELSE row.name_lower END
+SET u.name = row.name, u.is_bot = row.is_bot, u.name_lower = row.name_lower
+FOREACH (_ IN CASE WHEN $guild_id IS NULL THEN [1] ELSE [] END |
+  SET u.display_name = row.display_name, u.display_lower = row.display_lower)
+WITH u, row
+OPTIONAL MATCH (g:Guild {id: coalesce($guild_id, '')})
+FOREACH (guild IN CASE WHEN g IS NULL THEN [] ELSE [g] END |
+  MERGE (u)-[m:MEMBER_OF]->(guild)
+  SET m.display_name = row.display_name, m.display_lower = row.display_lower)

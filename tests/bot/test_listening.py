@@ -78,7 +78,8 @@ async def test_messages_edits_and_deletes_reach_the_graph(store: GraphStore, har
         """
         MATCH (u:User)-[:SENT]->(m:Message)
         WHERE m.id IN $ids
-        RETURN m.id AS id, u.display_name AS author, m.reply_to_id AS reply_to, m.guild_id AS guild
+        MATCH (u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id})
+        RETURN m.id AS id, mb.display_name AS author, m.reply_to_id AS reply_to, m.guild_id AS guild
         ORDER BY id""",
         ids=[str(first.id), str(second.id)],
     )

@@ -105,3 +105,45 @@ async def test_reimporting_after_a_forget_makes_no_new_window(store: GraphStore,
     assert again.opted_out == 6 and again.messages == 6
     after = await cypher(store, "MATCH (e:Episode) RETURN e.key AS key ORDER BY key")
     assert after == before, "the windows are the ones already stored, not new ones"
+
+
+async def test_a_nickname_stays_in_its_guild(store: GraphStore, tmp_path: Path) -> None:
+    """Issue 16, finding 10: User nodes are global and every import set `display_name` from the per-guild
+    nickname, so guild A's facts and reply context showed the name a member uses only in guild B."""
+    from graph.models import EpisodeWrite, FactWrite, NodeRef, Report
+
+    member = "330000000000000021"
+    a = _export("800000000000000005", "810000000000000005", [(member, "sam")], ["hello from A"], ["900000000000030001"])
+    b = _export("800000000000000006", "810000000000000006", [(member, "sam")], ["hello from B"], ["900000000000030002"])
+    a["messages"][0]["author"]["nickname"] = "Sammy"
+    b["messages"][0]["author"]["nickname"] = "NightOwl"
+    await _import(store, tmp_path, "a.json", a)
+    await _import(store, tmp_path, "b.json", b)
+    [episode] = await cypher(store, "MATCH (e:Episode) WHERE e.guild_id = '800000000000000005' RETURN e.key AS key")
+    fact = FactWrite(uuid="f-sam", text="Sam likes tea", about=(NodeRef(kind="user", id=member),),
+                     reports=(Report(user_id=member, message_id="900000000000030001", at=T0),), valid_at=T0,
+                     source_message_ids=("900000000000030001",))  # fmt: skip
+    await store.write_episode(EpisodeWrite(key=episode["key"], guild_id="800000000000000005", facts=(fact,)))
+
+    found = await store.reply_facts("800000000000000005", author_id=member, mentioned_ids=[], names=[], entity_keys=[],
+                                    text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
+    [tea] = found["author"]
+    assert list(tea.about) == ["Sammy"] and [r[1] for r in tea.reporters] == ["Sammy"]
+    [(message, author)] = await store.episode_messages(episode["key"])
+    assert author.display_name == "Sammy"
+    assert [u.display_name for u in await store.users([member], "800000000000000006")] == ["NightOwl"]
+    assert [u.display_name for u in await store.members_by_name("800000000000000006", ["nightowl"])] == ["NightOwl"]
+    assert await store.members_by_name("800000000000000005", ["nightowl"]) == [], "B's nickname finds nobody in A"
+
+
+async def test_forget_finds_a_member_by_the_nickname_of_every_guild(store: GraphStore, tmp_path: Path) -> None:
+    member, other = "330000000000000031", "330000000000000032"
+    a = _export("800000000000000007", "810000000000000007", [(member, "kim"), (other, "lee")],
+                ["hi all", "ask NightOwl about the trip"], ["900000000000040001", "900000000000040002"])  # fmt: skip
+    b = _export("800000000000000008", "810000000000000008", [(member, "kim")], ["evening"], ["900000000000040003"])
+    b["messages"][0]["author"]["nickname"] = "NightOwl"
+    await _import(store, tmp_path, "a.json", a)
+    await _import(store, tmp_path, "b.json", b)
+    report = await store.forget_user(member)
+    assert report.residue == []
+    assert await _contents(store, "800000000000000007") == ["ask [forgotten] about the trip"]

@@ -331,32 +331,3 @@ async def test_closed_facts_marked(store: GraphStore) -> None:
     assert "Closed" in rows[0]["fact"]["_labels"]
     assert [r["_type"] for r in rows[0]["replaced"]["relationships"]] == ["SUPERSEDES"]
     assert rows[0]["replaced"]["nodes"][0]["uuid"] == p.facts["bob_munich"]
-
-
-async def test_the_engine_itself_refuses_what_the_regex_might_miss(store: GraphStore) -> None:
-    """Issue 16, finding 13: sent past the regex, `CALL { CREATE ... } IN TRANSACTIONS` persisted through
-    the rolled-back read transaction and `LOAD CSV FROM 'file:///etc/passwd'` returned the file's lines.
-    Operator queries now run as a user of a group that may only read records."""
-    if store.engine.name != "arcadedb":
-        pytest.skip("Neo4j enforces READ sessions itself; its per-user roles are an Enterprise feature")
-    from neo4j.exceptions import Forbidden
-
-    await populate(store)
-    reader = await store.engine.reader_driver()
-    try:
-        rows = await read_rolled_back(reader, store.engine.database, "MATCH (f:Fact) RETURN count(f) AS n", {})
-        assert rows[0]["n"] > 0, "the reader reads"
-        for text in (
-            "CALL { CREATE (:Fact {uuid: 'evil', text: 'planted'}) } IN TRANSACTIONS RETURN 1 AS one",
-            "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
-        ):
-            with pytest.raises(Forbidden):
-                await read_rolled_back(reader, store.engine.database, text, {})
-        # a plain SET is not checked until commit, and this transaction never commits
-        await read_rolled_back(reader, store.engine.database, "MATCH (f:Fact) SET f.text = 'overwritten' RETURN 1", {})
-    finally:
-        await reader.close()
-    records, _, _ = await store.driver.execute_query(
-        "MATCH (f:Fact) WHERE f.uuid = 'evil' OR f.text = 'overwritten' RETURN count(f) AS n", database_=store.engine.database
-    )
-    assert records[0]["n"] == 0
