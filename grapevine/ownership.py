@@ -17,6 +17,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
 
+from graph.engines.arcadedb_child import engine_running
+
+ENGINE_ROOT = "arcadedb"  # the embedded engine's folder in the data directory
+
 
 class DataDirBusy(RuntimeError):
     """The data directory is held by another command, or the ports by an engine of another directory."""
@@ -66,10 +70,12 @@ class DataDirLock:
 
     def wait_for_orphan(self, timeout: float = 60.0) -> bool:
         """The engine a crashed owner started stops by itself once it sees its owner gone (see
-        graph/engines/arcadedb_child.py); wait for that. True when none is left running."""
+        graph/engines/arcadedb_child.py); wait for that, known by its recorded pid or, when the owner died
+        before it could record one, by the engine root's lock. True when none is left running."""
         pid = self.previous.engine_pid if self.previous else None
+        root = str(self.data_dir / ENGINE_ROOT)
         deadline = time.monotonic() + timeout
-        while pid is not None and _alive(pid):
+        while (pid is not None and _alive(pid)) or engine_running(root):
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.2)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver
 
 from common.settings import Settings
-from grapevine.ownership import DataDirBusy, DataDirLock, busy_message, foreign_engine_message
+from grapevine.ownership import ENGINE_ROOT, DataDirBusy, DataDirLock, busy_message, foreign_engine_message
 from graph.engines import Engine
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer, password_for
 from graph.engines.neo4j import Neo4jEngine
@@ -35,7 +35,7 @@ def arcadedb_engine(settings: Settings) -> ArcadeDBEngine:
 
 def arcadedb_server(settings: Settings) -> ArcadeDBServer:
     return ArcadeDBServer(
-        settings.graph.data_dir / "arcadedb",
+        settings.graph.data_dir / ENGINE_ROOT,
         arcadedb_engine(settings),
         heap=settings.arcadedb.heap,
         start_timeout=settings.arcadedb.start_timeout,
@@ -80,9 +80,9 @@ async def open_store(
                 lock.release()
                 raise DataDirBusy(foreign_engine_message(data_dir, engine.bolt_port))
             server = arcadedb_server(settings)
+            server.on_spawn = lock.started  # a kill -9 before READY still leaves the engine for the next owner to wait for
             try:
                 server.start()
-                lock.started(server.pid)
             except BaseException:
                 server.stop()
                 lock.release()

@@ -16,6 +16,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -128,6 +129,7 @@ class ArcadeDBServer:
     engine: ArcadeDBEngine
     heap: str = "2g"
     start_timeout: float = 90.0
+    on_spawn: Callable[[int], None] | None = None  # told the child's pid before it is ready (an owner records it)
     _proc: subprocess.Popen[str] | None = field(default=None, init=False, repr=False)
     _said_ready: bool = field(default=False, init=False, repr=False)
     _tail: list[str] = field(default_factory=list, init=False, repr=False)
@@ -152,6 +154,8 @@ class ArcadeDBServer:
             text=True,
             cwd=str(Path(__file__).resolve().parents[2]),
         )
+        if self.on_spawn is not None:
+            self.on_spawn(self._proc.pid)
         ready = threading.Event()
         self._said_ready = False
         threading.Thread(target=self._read_stdout, args=(ready,), daemon=True).start()

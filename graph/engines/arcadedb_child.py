@@ -8,12 +8,16 @@ SIGTERM into JPype's handler can crash the JVM, so SIGTERM/SIGINT are turned int
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
 import sys
 import threading
-from typing import Any
+import time
+from typing import IO, Any
+
+ENGINE_LOCK = "engine.lock"  # in the engine's root, held by the one child serving it until it exits
 
 
 def jvm_args(heap: str) -> list[str]:
@@ -71,6 +75,9 @@ def main() -> int:
         stop.set()
 
     threading.Thread(target=_watch_stdin, daemon=True).start()
+    held = _serve_alone(root, stop, float(cfg.get("lock_timeout", 120)))
+    if held is None:
+        return 0 if stop.is_set() else 3
     reader_group(os.path.join(root, "config", "server-groups.json"))
     import arcadedb_embedded as arcadedb
 
@@ -99,6 +106,42 @@ def main() -> int:
     server.stop()
     _say("STOPPED", stop)
     return 0
+
+
+def _serve_alone(root: str, stop: threading.Event, timeout: float) -> IO[str] | None:
+    """Take the engine root's lock before the JVM opens any file: an engine left by an owner killed while it
+    started (before it could record the engine's pid) is waited for, never joined by a second JVM on the same
+    files. None when this child must not serve: its owner is gone already, or the lock stayed held."""
+    handle = open(os.path.join(root, ENGINE_LOCK), "a+", encoding="utf-8")
+    deadline = time.monotonic() + timeout
+    while True:
+        if stop.is_set():
+            handle.close()
+            return None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                print(f"another engine still serves {root} after {timeout:.0f}s", file=sys.stderr, flush=True)
+                handle.close()
+                return None
+            time.sleep(0.1)
+            continue
+        return handle
+
+
+def engine_running(root: str) -> bool:
+    """Whether a child serves (or is starting on) this engine root now."""
+    path = os.path.join(root, ENGINE_LOCK)
+    if not os.path.exists(path):
+        return False
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
 
 
 def _say(word: str, stop: threading.Event) -> None:
