@@ -7,7 +7,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from neo4j import AsyncDriver
@@ -17,6 +17,7 @@ from common.text import lucene_query, name_key
 from graph import rows
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
+from graph.keys import channel_start, channel_time
 from graph.models import (
     Channel,
     Conversation,
@@ -34,11 +35,13 @@ from graph.models import (
     iso,
     utc,
 )
-from graph.session import Runner, Tx, run
+from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
 MESSAGE_HITS_PER_RESULT = 10  # the same for messages, which are also filtered by channel
+# spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
+MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 
 
 def now_utc() -> datetime:
@@ -72,6 +75,7 @@ class GraphStore:
             await self.runner.statement(statement)
         await self.engine.create_search_indexes(self.driver, embedding_dimension if embedding_model else None)
         await self.runner.write_one("schema/backfill_user_names")
+        await self.runner.write_one("schema/backfill_message_keys")
         meta = await self.runner.read("schema/read_meta")
         if not meta:
             await self.runner.write_one(
@@ -127,7 +131,12 @@ class GraphStore:
         if not messages:
             return []
         data = [
-            {**m.model_dump(exclude={"created_at", "edited_at"}), "created_at": iso(m.created_at), "edited_at": iso(m.edited_at)}
+            {
+                **m.model_dump(exclude={"created_at", "edited_at"}),
+                "created_at": iso(m.created_at),
+                "edited_at": iso(m.edited_at),
+                "channel_time": channel_time(m.channel_id, m.created_at),
+            }
             for m in messages
         ]
         result = await self.runner.write_one("store/record_messages", rows=data)
@@ -153,7 +162,15 @@ class GraphStore:
         return [rows.message_and_author(r) for r in await self.runner.read("store/buffered_messages")]
 
     async def messages_before(self, channel_id: str, before: datetime, limit: int) -> list[tuple[Message, User]]:
-        found = await self.runner.read("store/messages_before", channel_id=channel_id, before=iso(before), limit=limit)
+        """The channel's last `limit` messages before `before`, read span by span back in time (an hour, a
+        day, 30 days, then the rest): the rows read follow the channel's recent traffic, not its history."""
+        to = channel_time(channel_id, before)
+        found: list[dict[str, Any]] = []
+        for span in MESSAGES_BEFORE_SPANS:
+            start = channel_time(channel_id, before - span) if span else channel_start(channel_id)
+            found = await self.runner.read("store/messages_before", from_key=start, to_key=to, limit=limit)
+            if len(found) >= limit:
+                break
         return [rows.message_and_author(r) for r in found]
 
     async def close_episode(self, close: EpisodeClose) -> str:
@@ -460,6 +477,18 @@ class GraphStore:
 
     async def set_owner_token(self, token: str) -> None:
         await self.runner.write_one("schema/write_owner", token=token)
+
+    async def guild_counts(self, guild_id: str) -> dict[str, int]:
+        """One guild's facts, entities, messages and episodes, counted through their guild_id indexes."""
+
+        async def work(tx: Tx) -> dict[str, int]:
+            counts = dict.fromkeys(("facts", "entities", "messages", "episodes"), 0)  # a label not yet made gives no row
+            for statement in queries.statements(queries.load("store/guild_counts")):
+                for row in await run_text(tx, statement, guild_id=guild_id):
+                    counts[str(row["kind"])] = int(row["count"])
+            return counts
+
+        return await self.runner.read_tx(work)
 
     async def stats(self) -> dict[str, Any]:
         nodes = await self.runner.read("store/stats_nodes")

@@ -33,18 +33,14 @@ async def status(services: Services, guild_id: str) -> str:
     store = services.store
     pending = await store.episodes([EpisodeStatus.PENDING], guild_id=guild_id)
     failed = await store.episodes([EpisodeStatus.FAILED], guild_id=guild_id)
-    nodes = (await store.stats())["nodes"]
-    count = {
-        label: sum(int(r["count"]) for r in nodes if r["label"] == label and r["guild_id"] == guild_id)
-        for label in ("Fact", "Entity", "Message", "Episode")
-    }
+    count = await store.guild_counts(guild_id)
     for_good = sum(1 for e in failed if e.attempts >= services.settings.extraction.max_attempts)
     live = services.live.stats()
     today = services.meter.today()
     lines = [
         "**Memory status**",
-        f"This server: {count['Fact']} facts, {count['Entity']} entities, {count['Message']} messages, "
-        f"{count['Episode']} conversations ({len(pending)} waiting for extraction, {len(failed)} failed and parked, "
+        f"This server: {count['facts']} facts, {count['entities']} entities, {count['messages']} messages, "
+        f"{count['episodes']} conversations ({len(pending)} waiting for extraction, {len(failed)} failed and parked, "
         f"{for_good} of them failed for good after {services.settings.extraction.max_attempts} attempts).",
         f"Live (all servers): {live['open_windows']} open windows holding {live['buffered_messages']} messages, "
         f"{live['unsubmitted_windows']} windows waiting for the graph.",

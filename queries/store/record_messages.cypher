@@ -6,7 +6,8 @@ MATCH (u:User {id: row.author_id})
 MERGE (m:Message {id: row.id})
 ON CREATE SET m.guild_id = row.guild_id, m.channel_id = row.channel_id, m.author_id = row.author_id,
               m.content = row.content, m.created_at = datetime(row.created_at),
-              m.edited_at = datetime(row.edited_at), m.reply_to_id = row.reply_to_id, m.buffered = true
+              m.edited_at = datetime(row.edited_at), m.reply_to_id = row.reply_to_id, m.buffered = true,
+              m.channel_time = row.channel_time
 WITH m, row, u,
      m.guild_id = row.guild_id AND m.channel_id = row.channel_id AND m.author_id = row.author_id AS same
 CALL (m, row, u, same) {

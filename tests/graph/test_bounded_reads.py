@@ -1,0 +1,136 @@
+"""Reads that must not grow with a guild's history, shown by ArcadeDB's own PROFILE: which index each read
+seeks or ranges over, and how many rows reach the step after the match (never a timing)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+import queries
+from graph.keys import channel_start, channel_time
+from graph.models import Channel, ChannelKind, Guild, Message, User
+from graph.store import GraphStore
+
+pytestmark = pytest.mark.usefixtures("arcade_only")
+
+G, CH, OTHER_CH = "g-bounded", "c-busy", "c-other"
+AUTHOR = User(id="u-1", name="ann", display_name="Ann")
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def arcade_only(request: pytest.FixtureRequest) -> None:
+    if request.node.callspec.params.get("store") != "arcadedb":
+        pytest.skip("PROFILE's plan text is ArcadeDB's")
+
+
+async def _profile(store: GraphStore, name: str, **params: Any) -> tuple[str, list[int]]:
+    """The profile text of one query file, and the row counts of the steps after its match."""
+    return await _profile_text(store, queries.load(name), **params)
+
+
+async def _profile_text(store: GraphStore, statement: str, **params: Any) -> tuple[str, list[int]]:
+    _, summary, _ = await store.driver.execute_query("PROFILE " + statement, params, database_=store.engine.database)
+    text = summary.profile["args"]["string-representation"]
+    return text, [int(n.replace(",", "")) for n in re.findall(r"μs, ([\d,]+) rows\)", text)]
+
+
+async def _history(store: GraphStore, old: int, recent: int) -> None:
+    """`old` messages of the busy channel 20 to 40 days ago, `recent` in the last half hour, and some of another channel."""
+    await store.upsert_guild(Guild(id=G, name="bounded"))
+    for cid in (CH, OTHER_CH):
+        await store.upsert_channel(Channel(id=cid, guild_id=G, name=cid, kind=ChannelKind.TEXT))
+    await store.upsert_users([AUTHOR], G)
+    messages = (
+        [
+            Message(
+                id=f"old-{i}",
+                guild_id=G,
+                channel_id=CH,
+                author_id=AUTHOR.id,
+                content=f"old {i}",
+                created_at=NOW - timedelta(days=40) + timedelta(minutes=i),
+            )
+            for i in range(old)
+        ]
+        + [
+            Message(
+                id=f"new-{i}",
+                guild_id=G,
+                channel_id=CH,
+                author_id=AUTHOR.id,
+                content=f"new {i}",
+                created_at=NOW - timedelta(minutes=30) + timedelta(minutes=i),
+            )
+            for i in range(recent)
+        ]
+        + [
+            Message(
+                id=f"else-{i}",
+                guild_id=G,
+                channel_id=OTHER_CH,
+                author_id=AUTHOR.id,
+                content=f"else {i}",
+                created_at=NOW - timedelta(minutes=10) + timedelta(seconds=i),
+            )
+            for i in range(50)
+        ]
+    )
+    assert await store.record_messages(messages) == []
+
+
+async def test_earlier_messages_are_one_index_range_of_recent_history(store: GraphStore) -> None:
+    await _history(store, old=400, recent=15)
+    text, rows = await _profile(
+        store,
+        "store/messages_before",
+        from_key=channel_time(CH, NOW - timedelta(hours=1)),
+        to_key=channel_time(CH, NOW),
+        limit=10,
+    )
+    assert "NodeIndexRangeScan(m:Message) [index=message_channel_time" in text
+    assert "Scan(m:Message) [filter" not in text and "NodeByLabelScan" not in text
+    assert rows[0] == 15  # the channel's last hour only: none of its 400 older messages, none of the other channel's
+
+    before = await store.messages_before(CH, NOW, 10)
+    assert [m.id for m, _ in before] == [f"new-{i}" for i in range(5, 15)]
+    assert {u.id for _, u in before} == {AUTHOR.id}
+
+
+async def test_earlier_messages_widen_the_span_when_the_last_hour_is_quiet(store: GraphStore) -> None:
+    await _history(store, old=30, recent=3)
+    before = await store.messages_before(CH, NOW, 10)
+    assert [m.id for m, _ in before] == [f"old-{i}" for i in range(23, 30)] + ["new-0", "new-1", "new-2"]
+    assert [m.id for m, _ in await store.messages_before(CH, NOW - timedelta(minutes=29), 10)][-1] == "new-0"
+    assert await store.messages_before("c-empty", NOW, 10) == []
+    _, rows = await _profile(store, "store/messages_before", from_key=channel_start(CH), to_key=channel_time(CH, NOW), limit=10)
+    assert rows[0] == 33  # the whole channel, never another one
+
+
+async def test_messages_stored_without_the_key_get_it_at_setup(store: GraphStore) -> None:
+    await _history(store, old=0, recent=4)
+    await store.driver.execute_query("MATCH (m:Message) REMOVE m.channel_time", database_=store.engine.database)
+    assert await store.messages_before(CH, NOW, 10) == []
+    await store.setup_schema()
+    assert [m.id for m, _ in await store.messages_before(CH, NOW, 10)] == [f"new-{i}" for i in range(4)]
+
+
+async def test_guild_counts_seek_the_guild_never_scan_the_graph(store: GraphStore) -> None:
+    await _history(store, old=20, recent=5)
+    assert await store.guild_counts(G) == {"facts": 0, "entities": 0, "messages": 75, "episodes": 0}
+    assert (await store.guild_counts("g-nobody"))["messages"] == 0
+    statements = queries.statements(queries.load("store/guild_counts"))
+    expected = [
+        ("f:Fact", "fact_guild"),
+        ("e:Entity", "entity_guild"),
+        ("m:Message", "message_guild"),
+        ("ep:Episode", "episode_guild"),
+    ]
+    assert len(statements) == len(expected)
+    for statement, (label, index) in zip(statements, expected, strict=True):
+        text, _ = await _profile_text(store, statement, guild_id=G)
+        assert f"NodeIndexSeek({label}) [index={index}" in text
+        assert "Scan" not in text
