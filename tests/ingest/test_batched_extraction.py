@@ -203,3 +203,21 @@ async def test_a_poison_window_is_split_out_and_fails_alone(setup: Setup) -> Non
     assert {f.text for f in await graph_facts(setup.store, GUILD)} == {SAYS[m.content] for m in QUIET_DAY}
     [row] = await cypher(setup.store, "MATCH (e:Episode {key: $key}) RETURN e.attempts AS n, e.error AS error", key=poison)
     assert row["n"] == 1 and "LLMOutputError" in row["error"]
+
+
+async def test_forget_me_reaches_queued_windows(setup: Setup) -> None:
+    live = await setup.live()
+    chat = [msg(20, ALICE, "we are moving to Lisbon in March", 0, PLANTS), msg(21, BOB, "my car broke down again", 1, PLANTS)]
+    for m in chat:
+        setup.clock.set(m.created_at)
+        assert await live.on_message(m, ALICE if m.author_id == ALICE.id else BOB)
+    await setup.wait(live, QUIET + 1)
+    await setup.say(live, [QUIET_DAY[1]])
+    assert setup.srv.calls == 0 and len(await episodes(setup.store)) == 2
+
+    await setup.store.forget_user(ALICE.id)
+    await setup.wait(live, AGE)
+    assert setup.srv.calls == 1
+    sent = "\n".join(Prompt(part).text for _, part in batch_parts(setup.srv.requests[0]))
+    assert "Lisbon" not in sent and "Alice" not in sent and ALICE.id not in sent
+    assert {f.text for f in await graph_facts(setup.store, GUILD)} == {"Bob's car broke down", "Bob takes cello lessons"}
