@@ -12,10 +12,10 @@ from bot.services import Services
 from common.settings import Settings
 from grapevine.runtime import open_store
 from graph.consent import Consent
+from ingest.batched import BatchingIngestor
 from ingest.embeddings import load_embedder
 from ingest.live import LiveWindows
 from ingest.llm import UsageMeter, build_llm
-from ingest.pipeline import Ingestor
 
 
 def check_bot_config(settings: Settings) -> list[str]:
@@ -42,7 +42,7 @@ async def run_bot(settings: Settings) -> None:
             store = runtime.store
             consent = Consent(store)
             await consent.load()
-            ingestor = Ingestor(
+            ingestor = BatchingIngestor(
                 store, llm, settings.extraction, settings.window, embed=embed, hidden=lambda uid: not consent.allowed(uid)
             )
             live = LiveWindows(store, ingestor, consent, settings.window)

@@ -39,6 +39,7 @@ class LiveWindows:
         self._loop: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self._unsubmitted: list[ClosedWindow] = []  # closed but not yet stored as episodes (graph down)
+        self._ticking: asyncio.Task[None] | None = None  # the ingestor's timer work (batches due by age)
 
     async def start(self) -> int:
         """Rebuild the open windows from stored, unclosed messages; start the timer loop."""
@@ -131,6 +132,7 @@ class LiveWindows:
         self._dispatch(self.buffer.due(self.clock()))
         retry, self._unsubmitted = self._unsubmitted, []
         self._dispatch(retry)
+        self._tick_ingestor()
 
     async def drain(self) -> None:
         """Wait for every submitted window to finish (tests, shutdown)."""
@@ -142,6 +144,19 @@ class LiveWindows:
             task = asyncio.create_task(self._submit(window))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _tick_ingestor(self) -> None:
+        """Queued windows due by age are extracted in the background, one timer run at a time."""
+        if self._ticking is None or self._ticking.done():
+            self._ticking = asyncio.create_task(self._ingestor_tick())
+            self._tasks.add(self._ticking)
+            self._ticking.add_done_callback(self._tasks.discard)
+
+    async def _ingestor_tick(self) -> None:
+        try:
+            await self.ingestor.tick()
+        except Exception as exc:  # noqa: BLE001 - the windows stay queued in the graph; the next tick retries
+            emit("ingest", "batch_tick_failed", error=type(exc).__name__, reason=str(exc)[:300])
 
     async def _submit(self, window: ClosedWindow) -> None:
         try:
@@ -165,6 +180,7 @@ class LiveWindows:
                 async with asyncio.timeout(min(timeout, self.retry_seconds)):
                     await self._wake.wait()
             self._dispatch(self.buffer.due(self.clock()))
+            self._tick_ingestor()
             if self._unsubmitted and (self.clock() - last_retry).total_seconds() >= self.retry_seconds:
                 last_retry = self.clock()
                 retry, self._unsubmitted = self._unsubmitted, []

@@ -83,6 +83,9 @@ class Ingestor:
         held = await self.close(window)
         return held if held is not None else await self.extract(window.key)
 
+    async def tick(self) -> None:
+        """Called by the live timer: nothing waits in a plain ingestor (see `ingest.batched`)."""
+
     async def close(self, window: ClosedWindow) -> EpisodeStatus | None:
         """Store the closed window as a pending episode (idempotent on its key); its messages leave the buffer.
         A window whose every message is already in an episode (the same history imported again, with a
@@ -121,20 +124,30 @@ class Ingestor:
             return EpisodeStatus.DONE
         if self.llm is None:
             return episode.status
+        async with self.turn(episode.guild_id):
+            try:
+                return await self._extract_locked(key)
+            except Exception as exc:
+                if unreachable(exc) or (failed := await self.store.episode(key)) is None:
+                    raise
+                return await self.fail(failed, type(exc).__name__, str(exc))
+
+    @asynccontextmanager
+    async def turn(self, guild_id: str) -> AsyncIterator[None]:
+        """Held while a guild's extraction runs: one at a time per guild, `guild_concurrency` guilds, and
+        none while `paused` (the lock is taken only once not paused, re-checked after waiting for it)."""
         while True:
             await self._running.wait()
-            async with self._guild_locks[episode.guild_id]:
+            async with self._guild_locks[guild_id]:
                 if not self._running.is_set():
                     continue  # paused while waiting for the lock, and this guild's lock was not held
                 async with self._slots:
-                    try:
-                        return await self._extract_locked(key)
-                    except Exception as exc:
-                        if unreachable(exc) or (failed := await self.store.episode(key)) is None:
-                            raise
-                        return await self._fail(failed, type(exc).__name__, str(exc))
+                    yield
+                    return
 
-    async def _extract_locked(self, key: str) -> EpisodeStatus:
+    async def prepare(self, key: str) -> tuple[Episode, ClosedWindow] | EpisodeStatus:
+        """A stored window as it is sent (a hidden member's mentions masked, the channel's earlier messages
+        as context), or its status when there is nothing to send: done, sampled out, or emptied."""
         episode = await self.store.episode(key)
         if episode is None or episode.status == EpisodeStatus.DONE:
             return EpisodeStatus.DONE
@@ -158,7 +171,14 @@ class Ingestor:
             ),
             reason="stored",
         )
-        inp = await self._prompt_input(window)
+        return episode, window
+
+    async def _extract_locked(self, key: str) -> EpisodeStatus:
+        prepared = await self.prepare(key)
+        if isinstance(prepared, EpisodeStatus):
+            return prepared
+        episode, window = prepared
+        inp = await self.prompt_input(window)
         started = time.perf_counter()
         try:
             answer, refs, inp = await self._extract_fitting(inp, key, episode.guild_id)
@@ -166,7 +186,14 @@ class Ingestor:
             emit("ingest", "extraction_parked", key=key, guild_id=episode.guild_id, reason=str(exc)[:300])
             return episode.status  # not an attempt: the breaker parks the window as it was
         except LLMError as exc:
-            return await self._fail(episode, type(exc).__name__, str(exc))
+            return await self.fail(episode, type(exc).__name__, str(exc))
+        return await self.finish(episode, inp, answer, refs, self._tokens_of(key), started)
+
+    async def finish(
+        self, episode: Episode, inp: PromptInput, answer: Extraction, refs: RefTable, tokens: tuple[int, int], started: float
+    ) -> EpisodeStatus:
+        """One window's answer resolved against its own refs and written as its episode (or failed)."""
+        key = episode.key
         counter = iter(range(1_000_000))
         resolution = resolve(
             answer,
@@ -177,10 +204,10 @@ class Ingestor:
             new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex,
         )
         if resolution.unusable:
-            return await self._fail(
-                episode, "UnusableAnswer", "no fact of the answer resolved: " + "; ".join(resolution.dropped[:5])
+            return await self.fail(
+                episode, "UnusableAnswer", "no fact of the answer resolved: " + "; ".join(resolution.dropped[:5]), tokens
             )
-        write = resolution.write.model_copy(update=dict(zip(("prompt_tokens", "completion_tokens"), self._tokens_of(key))))
+        write = resolution.write.model_copy(update=dict(zip(("prompt_tokens", "completion_tokens"), tokens)))
         if self.embed is not None and write.facts:
             vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]  # only called when embed is set
             write = write.model_copy(
@@ -192,7 +219,7 @@ class Ingestor:
             "extraction_done",
             key=key,
             guild_id=episode.guild_id,
-            messages=len(window.messages),
+            messages=len(inp.window.messages),
             facts=outcome.facts,
             corroborations=outcome.corroborations,
             superseded=outcome.superseded,
@@ -202,14 +229,14 @@ class Ingestor:
         )
         return EpisodeStatus.DONE
 
-    async def _fail(self, episode: Episode, error: str, why: str) -> EpisodeStatus:
+    async def fail(self, episode: Episode, error: str, why: str, tokens: tuple[int, int] | None = None) -> EpisodeStatus:
         """The window is failed with its reason, to be retried until `max_attempts`, then failed for good."""
         attempts = episode.attempts + 1
         reason = f"{error}: {why}"
         if attempts >= self.extraction.max_attempts:
             reason = f"failed for good after {attempts} attempts: {reason}"
         await self.store.mark_episode(
-            episode.key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=self._tokens_of(episode.key)
+            episode.key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=tokens or self._tokens_of(episode.key)
         )
         emit("ingest", "extraction_failed", key=episode.key, guild_id=episode.guild_id, error=error, reason=why[:300])
         return EpisodeStatus.FAILED
@@ -238,7 +265,7 @@ class Ingestor:
                 )
         raise AssertionError("unreachable")
 
-    async def _prompt_input(self, window: ClosedWindow) -> PromptInput:
+    async def prompt_input(self, window: ClosedWindow) -> PromptInput:
         guild = window.guild_id
         text = "\n".join(wm.message.content for wm in window.messages)
         authors = set(window.participant_ids)

@@ -159,3 +159,18 @@ class Prompt:
         hits = [ref for ref, n in self.entities.items() if n == name]
         assert len(hits) == 1, f"known entity {name!r}: {hits} in\n{self.text}"
         return hits[0]
+
+
+_BATCH_HEADING = re.compile(r"^### (W\d+)\n\n", re.MULTILINE)
+
+
+def batch_parts(request: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A batch request's windows: (heading, a request holding that window's prompt alone), in order;
+    [] for a single-window request. `Prompt(part)` reads each one."""
+    user = _first_user(request)
+    heads = list(_BATCH_HEADING.finditer(user))
+    parts = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(user)
+        parts.append((head[1], {"messages": [{"role": "user", "content": user[head.end() : end].rstrip("\n")}]}))
+    return parts

@@ -1,0 +1,173 @@
+"""Closed windows of a guild extracted together: one LLM call for several episodes.
+
+The queue is the graph: a closed window is a pending episode, so a restart finds it where it was and
+forget-me reaches its messages there (they are read back at extraction time, never kept in memory).
+`ingest.batching` says which windows go together and when; here a batch is sent as one call
+(`ingest.batch_prompt`), its answer split back per window, and each window resolved against its own
+refs and written as its own episode, exactly as a window extracted alone.
+
+A batch the LLM fails is tried `batch_attempts` times; then every window of it is extracted on its
+own (the single-window path, with its retries and backoff), so a window that keeps failing fails
+alone and never blocks the others. A window the answer leaves out, or answers with nothing usable,
+is extracted on its own as well.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from common.events import emit
+from graph.models import Episode, EpisodeStatus
+from graph.store import now_utc
+from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
+from ingest.batching import Queued, batches, window_tokens
+from ingest.extraction import PromptInput
+from ingest.llm import LLMError, LLMUnavailable
+from ingest.pipeline import BacklogResult, Ingestor
+from ingest.windows import ClosedWindow
+
+
+class BatchingIngestor(Ingestor):
+    """An `Ingestor` whose closed windows wait in the queue and are extracted in batches."""
+
+    def __init__(self, *args: object, clock: Callable[[], datetime] = now_utc, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # the Ingestor's own signature
+        self.clock = clock
+        self._sizes: dict[str, Queued] = {}  # key -> its size, read once per queued window
+
+    async def submit(self, window: ClosedWindow) -> EpisodeStatus:
+        """Store the closed window as a pending episode; extract the guild's batches that are due now."""
+        held = await self.close(window)
+        if held is not None:
+            return held
+        await self.extract_due(window.guild_id)
+        episode = await self.store.episode(window.key)
+        return episode.status if episode else EpisodeStatus.DONE
+
+    async def tick(self) -> None:
+        """Extract every guild's batches that are due by age (the live timer calls this)."""
+        await self.extract_due(None)
+
+    async def extract_due(self, guild_id: str | None, *, everything: bool = False) -> dict[str, EpisodeStatus]:
+        """The batches due now (all queued windows with `everything`), oldest first, per guild."""
+        if self.llm is None:
+            return {}
+        queued = await self.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
+        by_guild: dict[str, list[Episode]] = {}
+        for episode in queued:
+            by_guild.setdefault(episode.guild_id, []).append(episode)
+        out: dict[str, EpisodeStatus] = {}
+        for episodes in by_guild.values():
+            queue = [await self._queued(e) for e in episodes]
+            now = self.clock()
+            due = batches(queue, self.extraction, now)
+            if everything:
+                taken = {q.key for batch in due for q in batch}
+                rest = [q for q in queue if q.key not in taken]
+                due += batches(rest, self.extraction.model_copy(update={"batch_age_seconds": 1e-9}), now) if rest else []
+            for batch in due:
+                if self.llm.parked:
+                    return out
+                out.update(await self.extract_batch([q.key for q in batch]))
+        return out
+
+    async def process_backlog(
+        self,
+        statuses: tuple[EpisodeStatus, ...] = (EpisodeStatus.PENDING, EpisodeStatus.FAILED),
+        guild_id: str | None = None,
+        limit: int = 10_000,
+        progress: Callable[[EpisodeStatus], None] | None = None,
+        *,
+        backoff: bool = False,
+        retry_failed: bool = False,
+    ) -> BacklogResult:
+        """As `Ingestor.process_backlog`, with pending windows extracted in batches: all of them at once
+        (`grapevine ingest --pending`), or only the batches due (the bot's upkeep, `backoff=True`)."""
+        batched = await self.extract_due(guild_id, everything=not backoff) if EpisodeStatus.PENDING in statuses else {}
+        rest = tuple(s for s in statuses if s != EpisodeStatus.PENDING)
+        result = BacklogResult()
+        if rest:
+            result = await super().process_backlog(rest, guild_id, limit, progress, backoff=backoff, retry_failed=retry_failed)
+        for status in batched.values():
+            setattr(result, status.value, getattr(result, status.value) + 1)
+            if progress:
+                progress(status)
+        return result
+
+    async def extract_batch(self, keys: list[str]) -> dict[str, EpisodeStatus]:
+        """One call for these windows of one guild (a single window goes the single-window way)."""
+        if len(keys) == 1:
+            return {keys[0]: await self.extract(keys[0])}
+        first = await self.store.episode(keys[0])
+        if first is None:
+            return {}
+        out: dict[str, EpisodeStatus] = {}
+        async with self.turn(first.guild_id):
+            parts: list[tuple[Episode, PromptInput]] = []
+            for key in keys:
+                prepared = await self.prepare(key)
+                if isinstance(prepared, EpisodeStatus):
+                    out[key] = prepared
+                    continue
+                episode, window = prepared
+                parts.append((episode, await self.prompt_input(window)))
+            alone = await self._batch_locked(first.guild_id, parts, out)
+        for key in alone:  # split out: each on its own, with its own retries
+            out[key] = await self.extract(key)
+        for key in out:
+            self._sizes.pop(key, None)
+        return out
+
+    async def _batch_locked(
+        self, guild_id: str, parts: list[tuple[Episode, PromptInput]], out: dict[str, EpisodeStatus]
+    ) -> list[str]:
+        """Send the batch (retried), write what it answered; returns the keys to extract alone."""
+        if len(parts) < 2:
+            return [e.key for e, _ in parts]
+        batch_id = f"batch:{parts[0][0].key}+{len(parts) - 1}"
+        messages, tables = build_batch_prompt([inp for _, inp in parts])
+        started = time.perf_counter()
+        answer: BatchExtraction | None = None
+        for attempt in range(1, self.extraction.batch_attempts + 1):
+            try:
+                answer = await self.llm.extract(  # type: ignore[union-attr]  # only called with an LLM
+                    messages, BatchExtraction, purpose="extraction", tags={"batch": batch_id, "guild_id": guild_id}
+                )
+                break
+            except LLMUnavailable as exc:
+                emit("ingest", "batch_parked", batch=batch_id, guild_id=guild_id, reason=str(exc)[:300])
+                out.update({e.key: e.status for e, _ in parts})
+                return []
+            except LLMError as exc:
+                emit("ingest", "batch_failed", batch=batch_id, guild_id=guild_id, attempt=attempt, error=type(exc).__name__)
+        if answer is None:
+            emit("ingest", "batch_split", batch=batch_id, guild_id=guild_id, windows=len(parts))
+            return [e.key for e, _ in parts]
+        emit("ingest", "batch_extracted", batch=batch_id, guild_id=guild_id, windows=len(parts))
+        alone: list[str] = []
+        shares = self._shares(batch_id, [len(inp.window.messages) for _, inp in parts])
+        for (episode, inp), extraction, refs, tokens in zip(parts, split(answer, len(parts)), tables, shares):
+            if extraction is None:
+                alone.append(episode.key)
+                continue
+            status = await self.finish(episode, inp, extraction, refs, tokens, started)
+            if status == EpisodeStatus.FAILED:
+                alone.append(episode.key)  # nothing usable in its part of the answer: asked again on its own
+            else:
+                out[episode.key] = status
+        return alone
+
+    def _shares(self, batch_id: str, sizes: list[int]) -> list[tuple[int, int]]:
+        """The batch call's tokens shared among its windows by their message counts."""
+        record = self.llm.meter.last_for("batch", batch_id) if self.llm is not None else None
+        prompt, completion = (record.prompt_tokens, record.completion_tokens) if record else (0, 0)
+        total = sum(sizes) or 1
+        return [(prompt * n // total, completion * n // total) for n in sizes]
+
+    async def _queued(self, episode: Episode) -> Queued:
+        if episode.key not in self._sizes:
+            texts = [m.content for m, _ in await self.store.episode_messages(episode.key)]
+            self._sizes[episode.key] = Queued(episode.key, episode.started_at, len(texts), window_tokens(texts))
+        return self._sizes[episode.key]
