@@ -48,14 +48,3 @@ class Recorder:
         if self.channels.is_off(place.channel.id):
             return False  # memory is off in this channel: nothing is recorded
         return await self.services.live.on_message(to_message(message, place), author)
-
-    async def on_edit(self, payload: discord.RawMessageUpdateEvent) -> bool:
-        message = payload.message
-        if message.edited_at is None or not self.services.consent.allowed(str(message.author.id)):
-            return False  # an embed unfurl, not an edit; or an author who opted out
-        await self.services.live.on_edit(str(payload.message_id), message.content, message.edited_at)
-        return True
-
-    async def on_delete(self, message_ids: list[int]) -> None:
-        for message_id in message_ids:
-            await self.services.live.on_delete(str(message_id))
