@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from common.settings import Settings
 from graph.consent import Consent
@@ -23,3 +23,4 @@ class Services:
     ingestor: Ingestor
     live: LiveWindows
     embed: Embed | None = None
+    channel_modes: dict[str, str] = field(default_factory=dict)  # channel id -> memory mode, as last read

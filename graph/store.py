@@ -267,10 +267,13 @@ class GraphStore:
         entity_uuids: Sequence[str] = (),
         now: datetime | None = None,
         limit: int = 50,
+        channel_id: str | None = None,
     ) -> list[FactView]:
+        """With `channel_id`, only what may be recalled there (graph/channels.py); without, everything."""
         found = await self.runner.read(
             "store/facts_about",
             guild_id=guild_id,
+            channel_id=channel_id,
             user_ids=list(user_ids),
             entity_uuids=list(entity_uuids),
             now=iso(now or now_utc()),
@@ -303,10 +306,22 @@ class GraphStore:
         return [rows.fact(r) for r in await self.runner.read("store/facts_by_uuid", guild_id=guild_id, uuids=uuids)]
 
     async def nearest_facts(
-        self, guild_id: str, vector: list[float], *, now: datetime | None = None, limit: int = 20
+        self,
+        guild_id: str,
+        vector: list[float],
+        *,
+        now: datetime | None = None,
+        limit: int = 20,
+        channel_id: str | None = None,
     ) -> list[FactView]:
         found = await self.runner.read(
-            "store/nearest_facts", guild_id=guild_id, vector=vector, k=limit * 4, now=iso(now or now_utc()), limit=limit
+            "store/nearest_facts",
+            guild_id=guild_id,
+            vector=vector,
+            k=limit * 4,
+            now=iso(now or now_utc()),
+            limit=limit,
+            channel_id=channel_id,
         )
         return [rows.fact(r) for r in found]
 
@@ -345,16 +360,19 @@ class GraphStore:
         author_limit: int = 50,
         pool: int = 20,
         limit: int = 20,
+        channel_id: str | None = None,
     ) -> dict[str, list[FactView]]:
         """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
         `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
         by their keys or matching `text`), up to `pool` each, "linked" (entities linked to the author) and
         "text" (facts matching `text`), up to `limit` each. Each source is ranked: best full-text score
         first for "text", else most important and newest. Every fact read holds at `now`; of its times
-        only valid_at and the reporters' are read (the reply shows no other)."""
+        only valid_at and the reporters' are read (the reply shows no other). With `channel_id`, only facts
+        and reporters that may be recalled in that channel (graph/channels.py)."""
         found = await self.runner.read_plain(
             "context/facts",
             guild_id=guild_id,
+            channel_id=channel_id,
             author_id=author_id,
             mentioned_ids=mentioned_ids,
             names=sorted({n.casefold() for n in names if n}),

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 
 from common.events import emit
 from common.settings import WindowSettings
 from graph.consent import Consent
+from graph.erasure import apply_edit, erase_messages
 from graph.models import Message, User
 from graph.store import GraphStore, now_utc
 from ingest.pipeline import Ingestor
@@ -93,12 +95,16 @@ class LiveWindows:
         return True
 
     async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
+        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/erasure.py)."""
         self.buffer.edit(message_id, content, edited_at)
-        await self.store.edit_message(message_id, content, edited_at)
+        self._unsubmitted = [_edited(w, message_id, content, edited_at) for w in self._unsubmitted]
+        await apply_edit(self.store, message_id, content, edited_at)
 
     async def on_delete(self, message_id: str) -> None:
+        """Out of every window, and out of the graph with what was drawn only from it (graph/erasure.py)."""
         self.buffer.delete(message_id)
-        await self.store.delete_message(message_id)
+        self._unsubmitted = [k for w in self._unsubmitted if (k := _without(w, message_id)) is not None]
+        await erase_messages(self.store, [message_id])
 
     def drop_user(self, user_id: str) -> int:
         """Forget-me: remove the user's messages from open windows and windows waiting to be stored."""
@@ -185,3 +191,22 @@ class LiveWindows:
                 last_retry = self.clock()
                 retry, self._unsubmitted = self._unsubmitted, []
                 self._dispatch(retry)
+
+
+def _without(window: ClosedWindow, message_id: str) -> ClosedWindow | None:
+    """A window waiting for the graph, without a deleted message (None when nothing else remains)."""
+    messages = tuple(wm for wm in window.messages if wm.message.id != message_id)
+    context = tuple(wm for wm in window.context if wm.message.id != message_id)
+    return dataclasses.replace(window, messages=messages, context=context) if messages else None
+
+
+def _edited(window: ClosedWindow, message_id: str, content: str, edited_at: datetime) -> ClosedWindow:
+    def apply(items: tuple[WindowMessage, ...]) -> tuple[WindowMessage, ...]:
+        return tuple(
+            WindowMessage(wm.message.model_copy(update={"content": content, "edited_at": edited_at}), wm.author)
+            if wm.message.id == message_id
+            else wm
+            for wm in items
+        )
+
+    return dataclasses.replace(window, messages=apply(window.messages), context=apply(window.context))

@@ -107,7 +107,7 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) 
     if embed is None or not req.message_text.strip():
         return []
     vector = await asyncio.to_thread(embed, req.message_text)
-    return await store.nearest_facts(req.guild_id, list(vector), now=req.at, limit=SOURCE_FACTS)
+    return await store.nearest_facts(req.guild_id, list(vector), now=req.at, limit=SOURCE_FACTS, channel_id=req.channel_id)
 
 
 async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettings, *, embed: Embed | None = None) -> Gathered:
@@ -130,6 +130,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            channel_id=req.channel_id,
         ),
         talk=store.conversation(
             req.guild_id,

@@ -1,24 +1,36 @@
-"""The listening cog: adapts message, edit and delete events to the Recorder."""
+"""The listening cog: adapts message events to the Recorder, edits and deletes to Changes (kept on disk while
+the graph is down), and channel and role events to the channels' visibility."""
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 import discord
-from discord.ext import commands
+from discord.ext import commands, tasks
 
+from bot.listening._changes import Changes
 from bot.listening._recorder import Recorder
 from common.events import emit
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
 
+PENDING_RETRY_SECONDS = 30.0  # how often deletes and edits kept during a graph outage are tried again
+
 
 class Listening(commands.Cog):
     def __init__(self, bot: GrapevineBot) -> None:
         self.bot = bot
         self.recorder = Recorder(bot.services)
+        self.changes = Changes(bot.services)
+        self.retry = tasks.loop(seconds=PENDING_RETRY_SECONDS)(self.changes.apply_pending)
+
+    async def cog_load(self) -> None:
+        await self.changes.apply_pending()  # what waited on disk when the bot stopped
+        self.retry.start()
+
+    async def cog_unload(self) -> None:
+        self.retry.cancel()
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -28,10 +40,10 @@ class Listening(commands.Cog):
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
-        try:
-            await self.recorder.on_edit(payload)
-        except Exception as exc:  # noqa: BLE001 - an edit lost to a graph outage is not worth a crash
-            emit("bot", "edit_failed", level=logging.WARNING, message_id=str(payload.message_id), error=type(exc).__name__)
+        message = payload.message
+        if message.edited_at is None or not self.bot.services.consent.allowed(str(message.author.id)):
+            return  # an embed unfurl, not an edit; or an author who opted out
+        await self.changes.edit(str(payload.message_id), message.content, message.edited_at)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
@@ -41,8 +53,53 @@ class Listening(commands.Cog):
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         await self._delete(sorted(payload.message_ids))
 
-    async def _delete(self, message_ids: list[int]) -> None:
+    # --- channel visibility (graph/channels.py) ------------------------------------------------
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        for guild in self.bot.guilds:
+            await self.recorder.channels.refresh_guild(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.recorder.channels.refresh_guild(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_create(self, channel: discord.abc.GuildChannel) -> None:
+        await self._refresh(channel)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_update(self, before: discord.abc.GuildChannel, after: discord.abc.GuildChannel) -> None:
+        if isinstance(after, discord.CategoryChannel):  # its overwrites may be synced into its channels
+            await self.recorder.channels.refresh_guild(after.guild)
+        else:
+            await self._refresh(after)
+
+    @commands.Cog.listener()
+    async def on_thread_create(self, thread: discord.Thread) -> None:
+        await self._refresh(thread)
+
+    @commands.Cog.listener()
+    async def on_thread_update(self, before: discord.Thread, after: discord.Thread) -> None:
+        await self._refresh(after)
+
+    @commands.Cog.listener()
+    async def on_guild_role_update(self, before: discord.Role, after: discord.Role) -> None:
+        if after.is_default():  # @everyone's permissions decide every channel's visibility
+            await self.recorder.channels.refresh_guild(after.guild)
+
+    async def _refresh(self, channel: discord.abc.GuildChannel | discord.Thread) -> None:
         try:
-            await self.recorder.on_delete(message_ids)
-        except Exception as exc:  # noqa: BLE001 - any failure is logged; the event must not kill the listener
-            emit("bot", "delete_failed", level=logging.WARNING, messages=len(message_ids), error=type(exc).__name__)
+            await self.recorder.channels.refresh(channel)
+        except Exception as exc:  # noqa: BLE001 - refreshed again at the next start or change
+            emit("bot", "channel_refresh_failed", channel_id=str(channel.id), error=type(exc).__name__)
+
+    async def _delete(self, message_ids: list[int]) -> None:
+        await self.changes.delete([str(i) for i in message_ids])
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        await self.changes.channel_deleted(str(channel.guild.id), str(channel.id))
+
+    @commands.Cog.listener()
+    async def on_thread_delete(self, thread: discord.Thread) -> None:
+        await self.changes.channel_deleted(str(thread.guild.id), str(thread.id))

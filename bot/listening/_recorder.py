@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.convert import STORED_TYPES, Place, place_of, to_message, to_user
+from bot.listening._channels import ChannelWatch, visibility_of
 from bot.services import Services
 from common.events import emit
 
@@ -13,15 +14,18 @@ class Recorder:
     def __init__(self, services: Services) -> None:
         self.services = services
         self._known: set[tuple[str, str]] = set()  # (guild id, channel id) upserted by this process
+        self.channels = ChannelWatch(services)
 
-    async def ensure_place(self, place: Place) -> None:
-        """Upsert the guild and channel the first time this process sees them."""
+    async def ensure_place(self, place: Place, visibility: str | None = None) -> None:
+        """Upsert the guild and channel the first time this process sees them (with what @everyone can see)."""
         key = (place.guild.id, place.channel.id)
         if key in self._known:
             return
         store = self.services.store
         await store.upsert_guild(place.guild)
         await store.upsert_channel(place.channel)
+        if visibility in ("public", "restricted"):
+            await self.channels.remember(place.guild.id, place.channel.id, "public" if visibility == "public" else "restricted")
         self._known.add(key)
 
     async def on_message(self, message: discord.Message, me_id: int) -> bool:
@@ -38,18 +42,9 @@ class Recorder:
         if place.guild.id.startswith("dm:") and not self.services.consent.allowed(place.guild.id[3:]):
             return False  # the bot's own reply in the DM of someone who opted out
         try:
-            await self.ensure_place(place)
+            await self.ensure_place(place, visibility_of(message.channel))
         except Exception as exc:  # noqa: BLE001 - the window buffer keeps the message; retried next message
             emit("bot", "place_store_failed", guild_id=place.guild.id, channel_id=place.channel.id, error=type(exc).__name__)
+        if self.channels.is_off(place.channel.id):
+            return False  # memory is off in this channel: nothing is recorded
         return await self.services.live.on_message(to_message(message, place), author)
-
-    async def on_edit(self, payload: discord.RawMessageUpdateEvent) -> bool:
-        message = payload.message
-        if message.edited_at is None or not self.services.consent.allowed(str(message.author.id)):
-            return False  # an embed unfurl, not an edit; or an author who opted out
-        await self.services.live.on_edit(str(payload.message_id), message.content, message.edited_at)
-        return True
-
-    async def on_delete(self, message_ids: list[int]) -> None:
-        for message_id in message_ids:
-            await self.services.live.on_delete(str(message_id))

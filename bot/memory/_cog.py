@@ -51,9 +51,15 @@ class Memory(commands.Cog):
         return parse(text) is not None
 
     def speaker(
-        self, guild: discord.Guild | None, author: discord.abc.User, message_id: str | None, at: datetime
+        self,
+        guild: discord.Guild | None,
+        author: discord.abc.User,
+        message_id: str | None,
+        at: datetime,
+        channel: object = None,
     ) -> _facts.Speaker:
-        return _facts.Speaker(scope_of(guild, author.id), to_user(author), message_id, at)
+        channel_id = str(channel.id) if channel is not None and hasattr(channel, "id") else None
+        return _facts.Speaker(scope_of(guild, author.id), to_user(author), message_id, at, channel_id)
 
     def confirm_view(self, author: discord.abc.User) -> ConfirmForget:
         names = [n for n in {author.name, author.display_name, getattr(author, "global_name", None)} if n]
@@ -104,7 +110,7 @@ class Memory(commands.Cog):
         self, message: discord.Message, command: TextCommand, me: discord.abc.User
     ) -> tuple[str, ConfirmForget | None]:
         services, author = self.services, message.author
-        speaker = self.speaker(message.guild, author, str(message.id), message.created_at)
+        speaker = self.speaker(message.guild, author, str(message.id), message.created_at, message.channel)
         mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
         match command.kind:
             case "remember":
@@ -150,7 +156,7 @@ class Memory(commands.Cog):
             await interaction.followup.send(chunk, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     def _slash_speaker(self, interaction: discord.Interaction) -> _facts.Speaker:
-        return self.speaker(interaction.guild, interaction.user, None, interaction.created_at)
+        return self.speaker(interaction.guild, interaction.user, None, interaction.created_at, interaction.channel)
 
     @app_commands.command(name="remember", description="Tell grapevine something to remember")
     @app_commands.describe(fact="For example: I live in Berlin, or @gruzilkin is Sergey")

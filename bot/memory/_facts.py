@@ -32,6 +32,7 @@ class Speaker:
     author: User
     message_id: str | None
     at: datetime
+    channel_id: str | None = None  # where the answer is shown: what may be recalled there (graph/channels.py)
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,9 @@ def _fact_line(fact: FactView) -> str:
 
 async def describe(services: Services, speaker: Speaker, subject: Subject) -> str:
     users, entities = ([subject.ref.id], []) if subject.ref.kind == "user" else ([], [subject.ref.id])
-    facts = await services.store.facts_about(speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED)
+    facts = await services.store.facts_about(
+        speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED, channel_id=speaker.channel_id
+    )
     name = "you" if subject.ref.id == speaker.author.id else subject.name
     if not facts:
         where = " in our DMs" if speaker.scope.startswith("dm:") else " here"

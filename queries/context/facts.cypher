@@ -12,6 +12,11 @@
 // and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
 // no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild
 // (their membership's, see store/upsert_users.cypher).
+// Channel scope (null $channel_id: no scope, as for operators): a fact is kept only when one of its source
+// messages is in a 'shared' channel, in $channel_id or in its parent (or it has none, as a slash command's);
+// of its reporters only those whose message is there (see queries/channels/).
+OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
+WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 CALL () {
   MATCH (:User {id: $author_id})<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
@@ -64,9 +69,13 @@ CALL () {
   WITH f, max(score) AS score ORDER BY score DESC LIMIT $limit
   RETURN 'text' AS source, f, score
 }
+WITH visible, source, f, score
+WHERE $channel_id IS NULL OR NOT EXISTS { MATCH (f)-[:FROM]->(:Message) }
+   OR EXISTS { MATCH (f)-[:FROM]->(m:Message) WHERE m.channel_id IN visible }
 RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
                 [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
                   coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
-                [(f)-[r:REPORTED_BY]->(rep:User) | [rep.id,
+                [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = ''
+                   OR EXISTS { MATCH (rm:Message {id: r.message_id}) WHERE rm.channel_id IN visible } | [rep.id,
                   coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
                   toString(r.at)]]]) AS facts

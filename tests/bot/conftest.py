@@ -4,6 +4,7 @@ is the only thing doubled (tests/bot/helpers.py)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from bot.listening import Listening
 from bot.memory import Memory
 from bot.replying import Replying
 from bot.services import Services
-from common.settings import LLMSettings, Settings, WindowSettings
+from common.settings import GraphSettings, LLMSettings, Settings, WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
 from ingest.live import LiveWindows
@@ -36,7 +37,7 @@ def llm_server() -> Iterator[ScriptedLLMServer]:
 
 
 @pytest.fixture
-async def services(store: GraphStore, llm_server: ScriptedLLMServer) -> AsyncIterator[Services]:
+async def services(store: GraphStore, llm_server: ScriptedLLMServer, tmp_path: Path) -> AsyncIterator[Services]:
     llm_settings = LLMSettings(
         base_url=llm_server.base_url,
         api_key="test",
@@ -45,7 +46,7 @@ async def services(store: GraphStore, llm_server: ScriptedLLMServer) -> AsyncIte
         timeout=5.0,
         max_attempts=1,
     )
-    settings = Settings(llm=llm_settings)
+    settings = Settings(llm=llm_settings, graph=GraphSettings(data_dir=tmp_path))  # deletes kept during an outage go there
     meter = UsageMeter()
     llm = OpenAILLM(llm_settings, meter, min_wait=0.001, max_wait=0.01)
     consent = Consent(store)

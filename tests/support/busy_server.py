@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from graph.channels import set_visibility
 from graph.models import (
     Channel,
     ChannelKind,
@@ -135,6 +136,8 @@ async def populate(store: GraphStore) -> Populated:
     await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
     await store.upsert_channel(Channel(id=THREAD, guild_id=G1, name="weekend plans", kind=ChannelKind.THREAD, parent_id=GENERAL))
     await store.upsert_channel(Channel(id=OTHER, guild_id=G2, name="bouldering"))
+    for guild_id, channel_id in ((G1, GENERAL), (G1, THREAD), (G2, OTHER)):  # as the live bot saw them: @everyone views all
+        await set_visibility(store, guild_id, channel_id, "public")
     await store.upsert_users(
         [User(id=i, name=n, display_name=n.capitalize()) for n, i in PEOPLE.items()]
         + [User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)]

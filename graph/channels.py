@@ -1,0 +1,63 @@
+"""Where what was said may be recalled: each Channel's visibility (can the guild's @everyone role view it, as
+the live bot reads Discord's permissions) and its memory mode.
+
+- `off`: nothing is recorded there.
+- `private`: what was said there is recalled only there and in its threads (the default for a channel
+  @everyone cannot view, and for a channel the live bot never saw, such as an imported one).
+- `shared`: recalled anywhere in the guild (the default for a channel @everyone can view).
+
+Reads take a channel id and keep a fact only when one of its source messages is in a shared channel, in
+that channel or in its parent (`queries/context/facts.cypher`); operators read without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, cast
+
+from graph.store import GraphStore
+
+Mode = Literal["off", "private", "shared"]
+Visibility = Literal["public", "restricted"]
+MODES: tuple[Mode, ...] = ("off", "private", "shared")
+
+
+@dataclass(frozen=True)
+class ChannelMode:
+    id: str
+    name: str
+    kind: str
+    parent_id: str | None
+    visibility: Visibility | None  # None: the live bot never saw it
+    mode: Mode
+    mode_set: bool  # set by a member with Manage Server or an operator, not derived from visibility
+    messages: int
+
+
+async def set_visibility(store: GraphStore, guild_id: str, channel_id: str, visibility: Visibility) -> Mode | None:
+    """Record what @everyone can see; returns the mode now in force (None: no such channel stored)."""
+    found = await store.runner.write_one("channels/set_visibility", id=channel_id, guild_id=guild_id, visibility=visibility)
+    return cast(Mode, found[0]["mode"]) if found else None
+
+
+async def set_mode(store: GraphStore, guild_id: str, channel_id: str, mode: Mode) -> bool:
+    """Set a channel's memory mode (and its threads' that no one set); False when it is not stored."""
+    if mode not in MODES:
+        raise ValueError(f"not a memory mode: {mode!r} (one of {', '.join(MODES)})")
+    return bool(await store.runner.write_one("channels/set_mode", id=channel_id, guild_id=guild_id, mode=mode))
+
+
+async def modes(store: GraphStore, guild_id: str) -> list[ChannelMode]:
+    return [
+        ChannelMode(
+            id=str(r["id"]),
+            name=str(r["name"] or r["id"]),
+            kind=str(r["kind"] or "text"),
+            parent_id=r["parent_id"],
+            visibility=r["visibility"],
+            mode=r["mode"],
+            mode_set=bool(r["mode_set"]),
+            messages=int(r["messages"]),
+        )
+        for r in await store.runner.read("channels/modes", guild_id=guild_id)
+    ]

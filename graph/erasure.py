@@ -1,0 +1,78 @@
+"""What members delete or change on Discord leaves the memory (issue 14).
+
+A deleted message takes with it the facts drawn only from it, the entities those facts alone touched, the
+reports (REPORTED_BY edges) and provenance keyed by it, and the summary of the episode that held it (dropped,
+not rewritten: a summary cannot be split by message without another LLM call, and one that still carries the
+removed content must not be recalled). A fact with other sources stays, with those sources only.
+
+An edited message keeps its new text; the facts drawn only from its old text, its reports on other facts and
+its episode's summary go as for a delete. Each change is one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph.models import iso
+from graph.session import Tx, run
+from graph.store import GraphStore
+
+
+@dataclass(frozen=True)
+class Erased:
+    messages: int = 0
+    facts: int = 0
+    reports: int = 0
+    entities: int = 0
+    summaries: int = 0
+
+
+async def _erase_content(tx: Tx, ids: list[str]) -> Erased:
+    sole = await run(tx, "erasure/sole_source_facts", ids=ids)
+    uuids = [str(r["uuid"]) for r in sole]
+    touched = sorted({str(e) for r in sole for e in r["entities"]})
+    reports = await run(tx, "erasure/drop_reports", ids=ids)
+    facts = await run(tx, "erasure/delete_facts", uuids=uuids) if uuids else []
+    entities = await run(tx, "erasure/orphan_entities", uuids=touched) if touched else []
+    summaries = await run(tx, "erasure/drop_summaries", ids=ids)
+    return Erased(
+        facts=int(facts[0]["facts"]) if facts else 0,
+        reports=int(reports[0]["reports"]) if reports else 0,
+        entities=int(entities[0]["entities"]) if entities else 0,
+        summaries=int(summaries[0]["episodes"]) if summaries else 0,
+    )
+
+
+async def erase_messages(store: GraphStore, ids: list[str]) -> Erased:
+    """Deleted messages and everything drawn only from them."""
+    if not ids:
+        return Erased()
+
+    async def work(tx: Tx) -> Erased:
+        erased = await _erase_content(tx, ids)
+        deleted = await run(tx, "erasure/delete_messages", ids=ids)
+        return Erased(
+            int(deleted[0]["messages"]) if deleted else 0, erased.facts, erased.reports, erased.entities, erased.summaries
+        )
+
+    return await store.runner.write(work)
+
+
+async def apply_edit(store: GraphStore, message_id: str, content: str, edited_at: datetime) -> Erased:
+    """A changed message: its new text, and nothing kept of the old one. An edit no newer than the stored one
+    (a replay) changes nothing."""
+
+    async def work(tx: Tx) -> Erased:
+        found = await run(tx, "erasure/edit_if_newer", id=message_id, content=content, edited_at=iso(edited_at))
+        if not found or not found[0]["changed"]:
+            return Erased()
+        return await _erase_content(tx, [message_id])
+
+    return await store.runner.write(work)
+
+
+async def erase_channel(store: GraphStore, guild_id: str, channel_id: str) -> Erased:
+    """Every message of a channel and its threads, as deleted messages."""
+    found = await store.runner.read("erasure/channel_messages", guild_id=guild_id, channel_id=channel_id)
+    return await erase_messages(store, [str(r["id"]) for r in found])
