@@ -235,7 +235,9 @@ class AnnotationScript:
                 m_ref[turns[i].dia_id] = ref
             else:
                 self.mismatched += 1
-        speakers = {s: refs.users.get(self.ids.user(s).id) for s in self.ids.conv.speakers}
+        # by the name shown: an id that is not a Discord snowflake never reaches the prompt
+        by_name = {name: ref for ref, name in refs.names.items()}
+        speakers = {s: by_name.get(self.ids.user(s).display_name) for s in self.ids.conv.speakers}
         facts = []
         for speaker, items in self.session.observations.items():
             subject = speakers.get(speaker)
@@ -572,6 +574,8 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         f"Evidence turns that some annotated fact cites: {100 * mean(result.ceiling):.1f}% (per question): the most "
         "the facts alone can recall; the rest only as raw messages."
     )
+    if not result.annotated:
+        out.print("WARNING: no annotated fact was written: the extraction script matched no participant of the prompt")
     if result.mismatched:
         out.print(f"WARNING: {result.mismatched} prompt messages did not line up with their session's turns")
     if result.dropped_evidence:
