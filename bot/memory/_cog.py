@@ -155,10 +155,13 @@ class Memory(commands.Cog):
         return reply, _modes.ConfirmErase(requester_id, erase)
 
     async def about(self, speaker: _facts.Speaker, who: str, mentioned: list[User]) -> str:
-        subject = await _facts.find_subject(self.services, speaker, who, mentioned)
-        if subject is None:
+        subjects = await _facts.find_subjects(self.services, speaker, who, mentioned)
+        if not subjects:
             return f"I don't know anyone or anything called “{who}” here."
-        return await _facts.describe(self.services, speaker, subject)
+        if len(subjects) == 1:
+            return await _facts.describe(self.services, speaker, subjects[0])
+        answers = [await _facts.describe(self.services, speaker, s) for s in subjects]
+        return "\n\n".join([f"{len(subjects)} members here go by “{who.lstrip('@')}”; for each of them:", *answers])
 
     # --- slash commands -------------------------------------------------------------------------
     async def _mentioned(self, text: str) -> tuple[str, list[User]]:

@@ -166,3 +166,20 @@ async def test_memory_here_off_then_delete_leaves_a_clean_audit(store: GraphStor
     assert "• #staff: off (set), restricted" in status and "• #general: shared, everyone can view" in status
     shared = await _say(harness, "grace", "memory here shared", 14, channel=staff)
     assert shared.startswith("Memory here is now **shared**")
+
+
+async def test_two_members_named_alex_are_told_apart(store: GraphStore, harness: Harness) -> None:
+    seen_by_everyone(harness.general, True)
+    oslo, rome = harness.member("alexk", display_name="Alex"), harness.member("alexm", display_name="Alex")
+    assert (await _say(harness, "alexk", "remember that I sail out of Oslo", 1)).startswith("Got it")
+    assert (await _say(harness, "alexm", "remember that I sail out of Rome", 2)).startswith("Got it")
+
+    answer = await _say(harness, "bob", "what do you know about Alex?", 3)
+    assert answer.startswith("2 members here go by “Alex”"), answer
+    about_k, about_m = answer.split("Here's what I remember about ")[1:]
+    assert about_k.startswith("Alex (@alexk)") and "Oslo" in about_k and "Rome" not in about_k
+    assert about_m.startswith("Alex (@alexm)") and "Rome" in about_m and "Oslo" not in about_m
+
+    ctx = await _context(store, str(harness.general.id), str(harness.member("bob").id), "who sails out of Oslo or Rome?")
+    assert "Alex (@alexk)" in ctx and "Alex (@alexm)" in ctx, ctx
+    assert oslo.id != rome.id
