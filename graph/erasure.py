@@ -72,7 +72,19 @@ async def apply_edit(store: GraphStore, message_id: str, content: str, edited_at
     return await store.runner.write(work)
 
 
-async def erase_channel(store: GraphStore, guild_id: str, channel_id: str) -> Erased:
-    """Every message of a channel and its threads, as deleted messages."""
-    found = await store.runner.read("erasure/channel_messages", guild_id=guild_id, channel_id=channel_id)
-    return await erase_messages(store, [str(r["id"]) for r in found])
+@dataclass(frozen=True)
+class ChannelErased:
+    erased: Erased
+    episodes: int
+    residue: list[str]  # traces the audit found afterwards; empty when nothing is left
+
+
+async def erase_channel(store: GraphStore, guild_id: str, channel_id: str) -> ChannelErased:
+    """Every message of a channel and its threads, as deleted messages; then its episodes, and an audit of what
+    is left keyed by the channel or its messages (the channel nodes and their modes stay)."""
+    [found] = await store.runner.read("erasure/channel_messages", guild_id=guild_id, channel_id=channel_id)
+    ids, channel_ids = [str(i) for i in found["ids"]], sorted({str(c) for c in found["channel_ids"]})
+    erased = await erase_messages(store, ids)
+    episodes = await store.runner.write_one("erasure/empty_episodes", guild_id=guild_id, channel_ids=channel_ids)
+    residue = await store.runner.read("erasure/channel_residue", guild_id=guild_id, channel_ids=channel_ids, ids=ids)
+    return ChannelErased(erased, int(episodes[0]["episodes"]) if episodes else 0, [str(r["trace"]) for r in residue])

@@ -20,6 +20,7 @@ from common.text import MENTION, keywords, name_key
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
+from recall.names import named_apart
 from recall.ranking import rank_messages
 
 AUTHOR_FACTS = 50
@@ -147,7 +148,8 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         ),
         nearest=_nearest(store, req, embed),
     )
-    facts, talk = reads["facts"], reads["talk"]
+    talk = reads["talk"]
+    facts, nearest = await named_apart(reads["facts"], reads["nearest"], lambda ids: store.users(ids, req.guild_id))
     recent = [m for m in talk.recent if keep_message(m, req)]
     channel = recent[-settings.channel_messages :] if settings.channel_messages > 0 else []
     kind: str | None = None
@@ -169,9 +171,9 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         author_id=req.author_id,
         author_name=talk.author.display_name if talk.author else "the author",
         author_facts=facts["author"],
-        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], reads["nearest"]],
+        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], nearest],
         query=text,
-        searched=[[f.uuid for f in facts["text"]], [f.uuid for f in reads["nearest"]]],
+        searched=[[f.uuid for f in facts["text"]], [f.uuid for f in nearest]],
         recalled=recalled,
         summaries=[(at, s) for at, s in summaries if at is not None],
         channel_messages=channel,

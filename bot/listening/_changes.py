@@ -69,4 +69,11 @@ class Changes:
             await live.on_delete(change["id"])
         elif op == "delete_channel":
             erased = await erase_channel(self.services.store, change["guild_id"], change["id"])
-            emit("bot", "channel_erased", guild_id=change["guild_id"], channel_id=change["id"], messages=erased.messages)
+            emit(
+                "bot",
+                "channel_erased",
+                guild_id=change["guild_id"],
+                channel_id=change["id"],
+                messages=erased.erased.messages,
+                residue=len(erased.residue),
+            )

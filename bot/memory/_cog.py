@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.addressing import addressed_text
 from bot.convert import scope_of, to_user
-from bot.memory import _facts, _status
+from bot.memory import _facts, _modes, _status
 from bot.memory._forget_me import (
     PROMPT,
     ConfirmForget,
@@ -77,7 +77,7 @@ class Memory(commands.Cog):
         command = parse(text) if text is not None else None
         if command is None or me is None:
             return
-        view: ConfirmForget | None = None
+        view: ConfirmForget | _modes.ConfirmErase | None = None
         try:
             reply, view = await self.run_text(message, command, me)
         except Exception as exc:  # noqa: BLE001 - the member gets an answer, the operator the event
@@ -108,7 +108,7 @@ class Memory(commands.Cog):
 
     async def run_text(
         self, message: discord.Message, command: TextCommand, me: discord.abc.User
-    ) -> tuple[str, ConfirmForget | None]:
+    ) -> tuple[str, ConfirmForget | _modes.ConfirmErase | None]:
         services, author = self.services, message.author
         speaker = self.speaker(message.guild, author, str(message.id), message.created_at, message.channel)
         mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
@@ -130,14 +130,38 @@ class Memory(commands.Cog):
                     return GUILD_ONLY, None
                 if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
                     return NEEDS_MANAGE, None
-                return await _status.status(services, str(message.guild.id)), None
+                return await self.status_text(str(message.guild.id)), None
+            case "mode":
+                if message.guild is None:
+                    return GUILD_ONLY, None
+                if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
+                    return NEEDS_MANAGE, None
+                return await self.set_mode(str(message.guild.id), str(message.channel.id), command.arg.casefold(), author.id)
         raise AssertionError(command.kind)
 
+    async def status_text(self, guild_id: str) -> str:
+        return await _status.status(self.services, guild_id) + "\n" + await _modes.listing(self.services, guild_id)
+
+    async def set_mode(
+        self, guild_id: str, channel_id: str, mode: str, requester_id: int
+    ) -> tuple[str, _modes.ConfirmErase | None]:
+        reply = await _modes.set_here(self.services, guild_id, channel_id, mode)
+        if reply != _modes.ASK_ERASE:
+            return reply, None
+
+        async def erase() -> str:
+            return await _modes.erase_here(self.services, guild_id, channel_id)
+
+        return reply, _modes.ConfirmErase(requester_id, erase)
+
     async def about(self, speaker: _facts.Speaker, who: str, mentioned: list[User]) -> str:
-        subject = await _facts.find_subject(self.services, speaker, who, mentioned)
-        if subject is None:
+        subjects = await _facts.find_subjects(self.services, speaker, who, mentioned)
+        if not subjects:
             return f"I don't know anyone or anything called “{who}” here."
-        return await _facts.describe(self.services, speaker, subject)
+        if len(subjects) == 1:
+            return await _facts.describe(self.services, speaker, subjects[0])
+        answers = [await _facts.describe(self.services, speaker, s) for s in subjects]
+        return "\n\n".join([f"{len(subjects)} members here go by “{who.lstrip('@')}”; for each of them:", *answers])
 
     # --- slash commands -------------------------------------------------------------------------
     async def _mentioned(self, text: str) -> tuple[str, list[User]]:
@@ -201,7 +225,22 @@ class Memory(commands.Cog):
             await interaction.response.send_message(GUILD_ONLY, ephemeral=True)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        await self._answer(interaction, await _status.status(self.services, str(interaction.guild.id)))
+        await self._answer(interaction, await self.status_text(str(interaction.guild.id)))
+
+    @memory.command(name="mode", description="Where what is said in this channel may be recalled (Manage Server)")
+    @app_commands.describe(mode="off: not recorded; private: recalled only here and in its threads; shared: anywhere here")
+    @app_commands.choices(mode=[app_commands.Choice(name=m, value=m) for m in ("off", "private", "shared")])
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def mode_command(self, interaction: discord.Interaction, mode: str) -> None:
+        if interaction.guild is None or interaction.channel is None:
+            await interaction.response.send_message(GUILD_ONLY, ephemeral=True)
+            return
+        reply, view = await self.set_mode(str(interaction.guild.id), str(interaction.channel.id), mode, interaction.user.id)
+        if view is None:
+            await interaction.response.send_message(reply, ephemeral=True)
+            return
+        await interaction.response.send_message(reply, view=view, ephemeral=True)
+        view.message = await interaction.original_response()
 
     async def cog_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         if isinstance(error, app_commands.MissingPermissions):

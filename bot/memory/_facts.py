@@ -18,6 +18,7 @@ from common.text import keywords
 from graph.models import FactView, FactWrite, NodeRef, Report, User
 from recall.assemble import day
 from recall.gather import name_candidates
+from recall.names import label
 
 FIRST_PERSON = re.compile(r"^(?:i|i'm|im|i've|ive|i'd|i'll|my|me|mine)\b", re.I)
 MAX_LISTED = 20
@@ -140,17 +141,23 @@ async def forget(services: Services, speaker: Speaker, what: str) -> str:
     return f"Forgotten ({count}):\n{listed}{more}"
 
 
-async def find_subject(services: Services, speaker: Speaker, who: str, mentioned: list[User]) -> Subject | None:
-    """ "me", a mentioned member, a member by name, or an entity by name."""
+async def find_subjects(services: Services, speaker: Speaker, who: str, mentioned: list[User]) -> list[Subject]:
+    """ "me", a mentioned member, a member by name, or an entity by name. Members who all go by the name asked
+    for are each a subject, named with their account name too ("Alex (@alex.k)"), so none is answered for
+    silently in place of another."""
     if who.strip().casefold() in ("me", "myself", "@me"):
-        return person(speaker.author)
+        return [person(speaker.author)]
     if mentioned:
-        return person(mentioned[0])
+        return [person(mentioned[0])]
     members = await named_members(services, speaker.scope, who.lstrip("@"))
     if members:
-        return person(members[0])
+        wanted = " ".join(who.lstrip("@").split()).casefold()
+        exact = [u for u in members if wanted in (u.display_name.casefold(), u.name.casefold())]
+        if len(exact) > 1:
+            return [Subject(NodeRef(kind="user", id=u.id), label(u), u) for u in exact]
+        return [person((exact or members)[0])]
     entities = await services.store.entities_by_names(speaker.scope, name_candidates(who))
-    return Subject(NodeRef(kind="entity", id=entities[0].uuid), entities[0].name) if entities else None
+    return [Subject(NodeRef(kind="entity", id=entities[0].uuid), entities[0].name)] if entities else []
 
 
 def _fact_line(fact: FactView) -> str:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["remember", "forget", "forget_me", "about", "opt_out", "opt_in", "status"]
+Kind = Literal["remember", "forget", "forget_me", "about", "opt_out", "opt_in", "status", "mode"]
 
 _PLEASE = r"(?:(?:hey|ok|okay|please|pls)[,\s]+)*"
 _END = r"(?:[,\s]+(?:please|pls|thanks|thank you))?[\s.!]*"
@@ -18,6 +18,7 @@ _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     ("opt_out", re.compile(rf"^{_PLEASE}(?:memory\s+)?opt[\s-]?out{_END}$", re.I)),
     ("opt_in", re.compile(rf"^{_PLEASE}(?:memory\s+)?opt[\s-]?in{_END}$", re.I)),
     ("status", re.compile(rf"^{_PLEASE}memory\s+status{_END}$", re.I)),
+    ("mode", re.compile(rf"^{_PLEASE}memory\s+(?:here|mode)\s*[:=]?\s*(?P<arg>off|private|shared){_END}$", re.I)),
     ("about", re.compile(rf"^{_PLEASE}what\s+do\s+you\s+(?:know|remember)\s+about\s+(?P<arg>.+?)[\s?.!]*$", re.I | re.S)),
     ("remember", re.compile(rf"^{_PLEASE}remember(?:\s+that\b|\s*:|\s)\s*(?P<arg>.+?)[\s.!]*$", re.I | re.S)),
     ("forget", re.compile(rf"^{_PLEASE}forget(?:\s+that\b|\s+about\b|\s*:|\s)\s*(?P<arg>.+?)[\s.!]*$", re.I | re.S)),

@@ -132,3 +132,54 @@ async def test_an_off_channel_records_nothing(store: GraphStore, harness: Harnes
             harness.message(harness.member("dave"), "not for the record", channel=channel, at=AT + timedelta(minutes=9))
         )
     assert await count(store, "MATCH (m:Message) RETURN count(m) AS n") == before
+
+
+async def test_memory_here_off_then_delete_leaves_a_clean_audit(store: GraphStore, harness: Harness) -> None:
+    staff, thread = await _setup(harness)
+    denied = await _say(harness, "bob", "memory here: off", 10, channel=staff)
+    assert denied == "That needs the Manage Server permission."
+    harness.member("grace", guild_permissions=discord.Permissions(manage_guild=True))
+
+    ask = harness.message(harness.member("grace"), "memory here: off", to_bot=True, at=AT + timedelta(minutes=11), channel=staff)
+    await harness.deliver(ask)
+    call = ask.reply.await_args
+    assert call.args[0].startswith("Memory is off here now")
+    view = call.kwargs["view"]
+    assert harness.bot.services.channel_modes[str(thread.id)] == "off"  # its thread follows
+    await harness.deliver(
+        harness.message(harness.member("dave"), "not for the record", channel=staff, at=AT + timedelta(minutes=12))
+    )
+    assert await count(store, "MATCH (m:Message {content: 'not for the record'}) RETURN count(m) AS n") == 0
+
+    press = MockInteraction(user=harness.member("grace"))
+    await view._scheduled_task(view.confirm, press)
+    [done] = sent_texts(press.followup.send)
+    assert "the residue audit found nothing left" in done, done
+    assert (
+        await count(store, "MATCH (m:Message) WHERE m.channel_id IN $c RETURN count(m) AS n", c=[str(staff.id), str(thread.id)])
+        == 0
+    )
+    assert await count(store, "MATCH (f:Fact) WHERE f.text CONTAINS 'zanzibar' RETURN count(f) AS n") == 0
+    assert await count(store, "MATCH (f:Fact) WHERE f.text CONTAINS 'sourdough' RETURN count(f) AS n") == 1  # #general's stays
+
+    status = await _say(harness, "grace", "memory status", 13)
+    assert "• #staff: off (set), restricted" in status and "• #general: shared, everyone can view" in status
+    shared = await _say(harness, "grace", "memory here shared", 14, channel=staff)
+    assert shared.startswith("Memory here is now **shared**")
+
+
+async def test_two_members_named_alex_are_told_apart(store: GraphStore, harness: Harness) -> None:
+    seen_by_everyone(harness.general, True)
+    oslo, rome = harness.member("alexk", display_name="Alex"), harness.member("alexm", display_name="Alex")
+    assert (await _say(harness, "alexk", "remember that I sail out of Oslo", 1)).startswith("Got it")
+    assert (await _say(harness, "alexm", "remember that I sail out of Rome", 2)).startswith("Got it")
+
+    answer = await _say(harness, "bob", "what do you know about Alex?", 3)
+    assert answer.startswith("2 members here go by “Alex”"), answer
+    about_k, about_m = answer.split("Here's what I remember about ")[1:]
+    assert about_k.startswith("Alex (@alexk)") and "Oslo" in about_k and "Rome" not in about_k
+    assert about_m.startswith("Alex (@alexm)") and "Rome" in about_m and "Oslo" not in about_m
+
+    ctx = await _context(store, str(harness.general.id), str(harness.member("bob").id), "who sails out of Oslo or Rome?")
+    assert "Alex (@alexk)" in ctx and "Alex (@alexm)" in ctx, ctx
+    assert oslo.id != rome.id

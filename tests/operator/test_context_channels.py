@@ -1,0 +1,87 @@
+"""`grapevine context --channel` follows the channel's memory scope (issue 14): the same question in a private
+channel and in a shared one differ exactly by the private channel's facts. The real command, as a process,
+joined to the test's ArcadeDB server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+from graph.channels import set_visibility
+from graph.models import Channel, FactWrite, NodeRef, Report
+from graph.store import GraphStore
+from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, populate
+
+STAFF = "110000000000000077"
+QUESTION = "what is judy's secret word? is it the Austin one?"
+
+
+def _env(store: GraphStore, tmp_path: Path) -> dict[str, str]:
+    engine = store.engine
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_"))}
+    return {
+        **clean,
+        "GRAPEVINE_DATA_DIR": str(tmp_path / "data"),
+        "ARCADEDB_EXTERNAL": "true",
+        "ARCADEDB_HOST": engine.host,  # type: ignore[attr-defined]  # the ArcadeDB engine of the store fixture
+        "ARCADEDB_BOLT_PORT": str(engine.bolt_port),  # type: ignore[attr-defined]
+        "ARCADEDB_HTTP_PORT": str(engine.http_port),  # type: ignore[attr-defined]
+        "ARCADEDB_DATABASE": engine.database,
+        "ARCADEDB_PASSWORD": engine.password,  # type: ignore[attr-defined]
+        "COLUMNS": "200",
+    }
+
+
+def _fact_lines(output: str) -> set[str]:
+    """The lines of the author and related parts of what `grapevine context` prints."""
+    part, found = "", set()
+    for line in output.splitlines():
+        if "─" in line and " tokens" in line:
+            part = line.strip("─ ").split(":")[0]
+        elif part in ("author", "related") and line.startswith("- "):
+            found.add(line)
+    return found
+
+
+async def _context(store: GraphStore, tmp_path: Path, channel: str) -> str:
+    args = ["context", "--guild", G1, "--channel", channel, "--user", PEOPLE["bob"], "--message", QUESTION]
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "grapevine", *args],
+        env=_env(store, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_context_in_a_private_channel_adds_exactly_its_facts(store: GraphStore, tmp_path: Path) -> None:
+    if store.engine.name != "arcadedb":
+        return  # the command joins the test's ArcadeDB server; on Neo4j the same Cypher is covered elsewhere
+    p = await populate(store)
+    await store.upsert_channel(Channel(id=STAFF, guild_id=G1, name="staff"))
+    await set_visibility(store, G1, STAFF, "restricted")
+    said = await p.say(STAFF, "judy", "my secret word is zanzibar", T0 + timedelta(days=2))
+    secret = FactWrite(
+        uuid=uuid.uuid4().hex,
+        text="Judy's secret word is zanzibar",
+        importance=7,
+        valid_at=said.created_at,
+        about=(NodeRef(kind="user", id=PEOPLE["judy"]),),
+        reports=(Report(user_id=PEOPLE["judy"], message_id=said.id, at=said.created_at),),
+        source_message_ids=(said.id,),
+    )
+    await store.write_command_facts(G1, [secret])
+
+    public = _fact_lines(await _context(store, tmp_path, GENERAL))
+    private = _fact_lines(await _context(store, tmp_path, STAFF))
+    assert public and public < private
+    assert [line for line in private - public] == ["- Judy said on 5 May 2024: Judy's secret word is zanzibar"]
