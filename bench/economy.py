@@ -1,6 +1,6 @@
 """Cost per message: LLM calls and tokens to turn the IRC dev samples into memory.
 
-    python -m bench.economy [--data DIR] [--quick] [--no-graphiti]
+    python -m bench.economy [--data DIR] [--quick] [--no-graphiti] [--pace N] [--paces 1,2,4,8,16]
 
 Every contender sees the same messages and is answered by the same scripted server, which counts
 calls and tokens on its side with one estimate (`common.tokens.estimate_tokens`):
@@ -17,6 +17,13 @@ calls and tokens on its side with one estimate (`common.tokens.estimate_tokens`)
 The scripted answers are deterministic (bench.chat_facts): a message saying something about its
 author and naming pieces of software or hardware yields a fact about the author for each, at most
 3; each window's answer keeps at most 5 facts per person and 15 in all.
+
+grapevine runs twice: unbatched (one call per closed window, as the bot did before batching) and
+batched (`ingest.batched`: the guild's closed windows queued and sent together, on a simulated
+clock). `--pace N` stretches every timestamp N times (a quieter community); the pace table then
+runs every contender at each of `--paces` and adds the reply links seen by one call and the delay
+from a message to the call that extracts it (p50/p95, the LLM's own latency left out). Per-message
+extraction does not depend on the pace: it is run once and its row repeated.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,17 +51,20 @@ from bench.common import (
     table,
 )
 from bench.graphiti_contender import graphiti_missing, run_graphiti
+from bench.pace import PACES, closed_at, schedule, stretch
 from bench.queries import bench_read
+from bench.windows import PaceRow, pace_table, seen_in_calls
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
+from ingest.batched import BatchingIngestor
 from ingest.extraction import Extraction, PromptInput, build_prompt
 from ingest.llm import OpenAILLM
 from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
 from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
-from tests.support.prompt_reader import prompt_of, system_of
+from tests.support.prompt_reader import batch_parts, prompt_of, system_of
 from tests.support.prompt_reader import sections as prompt_sections
 from tests.support.scripted_llm import ScriptedLLMServer, prompt_tokens_of
 
@@ -64,8 +74,11 @@ AUTHOR_FACTS = 50  # facts of the author shown to a per-message extractor (MEMOR
 
 # --- the scripted model's answers ------------------------------------------------------------------------
 def grapevine_answer(request: dict[str, Any]) -> dict[str, Any]:
-    """The scripted model's answer to one grapevine extraction prompt (a window or one message),
-    written with that prompt's own refs."""
+    """The scripted model's answer to one grapevine extraction prompt (a window, a batch of windows or
+    one message), written with that prompt's own refs (each window of a batch with its own)."""
+    parts = batch_parts(request)
+    if parts:
+        return {"windows": [{"window": head, **grapevine_answer(part)} for head, part in parts]}
     refs = read_prompt(request)
     lines = [(refs.names.get(u or "", "?"), content) for _, u, content in refs.messages]
     facts = window_facts(lines)
@@ -116,6 +129,7 @@ class Usage:
     prompt_tokens_by: Counter[str] = field(default_factory=Counter)
     completion_tokens_by: Counter[str] = field(default_factory=Counter)
     sections: dict[str, float] = field(default_factory=dict)  # mean prompt tokens per call, by prompt section
+    delays: list[float] = field(default_factory=list)  # seconds from a message to the call that extracted it
 
     def per_100(self, value: float) -> float:
         return 100 * value / self.messages if self.messages else 0.0
@@ -146,34 +160,85 @@ def distinct_ids(sample: IrcSample) -> IrcSample:
     messages = [
         WindowMessage(wm.message.model_copy(update={"id": f"{sample.name}:{wm.message.id}"}), wm.author) for wm in sample.messages
     ]
-    return IrcSample(sample.name, messages, sample.reply_links)
+    links = [(f"{sample.name}:{parent}", f"{sample.name}:{reply}") for parent, reply in sample.reply_links]
+    return IrcSample(sample.name, messages, links)
 
 
 def _channel(sample: IrcSample) -> str:
     return sample.messages[0].message.channel_id
 
 
-async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: OpenAILLM) -> Usage:
-    usage = Usage("grapevine (one call per closed window)")
+async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: OpenAILLM, *, batched: bool = False) -> Usage:
+    usage = Usage("grapevine batched (closed windows queued per guild)" if batched else "grapevine (one call per closed window)")
     started = time.perf_counter()
     windows = WindowSettings()
     with TempArcadeDB() as db:
         store = await db.store("economy")
-        ingestor = Ingestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0)
+        clock = BenchClock()
+        if batched:
+            ingestor: Ingestor = BatchingIngestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0, clock=clock)
+        else:
+            ingestor = Ingestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0)
         await store.upsert_guild(Guild(id=IRC_GUILD, name="IRC"))
         for sample in samples:
             await store.upsert_channel(Channel(id=_channel(sample), guild_id=IRC_GUILD, name=sample.name))
             await store.upsert_users(list({wm.author.id: wm.author for wm in sample.messages}.values()))
             for start in range(0, len(sample.messages), 500):
                 await store.record_messages([wm.message for wm in sample.messages[start : start + 500]])
-            for window in replay(sample.messages, windows):
-                await ingestor.submit(window)
+            closed = sorted(replay(sample.messages, windows), key=lambda w: closed_at(w, windows))
+            if isinstance(ingestor, BatchingIngestor):
+                usage.delays += await _batched(ingestor, closed, clock, windows)
+            else:
+                for window in closed:
+                    await ingestor.submit(window)
+                    usage.delays += [
+                        (closed_at(window, windows) - wm.message.created_at).total_seconds() for wm in window.messages
+                    ]
             usage.messages += len(sample.messages)
         rows = await bench_read(store, "count_facts", guild_id=IRC_GUILD)
         usage.facts = int(rows[0]["facts"]) if rows else 0
         await db.close_drivers()
     usage.seconds = time.perf_counter() - started
     return _take(srv, usage)
+
+
+class BenchClock:
+    """The batching ingestor's clock: the replayed time."""
+
+    def __init__(self) -> None:
+        self.now = datetime.min
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def _batched(
+    ingestor: BatchingIngestor, closed: list[ClosedWindow], clock: BenchClock, windows: WindowSettings
+) -> list[float]:
+    """The sample's windows closed in time order into the batching ingestor, its timer run at every
+    age deadline; returns each message's delay (the clock when its window was extracted minus its time)."""
+    age = timedelta(seconds=ingestor.extraction.batch_age_seconds)
+    waiting: dict[str, ClosedWindow] = {}
+    delays: list[float] = []
+
+    async def due(now: datetime) -> None:
+        clock.now = now
+        for key in await ingestor.extract_due(IRC_GUILD):
+            window = waiting.pop(key, None)
+            if window is not None:
+                delays.extend((now - wm.message.created_at).total_seconds() for wm in window.messages)
+
+    for window in closed:
+        at = closed_at(window, windows)
+        while waiting and (deadline := min(w.started_at for w in waiting.values()) + age) <= at:
+            await due(deadline)
+        clock.now = at
+        await ingestor.close(window)
+        waiting[window.key] = window
+        await due(at)
+    while waiting:
+        await due(min(w.started_at for w in waiting.values()) + age)
+    return delays
 
 
 def _fact_view(f: ScriptFact, author_id: str, at: datetime) -> FactView:
@@ -382,19 +447,63 @@ async def run(samples: list[IrcSample], with_graphiti: bool) -> tuple[list[Usage
     skipped: list[tuple[str, str]] = []
     with scripted_llm(responder) as (srv, llm):
         usages.append(await run_grapevine(samples, srv, llm))
+        usages.append(await run_grapevine(samples, srv, llm, batched=True))
         usages.append(await run_per_message(samples, srv))
-        name = "graphiti-core add_episode (same windows)"
-        reason = graphiti_missing() if with_graphiti else "switched off with --no-graphiti"
-        if reason is None:
-            try:
-                usages.append(await run_graphiti_usage(samples, srv))
-            except Exception as exc:  # noqa: BLE001 - report why it did not run, never invent numbers
-                skipped.append((name, f"it failed: {type(exc).__name__}: {str(exc)[:300]}"))
-                srv.reset()
+        graphiti = await _graphiti(samples, srv, with_graphiti)
+        if isinstance(graphiti, Usage):
+            usages.append(graphiti)
         else:
-            skipped.append((name, reason))
+            skipped.append(graphiti)
         await llm.aclose()
     return usages, skipped
+
+
+GRAPHITI = "graphiti-core add_episode (same windows)"
+
+
+async def _graphiti(samples: list[IrcSample], srv: ScriptedLLMServer, wanted: bool) -> Usage | tuple[str, str]:
+    reason = graphiti_missing() if wanted else "switched off with --no-graphiti"
+    if reason is not None:
+        return GRAPHITI, reason
+    try:
+        return await run_graphiti_usage(samples, srv)
+    except Exception as exc:  # noqa: BLE001 - report why it did not run, never invent numbers
+        srv.reset()
+        return GRAPHITI, f"it failed: {type(exc).__name__}: {str(exc)[:300]}"
+
+
+async def run_paces(
+    samples: list[IrcSample], paces: Sequence[float], per_message: Usage | None, with_graphiti: bool
+) -> list[PaceRow]:
+    """Every contender at each pace: calls and prompt tokens counted by the server, links seen by one call
+    (`bench.windows.seen_in_calls` on the same windows and batches), delay from the run's clock."""
+    rows: list[PaceRow] = []
+    windows, extraction = WindowSettings(), ExtractionSettings()
+    with scripted_llm(responder) as (srv, llm):
+        for pace in paces:
+            stretched = [stretch(s, pace) for s in samples]
+            for batched in (True, False):
+                usage = await run_grapevine(stretched, srv, llm, batched=batched)
+                links = seen = 0
+                for sample in stretched:
+                    closed, plan = schedule(sample, windows, extraction if batched else None)
+                    got = seen_in_calls(sample, closed, plan)
+                    links, seen = links + got[0], seen + got[1]
+                name = "grapevine batched" if batched else "grapevine unbatched"
+                rows.append(
+                    PaceRow(name, pace, usage.messages, usage.calls, usage.prompt_tokens, links, seen, tuple(usage.delays))
+                )
+            if per_message is not None:
+                rows.append(PaceRow("per-message extraction (pace-free, run once)", pace, per_message.messages,
+                                    per_message.calls, per_message.prompt_tokens, 1, 0, (0.0,)))  # fmt: skip
+            graphiti = await _graphiti(stretched, srv, with_graphiti)
+            if isinstance(graphiti, Usage):
+                rows.append(PaceRow("graphiti-core add_episode", pace, graphiti.messages, graphiti.calls,
+                                    graphiti.prompt_tokens, 0, 0, ()))  # fmt: skip
+            else:
+                rows.append(PaceRow(f"graphiti-core: NOT RUN ({graphiti[1][:60]})", pace, 0, 0, 0, 0, 0, ()))
+        await llm.aclose()
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -402,17 +511,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="shared data folder (or a folder of *.raw.txt)")
     parser.add_argument("--quick", action="store_true", help=f"only the first {QUICK_MESSAGES} messages of one sample")
     parser.add_argument("--no-graphiti", action="store_true", help="skip graphiti-core")
+    parser.add_argument("--pace", type=float, default=1.0, help="stretch every timestamp this many times (default 1)")
+    parser.add_argument(
+        "--paces", default=None, help="the pace table's paces, comma-separated ('' for none; default 1,2,4,8,16, --quick: 16)"
+    )
     args = parser.parse_args(argv)
     quiet_logs()
     try:
         paths = dev_samples(args.data)
+        chosen = args.paces if args.paces is not None else "16" if args.quick else ",".join(map(str, PACES))
+        paces = [float(p) for p in chosen.split(",") if p.strip()]
     except FileNotFoundError as exc:
         parser.error(str(exc))
+    except ValueError:
+        parser.error(f"--paces takes numbers separated by commas, not {args.paces!r}")
+    if args.pace <= 0 or any(p <= 0 for p in paces):
+        parser.error("a pace must be above 0")
     samples = [distinct_ids(load_irc(p)) for p in paths[: 1 if args.quick else None]]
     if args.quick:
         samples = [IrcSample(s.name, s.messages[:QUICK_MESSAGES], s.reply_links) for s in samples]
-    usages, skipped = asyncio.run(run(samples, not args.no_graphiti))
+    usages, skipped = asyncio.run(run([stretch(s, args.pace) for s in samples], not args.no_graphiti))
     report(usages, skipped, samples)
+    if paces:
+        per_message = next((u for u in usages if u.name.startswith("per-message")), None)
+        rows = asyncio.run(run_paces(samples, paces, per_message, not args.no_graphiti))
+        extraction = ExtractionSettings()
+        console().print(pace_table(rows, "prompt tok/100",  f"LLM cost and delay by pace, {len(samples)} IRC samples (batch: "
+                                         f"{extraction.batch_messages} messages, {extraction.batch_tokens} tokens or "
+                                         f"{extraction.batch_age_seconds / 60:g} min)"))  # fmt: skip
+        console().print("prompt tok/100: counted by the scripted server. links seen: both messages in one call (one window, "
+                        "its earlier messages, or one batch). delay: message to extraction call, LLM latency left out.")  # fmt: skip
     return 0
 
 

@@ -94,7 +94,7 @@ class WindowSettings(_Section):
     max_messages: int = Field(30, ge=1)
     max_age_seconds: float = Field(1800.0, gt=0)
     buffer_max_messages: int = Field(2000, ge=1)
-    context_messages: int = Field(10, ge=0)  # earlier messages of the channel shown with a window
+    context_messages: int = Field(15, ge=0)  # earlier messages of the channel shown with a window
 
 
 class ExtractionSettings(_Section):
@@ -110,7 +110,7 @@ class ExtractionSettings(_Section):
     # closed windows of a guild wait and are extracted together in one call (ingest.batching)
     batch_messages: int = Field(30, ge=1)  # a batch is sent once its windows hold this many messages (1: no batching)
     batch_tokens: int = Field(6000, ge=200)  # ... or their messages this many prompt tokens (estimated)
-    batch_age_seconds: float = Field(3600.0, gt=0)  # ... or its oldest message is this old
+    batch_age_seconds: float = Field(7200.0, gt=0)  # ... or its oldest message is this old
     batch_attempts: int = Field(2, ge=1, le=10)  # tries of a batch before its windows are extracted one by one
 
 

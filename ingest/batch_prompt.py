@@ -2,7 +2,8 @@
 
 A batch prompt is the instructions once, then each window's prompt exactly as `build_prompt` writes
 it (its participants, earlier messages, messages, known facts and entities, refs numbered from 1),
-under a `### W1`, `### W2`... heading. The answer holds one `Extraction` per window, keyed by that
+under a `### W1`, `### W2`... heading; a reply to a message of an earlier window of the batch
+says which ("reply to W1 m3"). The answer holds one `Extraction` per window, keyed by that
 heading; `split` hands each window its own answer, to be resolved against its own `RefTable`.
 """
 
@@ -45,8 +46,10 @@ def build_batch_prompt(inputs: Sequence[PromptInput]) -> tuple[list[dict[str, st
     parts: list[str] = []
     tables: list[RefTable] = []
     system = ""
+    shown: dict[str, str] = {}  # message id -> "W1 m3": a reply to a message of an earlier window says where it is
     for i, inp in enumerate(inputs):
-        messages, refs = build_prompt(inp)
+        messages, refs = build_prompt(inp, shown)
+        shown |= {wm.message.id: f"{heading(i)} {ref}" for ref, wm in refs.messages.items()}
         system = messages[0]["content"]
         parts.append(f"### {heading(i)}\n\n{messages[1]['content']}")
         tables.append(refs)

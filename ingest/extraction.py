@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
@@ -297,12 +298,13 @@ def _entity_line(ref: str, ent: EntityView) -> str:
     return f"{ref} {_name(ent.name)} ({_name(ent.kind)}{aliases})"
 
 
-def build_prompt(inp: PromptInput) -> tuple[list[dict[str, str]], RefTable]:
-    """The chat messages for one window's extraction call, and the refs they use."""
+def build_prompt(inp: PromptInput, elsewhere: Mapping[str, str] | None = None) -> tuple[list[dict[str, str]], RefTable]:
+    """The chat messages for one window's extraction call, and the refs they use. `elsewhere` names
+    messages shown in another part of the same request (a batch: "W1 m3"), for replies to them."""
     refs = _table(inp)
     authors = {wm.author.id for wm in inp.window.messages}
     context_ids = {wm.author.id for wm in inp.window.context}
-    by_id = {wm.message.id: ref for ref, wm in (refs.context | refs.messages).items()}
+    by_id = dict(elsewhere or {}) | {wm.message.id: ref for ref, wm in (refs.context | refs.messages).items()}
     limit = inp.max_message_chars
     sections = [
         ("PARTICIPANTS", [_participant(r, u, authors, context_ids) for r, u in refs.users.items()]),
