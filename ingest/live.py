@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 
@@ -15,6 +16,7 @@ from graph.consent import Consent
 from graph.models import Message, User
 from graph.store import GraphStore, now_utc
 from ingest.pipeline import Ingestor
+from ingest.recording import MessageRecorder
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
 
@@ -28,6 +30,7 @@ class LiveWindows:
         *,
         clock: Callable[[], datetime] = now_utc,
         retry_seconds: float = 30.0,
+        recorder: MessageRecorder | None = None,
     ) -> None:
         self.store = store
         self.ingestor = ingestor
@@ -39,6 +42,11 @@ class LiveWindows:
         self._loop: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self._unsubmitted: list[ClosedWindow] = []  # closed but not yet stored as episodes (graph down)
+        # with a recorder, messages are written in batches (ingest/recording.py) instead of one by one
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.on_refused = lambda message: self.buffer.delete(message.id)
+            recorder.allowed = consent.allowed
 
     async def start(self) -> int:
         """Rebuild the open windows from stored, unclosed messages; start the timer loop."""
@@ -53,6 +61,8 @@ class LiveWindows:
             restored += 1
         self._dispatch(self.buffer.due(self.clock()))
         self._loop = asyncio.create_task(self._run(), name="grapevine-windows")
+        if self.recorder is not None:
+            self.recorder.start()
         emit("ingest", "windows_restored", messages=restored, open=self.buffer.open_windows())
         return restored
 
@@ -64,19 +74,19 @@ class LiveWindows:
                 await self._loop
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.recorder is not None:
+            await self.recorder.stop()  # what was handed over is written before the bot goes
 
     async def on_message(self, message: Message, author: User) -> bool:
         """Store and buffer one message; False when its author opted out (nothing stored) or its id is
         stored for a message of another guild, channel or author (refused)."""
         if not self.consent.allowed(author.id):
             return False
-        try:
-            await self.store.upsert_users([author], message.guild_id)
-            if await self.store.record_messages([message]):
-                emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
+        if self.recorder is not None:
+            self.recorder.add(message, author)  # written at the next tick; the event handler never waits for it
+        else:
+            if not await self._record_now(message, author):
                 return False
-        except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
-            emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
         closed = self.buffer.add(WindowMessage(message, author), self.clock())
         emit(
             "ingest",
@@ -91,17 +101,32 @@ class LiveWindows:
         self._wake.set()
         return True
 
+    async def _record_now(self, message: Message, author: User) -> bool:
+        """Without a recorder: store the message before buffering it; False when its id is refused."""
+        try:
+            await self.store.upsert_users([author], message.guild_id)
+            if await self.store.record_messages([message]):
+                emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
+                return False
+        except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
+            emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
+        return True
+
     async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
+        await self._flush_recorder()  # the message itself may still be waiting for its tick
         self.buffer.edit(message_id, content, edited_at)
         await self.store.edit_message(message_id, content, edited_at)
 
     async def on_delete(self, message_id: str) -> None:
+        await self._flush_recorder()
         self.buffer.delete(message_id)
         await self.store.delete_message(message_id)
 
     def drop_user(self, user_id: str) -> int:
         """Forget-me: remove the user's messages from open windows and windows waiting to be stored."""
         dropped = self.buffer.drop_user(user_id)
+        if self.recorder is not None:
+            self.recorder.drop_user(user_id)  # counted once: the buffer holds the same messages
         kept = []
         for window in self._unsubmitted:
             messages = tuple(wm for wm in window.messages if wm.author.id != user_id)
@@ -133,7 +158,8 @@ class LiveWindows:
         self._dispatch(retry)
 
     async def drain(self) -> None:
-        """Wait for every submitted window to finish (tests, shutdown)."""
+        """Write what the recorder holds; wait for every submitted window to finish (tests, shutdown)."""
+        await self._flush_recorder()
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -143,10 +169,20 @@ class LiveWindows:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def _flush_recorder(self) -> None:
+        if self.recorder is not None:
+            await self.recorder.flush()
+
     async def _submit(self, window: ClosedWindow) -> None:
         try:
+            await self._flush_recorder()  # every message handed over is written before its window goes on
             await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
-            await self.store.record_messages([wm.message for wm in window.messages])
+            refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
+            if refused:  # ids another guild, channel or author holds: never part of this window's episode
+                kept = tuple(wm for wm in window.messages if wm.message.id not in refused)
+                if not kept:
+                    return
+                window = dataclasses.replace(window, messages=kept)
             await self.ingestor.submit(window)
         except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed
             self._unsubmitted.append(window)
