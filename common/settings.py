@@ -95,6 +95,7 @@ class WindowSettings(_Section):
     max_age_seconds: float = Field(1800.0, gt=0)
     buffer_max_messages: int = Field(2000, ge=1)
     context_messages: int = Field(15, ge=0)  # earlier messages of the channel shown with a window
+    record_tick_ms: float = Field(50.0, ge=0, le=5000)  # messages are written in batches this often (0: one by one)
 
 
 class ExtractionSettings(_Section):

@@ -16,6 +16,7 @@ from ingest.batched import BatchingIngestor
 from ingest.embeddings import load_embedder
 from ingest.live import LiveWindows
 from ingest.llm import UsageMeter, build_llm
+from ingest.recording import MessageRecorder
 
 
 def check_bot_config(settings: Settings) -> list[str]:
@@ -45,7 +46,9 @@ async def run_bot(settings: Settings) -> None:
             ingestor = BatchingIngestor(
                 store, llm, settings.extraction, settings.window, embed=embed, hidden=lambda uid: not consent.allowed(uid)
             )
-            live = LiveWindows(store, ingestor, consent, settings.window)
+            tick = settings.window.record_tick_ms / 1000
+            recorder = MessageRecorder(store, tick_seconds=tick) if tick > 0 else None
+            live = LiveWindows(store, ingestor, consent, settings.window, recorder=recorder)
             services = Services(
                 settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor, live=live, embed=embed
             )

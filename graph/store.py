@@ -76,6 +76,7 @@ class GraphStore:
         await self.engine.create_search_indexes(self.driver, embedding_dimension if embedding_model else None)
         await self.runner.write_one("schema/backfill_user_names")
         await self.runner.write_one("schema/backfill_message_keys")
+        await self.runner.write_one("schema/backfill_retire_at")
         meta = await self.runner.read("schema/read_meta")
         if not meta:
             await self.runner.write_one(
@@ -460,7 +461,7 @@ class GraphStore:
 
     # --- upkeep ---------------------------------------------------------------------------
     async def retire_expired(self, now: datetime | None = None) -> int:
-        result = await self.runner.write_one("store/retire_expired", now=iso(now or now_utc()))
+        result = await self.runner.write_one("store/retire_expired", now=utc(now or now_utc()))
         return int(result[0]["retired"]) if result else 0
 
     async def enforce_user_cap(self, cap: int, now: datetime | None = None) -> int:

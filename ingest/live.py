@@ -17,6 +17,7 @@ from graph.erasure import apply_edit, erase_messages
 from graph.models import Message, User
 from graph.store import GraphStore, now_utc
 from ingest.pipeline import Ingestor
+from ingest.recording import MessageRecorder
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
 
@@ -30,6 +31,7 @@ class LiveWindows:
         *,
         clock: Callable[[], datetime] = now_utc,
         retry_seconds: float = 30.0,
+        recorder: MessageRecorder | None = None,
     ) -> None:
         self.store = store
         self.ingestor = ingestor
@@ -42,6 +44,11 @@ class LiveWindows:
         self._tasks: set[asyncio.Task[object]] = set()
         self._unsubmitted: list[ClosedWindow] = []  # closed but not yet stored as episodes (graph down)
         self._ticking: asyncio.Task[None] | None = None  # the ingestor's timer work (batches due by age)
+        # with a recorder, messages are written in batches (ingest/recording.py) instead of one by one
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.on_refused = lambda message: self.buffer.delete(message.id)
+            recorder.allowed = consent.allowed
 
     async def start(self) -> int:
         """Rebuild the open windows from stored, unclosed messages; start the timer loop."""
@@ -56,6 +63,8 @@ class LiveWindows:
             restored += 1
         self._dispatch(self.buffer.due(self.clock()))
         self._loop = asyncio.create_task(self._run(), name="grapevine-windows")
+        if self.recorder is not None:
+            self.recorder.start()
         emit("ingest", "windows_restored", messages=restored, open=self.buffer.open_windows())
         return restored
 
@@ -67,19 +76,19 @@ class LiveWindows:
                 await self._loop
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.recorder is not None:
+            await self.recorder.stop()  # what was handed over is written before the bot goes
 
     async def on_message(self, message: Message, author: User) -> bool:
         """Store and buffer one message; False when its author opted out (nothing stored) or its id is
         stored for a message of another guild, channel or author (refused)."""
         if not self.consent.allowed(author.id):
             return False
-        try:
-            await self.store.upsert_users([author], message.guild_id)
-            if await self.store.record_messages([message]):
-                emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
+        if self.recorder is not None:
+            self.recorder.add(message, author)  # written at the next tick; the event handler never waits for it
+        else:
+            if not await self._record_now(message, author):
                 return False
-        except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
-            emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
         closed = self.buffer.add(WindowMessage(message, author), self.clock())
         emit(
             "ingest",
@@ -94,14 +103,27 @@ class LiveWindows:
         self._wake.set()
         return True
 
+    async def _record_now(self, message: Message, author: User) -> bool:
+        """Without a recorder: store the message before buffering it; False when its id is refused."""
+        try:
+            await self.store.upsert_users([author], message.guild_id)
+            if await self.store.record_messages([message]):
+                emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
+                return False
+        except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
+            emit("ingest", "message_store_failed", message_id=message.id, error=type(exc).__name__)
+        return True
+
     async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
         """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/erasure.py)."""
+        await self._flush_recorder()  # the message itself may still be waiting for its tick
         self.buffer.edit(message_id, content, edited_at)
         self._unsubmitted = [_edited(w, message_id, content, edited_at) for w in self._unsubmitted]
         await apply_edit(self.store, message_id, content, edited_at)
 
     async def on_delete(self, message_id: str) -> None:
         """Out of every window, and out of the graph with what was drawn only from it (graph/erasure.py)."""
+        await self._flush_recorder()
         self.buffer.delete(message_id)
         self._unsubmitted = [k for w in self._unsubmitted if (k := _without(w, message_id)) is not None]
         await erase_messages(self.store, [message_id])
@@ -109,6 +131,8 @@ class LiveWindows:
     def drop_user(self, user_id: str) -> int:
         """Forget-me: remove the user's messages from open windows and windows waiting to be stored."""
         dropped = self.buffer.drop_user(user_id)
+        if self.recorder is not None:
+            self.recorder.drop_user(user_id)  # counted once: the buffer holds the same messages
         kept = []
         for window in self._unsubmitted:
             messages = tuple(wm for wm in window.messages if wm.author.id != user_id)
@@ -141,7 +165,8 @@ class LiveWindows:
         self._tick_ingestor()
 
     async def drain(self) -> None:
-        """Wait for every submitted window to finish (tests, shutdown)."""
+        """Write what the recorder holds; wait for every submitted window to finish (tests, shutdown)."""
+        await self._flush_recorder()
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -163,11 +188,20 @@ class LiveWindows:
             await self.ingestor.tick()
         except Exception as exc:  # noqa: BLE001 - the windows stay queued in the graph; the next tick retries
             emit("ingest", "batch_tick_failed", error=type(exc).__name__, reason=str(exc)[:300])
+    async def _flush_recorder(self) -> None:
+        if self.recorder is not None:
+            await self.recorder.flush()
 
     async def _submit(self, window: ClosedWindow) -> None:
         try:
+            await self._flush_recorder()  # every message handed over is written before its window goes on
             await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
-            await self.store.record_messages([wm.message for wm in window.messages])
+            refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
+            if refused:  # ids another guild, channel or author holds: never part of this window's episode
+                kept = tuple(wm for wm in window.messages if wm.message.id not in refused)
+                if not kept:
+                    return
+                window = dataclasses.replace(window, messages=kept)
             await self.ingestor.submit(window)
         except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed
             self._unsubmitted.append(window)

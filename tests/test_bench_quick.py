@@ -89,3 +89,12 @@ def test_scale_quick_prints_engine_rows() -> None:
     assert re.search(r"reference work before the run: \d+ ms", out)
     assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%; reference work \d+ ms", out)
     assert re.search(r"while the context builds were timed: \d+\.\d% after 150 builds, \d+\.\d% after 500", out)
+
+
+def test_recording_quick_prints_the_rate_and_that_nothing_is_lost() -> None:
+    out = run_bench("recording")
+    assert "Recording: 20 channels, 50 members, tick 50 ms" in out
+    for load in ("500/s offered, batched", "flat out, batched", "flat out, one by one (before)"):
+        line = next(line for line in out.splitlines() if load in line)
+        assert " yes " in line, out  # every message handed over is in the graph
+    assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%", out)

@@ -10,6 +10,7 @@ CREATE CONSTRAINT fact_uuid IF NOT EXISTS FOR (n:Fact) REQUIRE n.uuid IS UNIQUE;
 CREATE CONSTRAINT graph_meta_key IF NOT EXISTS FOR (n:GraphMeta) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT opt_out_key IF NOT EXISTS FOR (n:OptOut) REQUIRE n.key IS UNIQUE;
 CREATE INDEX fact_guild IF NOT EXISTS FOR (n:Fact) ON (n.guild_id);
+CREATE INDEX fact_retire_at IF NOT EXISTS FOR (n:Fact) ON (n.retire_at);
 CREATE INDEX user_name_lower IF NOT EXISTS FOR (n:User) ON (n.name_lower);
 CREATE INDEX user_display_lower IF NOT EXISTS FOR (n:User) ON (n.display_lower);
 CREATE INDEX entity_guild IF NOT EXISTS FOR (n:Entity) ON (n.guild_id);

@@ -13,6 +13,7 @@ import queries
 from graph.keys import channel_start, channel_time
 from graph.models import Channel, ChannelKind, Guild, Message, User
 from graph.store import GraphStore
+from tests.support.busy_server import T0, populate
 
 pytestmark = pytest.mark.usefixtures("arcade_only")
 
@@ -134,3 +135,28 @@ async def test_guild_counts_seek_the_guild_never_scan_the_graph(store: GraphStor
         text, _ = await _profile_text(store, statement, guild_id=G)
         assert f"NodeIndexSeek({label}) [index={index}" in text
         assert "Scan" not in text
+
+
+async def test_upkeep_retires_through_one_index_range_of_facts_due(store: GraphStore) -> None:
+    await populate(store)  # one fact of dave's expires two days in
+    later = T0 + timedelta(days=4)
+
+    async def still_due() -> int:  # what the range holds: facts with retire_at set
+        found, _, _ = await store.driver.execute_query(
+            "MATCH (f:Fact) WHERE f.retire_at IS NOT NULL RETURN count(f) AS n", database_=store.engine.database
+        )
+        return int(found[0]["n"])
+
+    text, _ = await _profile(store, "store/retire_expired", now=later - timedelta(days=30))
+    assert "NodeIndexRangeScan(f:Fact) [index=fact_retire_at, retire_at <= $now" in text
+    assert "Scan(f:Fact) [filter" not in text and "NodeByLabelScan" not in text
+    assert await still_due() == 1
+    assert await store.retire_expired(later) == 1
+    assert await still_due() == 0  # a retired fact leaves the range: later passes never read it again
+    assert await store.retire_expired(later + timedelta(days=365)) == 0
+    await store.driver.execute_query(
+        "MATCH (f:Fact) WHERE f.expires_at IS NOT NULL SET f.expired_at = null", database_=store.engine.database
+    )
+    await store.setup_schema()  # facts stored before retire_at was kept get it
+    assert await still_due() == 1
+    assert await store.retire_expired(later) == 1

@@ -1,0 +1,199 @@
+"""Recording throughput: messages per second the bot's recording path stores in the embedded engine.
+
+Messages from many channels arrive the way discord.py delivers them (each event its own task) at a fixed
+offered rate, then flat out. They go through the live windows exactly as the bot's listener hands them over:
+batched in short ticks (`WINDOW_RECORD_TICK_MS`), windows closing and becoming pending episodes as they fill
+(no LLM: extraction is not timed here). Printed: the rate written, the recorder's largest backlog, how late
+the event loop woke (a write that blocked it would show here), whether every message is in the graph, and
+the CPU time stolen by the hypervisor. For comparison, the same flat-out load written one message at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from bench.common import TempArcadeDB, console, cpu_counters, machine_note, percentile, quiet_logs, steal_share, table
+from common.settings import ExtractionSettings, WindowSettings
+from graph.consent import Consent
+from graph.models import Channel, Guild, Message, User
+from graph.store import GraphStore
+from ingest.live import LiveWindows
+from ingest.pipeline import Ingestor
+from ingest.recording import MessageRecorder
+
+GUILD = "840000000000000001"
+T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
+WORDS = "the a we they new old game match server patch build test tonight tomorrow anyone think works broken fixed".split()
+
+
+@dataclass
+class Run:
+    name: str
+    sent: int = 0
+    seconds: float = 0.0  # from the first message handed over to the last one written
+    stored: int = 0
+    backlog: int = 0
+    lag_ms: list[float] = field(default_factory=list)
+    steal: float | None = None
+
+
+def messages(start: int, count: int, channels: int, users: Sequence[User]) -> list[tuple[Message, User]]:
+    out = []
+    for n in range(start, start + count):
+        who = users[(n * 7) % len(users)]
+        text = " ".join(WORDS[(n * k) % len(WORDS)] for k in range(1, 9))
+        out.append(
+            (
+                Message(
+                    id=f"85{n:016d}",
+                    guild_id=GUILD,
+                    channel_id=f"86{n % channels:016d}",
+                    author_id=who.id,
+                    content=text,
+                    created_at=T0 + timedelta(milliseconds=n),
+                ),
+                who,
+            )
+        )
+    return out
+
+
+async def _loop_lag(lags: list[float], stop: asyncio.Event) -> None:
+    """How late a 10 ms sleep wakes: the event loop's responsiveness while the writes go on."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        await asyncio.sleep(0.01)
+        lags.append((time.perf_counter() - started - 0.01) * 1000)
+
+
+async def _stored(store: GraphStore) -> int:
+    return (await store.guild_counts(GUILD))["messages"]
+
+
+async def offered(
+    store: GraphStore, consent: Consent, batch: list[tuple[Message, User]], rate: float, tick: float, name: str
+) -> Run:
+    """Hand `batch` over at `rate` messages per second (flat out when 0), each as its own task."""
+    recorder = MessageRecorder(store, tick_seconds=tick) if tick > 0 else None
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())
+    live = LiveWindows(store, ingestor, consent, WindowSettings(), recorder=recorder)
+    await live.start()
+    before = await _stored(store)
+    run, stop = Run(name, sent=len(batch)), asyncio.Event()
+    lag = asyncio.create_task(_loop_lag(run.lag_ms, stop))
+    counters = cpu_counters()
+    started = time.perf_counter()
+    tasks = []
+    for i, (message, author) in enumerate(batch):
+        if rate:
+            due = started + i / rate
+            if due > time.perf_counter():
+                await asyncio.sleep(due - time.perf_counter())
+        tasks.append(asyncio.create_task(live.on_message(message, author)))
+        if recorder is not None:
+            run.backlog = max(run.backlog, recorder.pending())
+    await asyncio.gather(*tasks)
+    if recorder is not None:
+        while recorder.pending():
+            run.backlog = max(run.backlog, recorder.pending())
+            await asyncio.sleep(0.005)
+        await recorder.flush()
+    run.seconds = time.perf_counter() - started
+    run.steal = steal_share(counters, cpu_counters())
+    stop.set()
+    await lag
+    await live.stop()
+    await live.drain()
+    run.stored = await _stored(store) - before
+    return run
+
+
+async def go(args: argparse.Namespace) -> list[Run]:
+    with TempArcadeDB() as db:
+        store = await db.store("recording")
+        await store.upsert_guild(Guild(id=GUILD, name="busy"))
+        for c in range(args.channels):
+            await store.upsert_channel(Channel(id=f"86{c:016d}", guild_id=GUILD, name=f"channel-{c}"))
+        users = [User(id=f"87{u:016d}", name=f"member{u}", display_name=f"Member {u}") for u in range(args.users)]
+        await store.upsert_users(users, GUILD)
+        consent = Consent(store)
+        await consent.load()
+        tick = args.tick_ms / 1000
+        runs = []
+        n = 0
+        warm = messages(n, min(2000, args.messages), args.channels, users)
+        n += len(warm)
+        await offered(store, consent, warm, 0, tick, "warm-up")  # the engine's JIT, not timed
+        for rate in args.rates:
+            count = int(rate * args.seconds)
+            runs.append(
+                await offered(
+                    store, consent, messages(n, count, args.channels, users), rate, tick, f"{rate:,.0f}/s offered, batched"
+                )
+            )
+            n += count
+        runs.append(await offered(store, consent, messages(n, args.messages, args.channels, users), 0, tick, "flat out, batched"))
+        n += args.messages
+        one = min(args.messages, args.one_by_one)
+        runs.append(await offered(store, consent, messages(n, one, args.channels, users), 0, 0, "flat out, one by one (before)"))
+        await db.close_drivers()
+        return runs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.recording", description=__doc__.splitlines()[0])
+    parser.add_argument("--channels", type=int, default=100)
+    parser.add_argument("--users", type=int, default=500)
+    parser.add_argument("--rates", type=float, nargs="*", default=[1000.0, 2000.0], help="offered rates, messages/s")
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long each offered rate runs")
+    parser.add_argument("--messages", type=int, default=20000, help="messages of the flat-out run")
+    parser.add_argument("--one-by-one", type=int, default=3000, help="messages of the one-at-a-time comparison")
+    parser.add_argument("--tick-ms", type=float, default=WindowSettings().record_tick_ms)
+    parser.add_argument("--quick", action="store_true", help="20 channels, 500/s for 2 s, 1,000 flat out")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.channels, args.users, args.rates, args.seconds, args.messages, args.one_by_one = 20, 50, [500.0], 2.0, 1000, 300
+    quiet_logs()
+    counters = cpu_counters()
+    out = console()
+    runs = asyncio.run(go(args))
+    rows = [
+        [
+            r.name,
+            f"{r.sent:,}",
+            f"{r.stored:,}",
+            "yes" if r.stored == r.sent else f"NO: {r.sent - r.stored:,} missing",
+            f"{r.sent / r.seconds:,.0f}" if r.seconds else "-",
+            f"{r.backlog:,}",
+            f"{percentile(r.lag_ms, 50):.1f} / {percentile(r.lag_ms, 99):.1f} / {max(r.lag_ms, default=0):.1f}",
+            f"{r.steal:.1%}" if r.steal is not None else "-",
+        ]
+        for r in runs
+    ]
+    out.print(
+        table(
+            f"Recording: {args.channels} channels, {args.users} members, tick {args.tick_ms:g} ms (ArcadeDB embedded, Bolt)",
+            [
+                "load",
+                "sent",
+                "in the graph",
+                "none lost",
+                "messages/s written",
+                "largest backlog",
+                "loop late p50/p99/max ms",
+                "stolen",
+            ],
+            rows,
+        )
+    )
+    out.print(machine_note(counters))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
