@@ -23,16 +23,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import recall.assemble as recall_assemble
+import recall.expand as recall_expand
+import recall.gather as recall_gather
+import recall.ranking as recall_ranking
 from bench.common import (
     TempArcadeDB,
     console,
@@ -50,8 +55,8 @@ from common.tokens import estimate_tokens
 from graph.models import Channel, Guild, Message, MessageView, User
 from ingest.pipeline import Ingestor
 from ingest.windows import ClosedWindow, WindowMessage
-from recall.assemble import ContextRequest, message_line
-from recall.gather import build_context
+from recall.assemble import ContextRequest, assemble, message_line
+from recall.gather import build_context, gather
 from tests.support.datasets import DATA_DIR
 
 DEFAULT_FILE = DATA_DIR / "locomo" / "locomo-dev.json"
@@ -399,24 +404,65 @@ def recall(evidence: Sequence[str], found: set[str]) -> float:
     return sum(e in found for e in evidence) / len(evidence)
 
 
+def context_settings(budget: int) -> ContextSettings:
+    """The total budget, or (0) every part unbounded: all that is gathered."""
+    if budget:
+        return ContextSettings(total_tokens=budget)
+    big = 10**6
+    return ContextSettings(
+        total_tokens=big, author_tokens=big, related_tokens=big, recalled_tokens=big, channel_tokens=big, thread_tokens=big
+    )
+
+
+# The levers of issue 19 kept in recall/, each turned off alone to measure its effect: (name, module,
+# attribute, value that turns it off).
+LEVERS: tuple[tuple[str, Any, str, Any], ...] = (
+    ("question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
+    ("all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
+    ("related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
+    ("the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
+    ("second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
+)
+
+
+@contextlib.contextmanager
+def lever_off(module: Any, attribute: str, value: Any) -> Iterator[None]:
+    kept = getattr(module, attribute)
+    setattr(module, attribute, value)
+    try:
+        yield
+    finally:
+        setattr(module, attribute, kept)
+
+
+async def gathered_outcomes(
+    store: Any,
+    ids: Ids,
+    question: Question,
+    budgets: Sequence[int],
+    sources: dict[str, set[str]],
+    at: datetime,
+    dia_of: dict[str, str],
+) -> dict[int, float]:
+    """Evidence recall at each budget (0: unbounded) from one gathering, as build_context would assemble it."""
+    req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
+    gathered = await recall_expand.with_evidence(store, req, await gather(store, req, context_settings(1000)))
+    out = {}
+    for budget in budgets:
+        ctx = assemble(gathered, context_settings(budget))
+        found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
+        found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
+        out[budget] = recall(question.evidence, found)
+    return out
+
+
 async def grapevine_outcome(
     store: Any, ids: Ids, question: Question, budget: int, sources: dict[str, set[str]], at: datetime, dia_of: dict[str, str]
 ) -> Outcome:
     req = ContextRequest(
         guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text, message_id=None, at=at
     )
-    settings = (
-        ContextSettings(total_tokens=budget)
-        if budget
-        else ContextSettings(
-            total_tokens=10**6,
-            author_tokens=10**6,
-            related_tokens=10**6,
-            recalled_tokens=10**6,
-            channel_tokens=10**6,
-            thread_tokens=10**6,
-        )
-    )
+    settings = context_settings(budget)
     started = time.perf_counter()
     ctx = await build_context(store, req, settings)
     ms = (time.perf_counter() - started) * 1000
@@ -446,6 +492,8 @@ class Run:
     embedding_skipped: str | None = None
     ingest_s: float = 0.0
     ceiling: list[float] = field(default_factory=list)  # per question: share of evidence some annotated fact cites
+    # lever name -> (budget, category or 0 for all) -> recalls with that lever off, and with every lever on
+    levers: dict[str, dict[tuple[int, int], list[float]]] = field(default_factory=dict)
 
 
 def over_caps(conv: Conversation) -> int:
@@ -462,7 +510,7 @@ GRAPEVINE = "grapevine context"
 UNBOUNDED = "grapevine, no budget (all gathered)"
 
 
-async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
+async def run(convs: list[Conversation], budgets: Sequence[int], with_levers: bool = True) -> Run:
     out = Run()
     reason = embedding_missing()
     embedder = None
@@ -509,6 +557,16 @@ async def run(convs: list[Conversation], budgets: Sequence[int]) -> Run:
                 out.scores[(UNBOUNDED, 0)].add(
                     question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of)
                 )
+            if with_levers:
+                every = [*budgets, 0]
+                for name, *off in [("", None, "", None), *LEVERS]:
+                    scores = out.levers.setdefault(name, defaultdict(list))
+                    with lever_off(*off) if off[0] is not None else contextlib.nullcontext():
+                        for question in conv.questions:
+                            got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of)
+                            for budget, value in got.items():
+                                scores[(budget, 0)].append(value)
+                                scores[(budget, question.category)].append(value)
             cited = {e for s in conv.sessions for items in s.observations.values() for _, ev in items for e in ev}
             out.ceiling += [recall(q.evidence, cited) for q in conv.questions]
             out.questions += len(conv.questions)
@@ -586,6 +644,26 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is build_context (every graph read and the "
         "assembly, over Bolt); the baselines' is ranking and filling in memory."
     )
+    every = [*budgets, 0]
+    if result.levers:
+        base = result.levers[""]
+        out.print(
+            "Levers (issue 19), each turned off alone: evidence recall overall and multi-hop at "
+            + ", ".join(str(b or "no") for b in every)
+            + " budget, all levers on -> this one off (the difference is what the lever adds):"
+        )
+        for name, scores in result.levers.items():
+            if not name:
+                continue
+            cells = []
+            for budget in every:
+                on, off = mean(base[(budget, 0)]), mean(scores[(budget, 0)])
+                hop_on, hop_off = mean(base[(budget, 1)]), mean(scores[(budget, 1)])
+                cells.append(
+                    f"{budget or 'none'}: {100 * on:.1f}% ({100 * (on - off):+.1f}), multi-hop {100 * hop_on:.1f}% "
+                    f"({100 * (hop_on - hop_off):+.1f})"
+                )
+            out.print(f"  {name}: " + "; ".join(cells))
     for budget in budgets:
         g, b = result.scores.get((GRAPEVINE, budget)), result.scores.get(("BM25 over raw messages", budget))
         if g and b:
@@ -603,6 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"first conversation, first {QUICK_SESSIONS} sessions, up to {QUICK_QUESTIONS} questions",
     )
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="total context budgets (tokens)")
+    parser.add_argument("--no-levers", action="store_true", help="skip measuring each lever of the context turned off")
     args = parser.parse_args(argv)
     quiet_logs()
     if not args.data.is_file():
@@ -612,7 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.data}: no conversations")
     if args.quick:
         convs = quick(convs)
-    result = asyncio.run(run(convs, args.budgets))
+    result = asyncio.run(run(convs, args.budgets, with_levers=not args.no_levers))
     report(result, convs, args.budgets, args.data)
     return 0
 

@@ -30,6 +30,7 @@ from graph.models import (
     FactWrite,
     Guild,
     Message,
+    MessageView,
     SchemaMismatch,
     User,
     iso,
@@ -392,6 +393,46 @@ class GraphStore:
             key = (-(score or 0.0), fact.uuid) if source == "text" else _importance_then_newest(fact)
             by_source[source].append((key, fact))
         return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
+
+    async def neighbourhood_facts(
+        self,
+        guild_id: str,
+        *,
+        mentioned_ids: list[str],
+        names: list[str],
+        entity_keys: list[str],
+        skip_ids: list[str],
+        now: datetime,
+        limit: int = 20,
+        channel_id: str | None = None,
+    ) -> list[FactView]:
+        """The second hop of a reply (context/neighbourhood.cypher): facts about the entities related to the
+        members and entities a message names; most important and newest first. With `channel_id`, only what
+        may be recalled in that channel, as `reply_facts`."""
+        found = await self.runner.read_plain(
+            "context/neighbourhood",
+            guild_id=guild_id,
+            channel_id=channel_id,
+            mentioned_ids=mentioned_ids,
+            names=sorted({n.casefold() for n in names if n}),
+            keys=sorted({k for k in entity_keys if k}),
+            skip_ids=skip_ids,
+            now=utc(now),
+            limit=limit,
+        )
+        return [rows.reply_fact(item)[2] for item in (found[0]["facts"] if found else [])]
+
+    async def evidence_messages(
+        self, guild_id: str, channel_id: str, uuids: list[str], *, at: datetime, span: int = 1
+    ) -> list[tuple[int, bool, MessageView]]:
+        """(rank of the fact in `uuids`, whether it is the source itself, message) for the channel's messages
+        the facts were drawn from and their `span` neighbours each side in their episode, before `at`."""
+        if not uuids:
+            return []
+        found = await self.runner.read_plain(
+            "context/evidence", guild_id=guild_id, channel_id=channel_id, uuids=uuids, at=utc(at), span=span
+        )
+        return [(int(r["rank"]), bool(r["source"]), rows.message_view(r["message"])) for r in found]
 
     async def conversation(
         self,

@@ -188,6 +188,7 @@ class LiveWindows:
             await self.ingestor.tick()
         except Exception as exc:  # noqa: BLE001 - the windows stay queued in the graph; the next tick retries
             emit("ingest", "batch_tick_failed", error=type(exc).__name__, reason=str(exc)[:300])
+
     async def _flush_recorder(self) -> None:
         if self.recorder is not None:
             await self.recorder.flush()

@@ -28,6 +28,7 @@ PART_ORDER = ("author", "related", "recalled", "channel", "thread")
 # a tight budget keeps the best of each rather than all of one.
 TRIM_ORDER: tuple[str | tuple[str, ...], ...] = ("channel", "thread", ("recalled", "related"), "author")
 MAX_NAME_CHARS = 64
+RELATED_FACTS = 40  # related facts a context considers, best first: the rest are hardly related to the message
 MAX_MESSAGE_CHARS = 1000
 _MEMORY_TAG = re.compile(r"<(/?)(memory)", re.IGNORECASE)
 
@@ -178,7 +179,8 @@ def _fact_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
             if rank < len(source) and source[rank].uuid not in seen:
                 seen.add(source[rank].uuid)
                 prior.append(source[rank])
-    related = [_line(fact_line(f), f.uuid) for f in rank_facts(gathered.query, prior, gathered.searched)]
+    ranked = rank_facts(gathered.query, prior, gathered.searched)[:RELATED_FACTS]
+    related = [_line(fact_line(f), f.uuid) for f in ranked]
     return author, related
 
 

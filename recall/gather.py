@@ -20,12 +20,13 @@ from common.text import MENTION, keywords, name_key
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
+from recall.expand import second_hop, with_evidence
 from recall.names import named_apart
 from recall.ranking import rank_messages
 
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
-RANKED_POOL = 50  # facts about named people and entities read, then ranked by relevance to the message
+RANKED_POOL = 150  # facts about named people and entities read, then ranked by relevance to the message
 CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
 MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3
@@ -48,7 +49,7 @@ async def build_context(
 ) -> ReplyContext:
     """The reply context for one message: gathered from the guild's graph, assembled within budget."""
     try:
-        gathered = await gather(store, req, settings, embed=embed)
+        gathered = await with_evidence(store, req, await gather(store, req, settings, embed=embed))
     except UNREACHABLE as exc:
         raise GraphUnavailable(f"the graph store cannot be reached: {type(exc).__name__}: {exc}") from exc
     return assemble(gathered, settings)
@@ -118,13 +119,14 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
     chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
+    keys = name_candidates(text)
     reads = await _concurrently(
         facts=store.reply_facts(
             req.guild_id,
             author_id=req.author_id,
             mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
             names=keywords(text),
-            entity_keys=name_candidates(text),
+            entity_keys=keys,
             text=text,
             skip_ids=skip,
             now=req.at,
@@ -147,6 +149,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             recall=settings.recalled_messages,
         ),
         nearest=_nearest(store, req, embed),
+        hop=second_hop(store, req, entity_keys=keys, skip_ids=skip),
     )
     talk = reads["talk"]
     facts, nearest = await named_apart(reads["facts"], reads["nearest"], lambda ids: store.users(ids, req.guild_id))
@@ -171,7 +174,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         author_id=req.author_id,
         author_name=talk.author.display_name if talk.author else "the author",
         author_facts=facts["author"],
-        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], nearest],
+        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], nearest, reads["hop"]],
         query=text,
         searched=[[f.uuid for f in facts["text"]], [f.uuid for f in nearest]],
         recalled=recalled,

@@ -19,12 +19,38 @@ from graph.models import FactView, MessageView
 RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
 
 
+def stem(word: str) -> str:
+    """A word without its common English inflection ("books", "camped", "camping", "painted" -> "book",
+    "camp", "camp", "paint"), so a question and the fact that answers it match on the word, not its form.
+    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept."""
+    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith("ss"):
+                return word
+            if suffix == "es" and not word.endswith(("shes", "ches", "xes", "sses", "zes")):
+                continue  # "games" -> "game" (by "s"), but "watches" -> "watch"
+            return _base(word[: -len(suffix)] + replacement)
+    return _base(word)
+
+
+def _base(word: str) -> str:
+    """ "runn" -> "run", "hike" -> "hik" (as "hiking" -> "hik"): one form for a doubled or silent ending."""
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        return word[:-1]
+    return word[:-1] if len(word) >= 4 and word.endswith("e") else word
+
+
+def _stems(words: Sequence[str]) -> list[str]:
+    return [stem(w) for w in words]
+
+
 def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
-    """BM25 of each document against the query's words, over these documents only; 0 when nothing matches."""
-    words = keywords(query)
+    """BM25 of each document against the query's words, over these documents only; 0 when nothing matches.
+    Words are compared by their stems (`stem`)."""
+    words = list(dict.fromkeys(_stems(keywords(query))))
     if not words or not documents:
         return [0.0] * len(documents)
-    corpus = [content_words(d) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
+    corpus = [_stems(content_words(d)) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
     # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
     # in half of them (a name), which ranks a fact naming the person below one that does not
     scores = BM25Plus(corpus).get_scores(words)

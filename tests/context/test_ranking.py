@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from common.settings import ContextSettings
 from common.text import content_words
 from graph.models import FactView, MessageView
-from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages
+from recall.assemble import RELATED_FACTS, Gathered, assemble
+from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, stem
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
@@ -85,3 +87,22 @@ def test_messages_rank_by_words_and_author() -> None:
     ]
     ranked = rank_messages("did Caroline go to the support group", found)
     assert [m.id for m in ranked] == ["2", "3", "1"]
+
+
+def test_question_and_fact_meet_on_word_stems() -> None:
+    assert [stem(w) for w in ("books", "camped", "camping", "running", "hike", "hiking", "stories", "class")] == [
+        "book", "camp", "camp", "run", "hik", "hik", "story", "class"
+    ]  # fmt: skip
+    prior = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(10)]
+    prior.append(fact("camp", "Caroline went camping in the mountains with friends"))
+    assert rank_facts("Where has Caroline camped?", prior)[0].uuid == "camp"  # "camped" meets "camping"
+
+
+def test_only_the_best_related_facts_are_considered() -> None:
+    facts = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(RELATED_FACTS + 5)]
+    facts.append(fact("group", "Caroline went to an LGBTQ support group"))
+    gathered = Gathered(author_id="a", author_name="A", related=[facts], query="Did Caroline go to a support group?")
+    big = 10**6
+    ctx = assemble(gathered, ContextSettings(total_tokens=big, related_tokens=big))
+    part = ctx.part("related")
+    assert part.items == RELATED_FACTS and part.ids[0] == "group"  # the best first; the weakest never gathered

@@ -1,0 +1,61 @@
+"""Reads past the first ones of `recall.gather`: the second hop around what a message names, and the
+turns the best facts were drawn from.
+
+- **Second hop** (`second_hop`): "where does Bob's sister work?" names Bob; the facts that answer it are
+  about an entity related to Bob (his sister) and share few words with the question.
+  They join the related facts, ranked with the rest.
+- **Evidence turns** (`with_evidence`): the best related facts bring the messages they were drawn from
+  and the messages around them in their window (the question a turn answers, the answer to it), as
+  recalled messages after those the full-text search found; the budget trims them first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from common.text import MENTION, keywords
+from graph.models import FactView
+from graph.store import GraphStore
+from recall.assemble import ContextRequest, Gathered
+from recall.ranking import rank_facts
+
+HOP_FACTS = 20  # facts of the second hop read, before ranking
+EVIDENCE_FACTS = 5  # the best related facts whose turns are read
+EVIDENCE_SPAN = 1  # neighbours each side of a source turn in its window
+
+
+async def second_hop(store: GraphStore, req: ContextRequest, *, entity_keys: list[str], skip_ids: list[str]) -> list[FactView]:
+    """Facts about the entities related to the members and entities the message names."""
+    return await store.neighbourhood_facts(
+        req.guild_id,
+        mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip_ids],
+        names=keywords(MENTION.sub(" ", req.message_text)),
+        entity_keys=entity_keys,
+        skip_ids=skip_ids,
+        now=req.at,
+        limit=HOP_FACTS,
+        channel_id=req.channel_id,
+    )
+
+
+async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gathered) -> Gathered:
+    """`gathered` with the source turns (and their neighbours) of its best related facts appended to the
+    recalled messages, best fact first, each turn once."""
+    prior = list({f.uuid: f for source in gathered.related for f in source}.values())
+    best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched)[:EVIDENCE_FACTS]]
+    found = await store.evidence_messages(req.guild_id, req.channel_id, best, at=req.at, span=EVIDENCE_SPAN)
+    known = {m.id for m in gathered.recalled}
+    extra = []
+    for _, _, message in found:
+        if (
+            message.id not in known
+            and message.id != req.message_id
+            and (not message.author_is_bot or message.author_id == req.bot_user_id)
+        ):
+            known.add(message.id)
+            extra.append(message)
+    if not extra:
+        return gathered
+    names = dict(gathered.names)
+    names.update({m.author_id: m.author_name for m in extra})
+    return replace(gathered, recalled=[*gathered.recalled, *extra], names=names)
