@@ -92,7 +92,10 @@ async def _read_counts(env: dict[str, str]) -> dict[str, Any]:
         found: dict[str, Any] = {}
         for name, text in queries.items():
             rows = await cypher(rt.store, text)
-            found[name] = sorted((str(r["k"]), int(r["n"])) for r in rows) if rows and "k" in rows[0] else rows[0]["n"]
+            if "AS k" in text:
+                found[name] = sorted((str(r["k"]), int(r["n"])) for r in rows)
+            else:  # ArcadeDB returns no row at all for count() over a label no record has had yet
+                found[name] = rows[0]["n"] if rows else 0
         return found
 
 
