@@ -38,7 +38,7 @@ from bench.common import (
     table,
 )
 from bench.queries import bench_read, bench_write
-from common.settings import ContextSettings
+from common.settings import ContextSettings, WindowSettings
 from common.text import name_key
 from graph.models import (
     Corroboration,
@@ -443,6 +443,11 @@ def _reads(store: GraphStore) -> dict[str, Any]:
             text=q.message_text,
             recall=settings.recalled_messages,
         ),
+        # not part of a build: the other reads that must not grow with history (issue 20)
+        "store/messages_before (a window's earlier messages, extraction)": lambda q: store.messages_before(
+            q.channel_id, q.at, WindowSettings().context_messages
+        ),
+        "store/guild_counts (memory status)": lambda q: store.guild_counts(GUILD),
     }
 
 
@@ -639,7 +644,8 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
         if f.reads:
             out.print(
                 table(
-                    f"{f.engine}: each read of a context build alone, one at a time (build_context runs them concurrently)",
+                    f"{f.engine}: each read of a context build alone, one at a time (build_context runs them concurrently), "
+                    "then the extraction prompt's earlier messages and the memory status counts",
                     ["read", "p50 ms", "p95 ms"],
                     [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()],
                 )
