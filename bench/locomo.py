@@ -420,6 +420,7 @@ LEVERS: tuple[tuple[str, Any, str, Any], ...] = (
     ("question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
     ("all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
     ("related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
+    ("related facts ranked by BM25 alone (the full-text order no longer fused)", recall_gather, "FUSE_FULL_TEXT", True),
     ("the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
     ("second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
 )

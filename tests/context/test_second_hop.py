@@ -10,7 +10,7 @@ from common.settings import ContextSettings
 from graph.models import Channel, EpisodeWrite, Guild, RelationWrite, User
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
-from recall.gather import build_context, name_candidates
+from recall.gather import build_context, gather, name_candidates
 from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, E, Populated, U
 
 AFTER = T0 + timedelta(days=2)
@@ -126,3 +126,11 @@ async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphS
     assert p.facts["dana_lab"] not in general.fact_uuids and "zanzibar" not in general.render()
     here = ContextRequest(G1, staff, PEOPLE["judy"], question, None, AFTER, bot_user_id=BOT)
     assert p.facts["dana_lab"] in (await build_context(store, here, ContextSettings())).fact_uuids
+
+
+async def test_full_text_hits_stay_candidates_but_their_order_is_not_fused(store: GraphStore) -> None:
+    p = await small_graph(store)
+    gathered = await gather(store, ask("who bakes sourdough?"), ContextSettings())
+    text_hits = {f.uuid for source in gathered.related for f in source}
+    assert p.facts["dana_bakes"] in text_hits  # found by the full-text search (nobody is named)
+    assert gathered.searched == [[]]  # only the vector order (none without embeddings) is fused with BM25
