@@ -473,7 +473,7 @@ async def _graphiti(samples: list[IrcSample], srv: ScriptedLLMServer, wanted: bo
 
 
 async def run_paces(
-    samples: list[IrcSample], paces: Sequence[float], per_message: Usage | None, with_graphiti: bool
+    samples: list[IrcSample], paces: Sequence[float], per_message: Usage | None, *, with_graphiti: bool
 ) -> list[PaceRow]:
     """Every contender at each pace: calls and prompt tokens counted by the server, links seen by one call
     (`bench.windows.seen_in_calls` on the same windows and batches), delay from the run's clock."""
@@ -496,6 +496,11 @@ async def run_paces(
             if per_message is not None:
                 rows.append(PaceRow("per-message extraction (pace-free, run once)", pace, per_message.messages,
                                     per_message.calls, per_message.prompt_tokens, 1, 0, (0.0,)))  # fmt: skip
+            if not with_graphiti:
+                rows.append(
+                    PaceRow("graphiti-core (left out: --no-graphiti, or --quick without --paces)", pace, 0, 0, 0, 0, 0, ())
+                )
+                continue
             graphiti = await _graphiti(stretched, srv, with_graphiti)
             if isinstance(graphiti, Usage):
                 rows.append(PaceRow("graphiti-core add_episode", pace, graphiti.messages, graphiti.calls,
@@ -513,13 +518,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-graphiti", action="store_true", help="skip graphiti-core")
     parser.add_argument("--pace", type=float, default=1.0, help="stretch every timestamp this many times (default 1)")
     parser.add_argument(
-        "--paces", default=None, help="the pace table's paces, comma-separated ('' for none; default 1,2,4,8,16, --quick: 16)"
+        "--paces", default=None, help="the pace table's paces, comma-separated ('' for none; default 1,2,4,8,16, --quick: none)"
     )
     args = parser.parse_args(argv)
     quiet_logs()
     try:
         paths = dev_samples(args.data)
-        chosen = args.paces if args.paces is not None else "16" if args.quick else ",".join(map(str, PACES))
+        chosen = args.paces if args.paces is not None else "" if args.quick else ",".join(map(str, PACES))
         paces = [float(p) for p in chosen.split(",") if p.strip()]
     except FileNotFoundError as exc:
         parser.error(str(exc))
@@ -534,7 +539,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     report(usages, skipped, samples)
     if paces:
         per_message = next((u for u in usages if u.name.startswith("per-message")), None)
-        rows = asyncio.run(run_paces(samples, paces, per_message, not args.no_graphiti))
+        rows = asyncio.run(
+            run_paces(samples, paces, per_message, with_graphiti=not args.no_graphiti and not (args.quick and args.paces is None))
+        )
         extraction = ExtractionSettings()
         console().print(pace_table(rows, "prompt tok/100",  f"LLM cost and delay by pace, {len(samples)} IRC samples (batch: "
                                          f"{extraction.batch_messages} messages, {extraction.batch_tokens} tokens or "

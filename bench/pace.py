@@ -17,14 +17,13 @@ from datetime import datetime, timedelta
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
 from ingest.batch_prompt import BATCH_NOTE
-from ingest.batching import Queued, batches, window_tokens
+from ingest.batching import SECTION_TOKENS, Queued, batches, queued_tokens, window_tokens
 from ingest.extraction import SYSTEM
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
 from tests.support.datasets import IrcSample
 
 PACES = (1, 2, 4, 8, 16)
-SECTION_TOKENS = 40  # a window's section titles, heading and participant lines, about
 
 
 def stretch(sample: IrcSample, pace: float) -> IrcSample:
@@ -84,7 +83,7 @@ def schedule(
         while queue and min(q.started_at for q in queue) + age <= at:  # the timer: due by age before this close
             fire(min(q.started_at for q in queue) + age)
         texts = [wm.message.content for wm in window.messages]
-        queue.append(Queued(window.key, window.started_at, len(texts), window_tokens(texts)))
+        queue.append(Queued(window.key, window.started_at, len(texts), queued_tokens(texts, windows.context_messages)))
         fire(at)
     while queue:
         fire(min(q.started_at for q in queue) + age)

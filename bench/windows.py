@@ -146,7 +146,9 @@ class PaceRow:
     delays: tuple[float, ...]
 
     def cells(self) -> tuple[str, ...]:
-        per = 100 / self.messages if self.messages else 0.0
+        if not self.messages:
+            return (self.contender, f"{self.pace:g}", "-", "-", "-", "-", "-")
+        per = 100 / self.messages
         return (
             self.contender,
             f"{self.pace:g}",

@@ -22,7 +22,7 @@ from common.events import emit
 from graph.models import Episode, EpisodeStatus
 from graph.store import now_utc
 from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
-from ingest.batching import Queued, batches, window_tokens
+from ingest.batching import Queued, batches, queued_tokens
 from ingest.extraction import PromptInput
 from ingest.llm import LLMError, LLMUnavailable
 from ingest.pipeline import BacklogResult, Ingestor
@@ -83,8 +83,8 @@ class BatchingIngestor(Ingestor):
         backoff: bool = False,
         retry_failed: bool = False,
     ) -> BacklogResult:
-        """As `Ingestor.process_backlog`, with pending windows extracted in batches: all of them at once
-        (`grapevine ingest --pending`), or only the batches due (the bot's upkeep, `backoff=True`)."""
+        """As `Ingestor.process_backlog`, with pending windows extracted in batches: all of them at once,
+        or only the batches due (the bot's upkeep, `backoff=True`)."""
         batched = await self.extract_due(guild_id, everything=not backoff) if EpisodeStatus.PENDING in statuses else {}
         rest = tuple(s for s in statuses if s != EpisodeStatus.PENDING)
         result = BacklogResult()
@@ -142,6 +142,8 @@ class BatchingIngestor(Ingestor):
                 return []
             except LLMError as exc:
                 emit("ingest", "batch_failed", batch=batch_id, guild_id=guild_id, attempt=attempt, error=type(exc).__name__)
+                if exc.outcome == "too_long":
+                    break  # too long for the model's context: asking again cannot help, each window goes alone
         if answer is None:
             emit("ingest", "batch_split", batch=batch_id, guild_id=guild_id, windows=len(parts))
             return [e.key for e, _ in parts]
@@ -169,5 +171,6 @@ class BatchingIngestor(Ingestor):
     async def _queued(self, episode: Episode) -> Queued:
         if episode.key not in self._sizes:
             texts = [m.content for m, _ in await self.store.episode_messages(episode.key)]
-            self._sizes[episode.key] = Queued(episode.key, episode.started_at, len(texts), window_tokens(texts))
+            tokens = queued_tokens(texts, self.windows.context_messages)
+            self._sizes[episode.key] = Queued(episode.key, episode.started_at, len(texts), tokens)
         return self._sizes[episode.key]

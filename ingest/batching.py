@@ -19,6 +19,7 @@ from common.tokens import estimate_tokens
 
 MAX_WINDOWS = 20  # windows in one call (the answer schema's bound)
 MESSAGE_LINE_TOKENS = 12  # a message line's ref, time stamp and author, beside its text
+SECTION_TOKENS = 40  # a window's heading, section titles and participant lines, about
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,13 @@ class Queued:
 
 def window_tokens(texts: Sequence[str]) -> int:
     return sum(estimate_tokens(t) + MESSAGE_LINE_TOKENS for t in texts)
+
+
+def queued_tokens(texts: Sequence[str], context_messages: int) -> int:
+    """A window's share of a batch prompt, estimated: its messages, its section titles and participants,
+    and its earlier messages (counted as messages of its own mean size)."""
+    own = window_tokens(texts)
+    return SECTION_TOKENS + own + context_messages * own // max(1, len(texts))
 
 
 def batches(queue: Sequence[Queued], settings: ExtractionSettings, now: datetime) -> list[list[Queued]]:

@@ -209,7 +209,7 @@ class LiveWindows:
             emit("ingest", "window_parked", key=window.key, error=type(exc).__name__, reason=str(exc)[:300])
 
     async def _run(self) -> None:
-        last_retry = self.clock()
+        last_retry = last_tick = self.clock()
         while True:
             deadline = self.buffer.next_deadline()
             now = self.clock()
@@ -221,7 +221,9 @@ class LiveWindows:
                 async with asyncio.timeout(min(timeout, self.retry_seconds)):
                     await self._wake.wait()
             self._dispatch(self.buffer.due(self.clock()))
-            self._tick_ingestor()
+            if (self.clock() - last_tick).total_seconds() >= self.retry_seconds:  # not on every message's wake-up
+                last_tick = self.clock()
+                self._tick_ingestor()
             if self._unsubmitted and (self.clock() - last_retry).total_seconds() >= self.retry_seconds:
                 last_retry = self.clock()
                 retry, self._unsubmitted = self._unsubmitted, []
