@@ -42,6 +42,7 @@ class ForgetReport:
     redacted: int = 0
     residue: list[Residue] = field(default_factory=list)
     files_failed: dict[str, str] = field(default_factory=dict)  # engine indexes the erasure did not reach
+    files_seconds: float = 0.0  # of the whole forget, the time the engine's files took (index rebuilds)
 
     @property
     def clean(self) -> bool:

@@ -448,7 +448,9 @@ class GraphStore:
         then the engine's files are purged of the deleted records."""
         report = await forget_user(self.runner, user_id, guild_id, known_names)
         if any(report.deleted.values()) or report.redacted:
+            started = datetime.now(UTC)
             report.files_failed = await self.purge_deleted()
+            report.files_seconds = (datetime.now(UTC) - started).total_seconds()
         return report
 
     async def drop_command_trace(self, user_id: str, message_id: str | None) -> bool:

@@ -193,7 +193,7 @@ def forget(
 
     report = run_or_exit(with_store(settings, work))
     out.print(table([{"label": k, "deleted": v} for k, v in report.deleted.items()], "deleted"))
-    out.print(f"texts redacted: {report.redacted}")
+    out.print(f"texts redacted: {report.redacted}; engine files purged in {report.files_seconds:.1f} s")
     if report.residue:
         out.print(table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
     if report.files_failed:
@@ -210,6 +210,25 @@ def forget(
             "anything of theirs from now on"
         )
     )
+
+
+@app.command("export")
+def export_member(
+    user_id: Annotated[str, typer.Argument(help="the Discord user id whose data is requested")],
+) -> None:
+    """A member's data access request: everything stored about and from them, as JSON on stdout."""
+    settings = settings_or_exit()
+
+    async def work(rt: Any) -> Any:
+        from graph.export import export_member as gather
+
+        return await gather(rt.store.runner, user_id)
+
+    data = run_or_exit(with_store(settings, work))
+    if data is None:
+        err.print(f"nothing is stored about {user_id}", highlight=False)
+        raise typer.Exit(1)
+    print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @app.command()

@@ -96,3 +96,21 @@ async def test_forget_everywhere_takes_the_dm_space_as_the_operator_command_does
     assert report.clean, (report.residue, report.files_failed)
     left = await _one(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n", g=scope)
     assert left == [{"n": 0}]
+
+
+async def test_a_member_export_holds_their_facts_messages_and_summaries(store: GraphStore) -> None:
+    from graph.export import export_member
+
+    p = await populate(store)
+    data = await export_member(store.runner, CHARLIE)
+
+    assert data is not None and data["name"] == "charlie"
+    texts = {f["text"] for f in data["facts"]}
+    assert texts == {"Charlie is a Celtics fan", "Charlie's sister lives in Austin"}  # about him, and one he reported
+    sister = next(f for f in data["facts"] if f["text"].startswith("Charlie's sister"))
+    assert sister["mentions_them"] and not sister["about_them"] and sister["reports"][0]["user_id"] == CHARLIE
+    assert sister["valid_at"] and sister["invalid_at"] is None
+    mine = [m for m in p.messages if m.author_id == CHARLIE]
+    assert sorted(m["id"] for m in data["messages"]) == sorted(m.id for m in mine)
+    assert any("Celtics" in s["summary"] for s in data["summaries"])
+    assert await export_member(store.runner, "399999999999999998") is None
