@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import sys
 from datetime import UTC, datetime
@@ -25,15 +26,37 @@ _PERSON_KEYS = frozenset({"user_id", "author_id", "member_id"})
 _LOG_KEY = secrets.token_bytes(16)
 
 
+_SNOWFLAKE = re.compile(r"(?<!\d)\d{15,20}(?!\d)")  # a Discord id (user, message, ...), anywhere in a value
+_DM_SCOPE = re.compile(r"dm:(\d+)")
+_PLACE_KEYS = frozenset({"guild_id", "channel_id"})  # servers and channels stay readable; a DM scope does not
+
+
 def pseudonym(user_id: str) -> str:
     return "u-" + hmac.new(_LOG_KEY, user_id.encode(), hashlib.sha256).hexdigest()[:12]
+
+
+def _masked(value: Any, pattern: re.Pattern[str] = _SNOWFLAKE) -> Any:
+    """The value with every Discord id in it (in texts, lists, maps; as a number too) pseudonymised."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int) and pattern is _SNOWFLAKE:
+        return _masked(str(value)) if _SNOWFLAKE.fullmatch(str(value)) else value
+    if isinstance(value, str):
+        if pattern is _DM_SCOPE:
+            return _DM_SCOPE.sub(lambda m: "dm:" + pseudonym(m.group(1)), value)
+        return _SNOWFLAKE.sub(lambda m: pseudonym(m.group(0)), _DM_SCOPE.sub(lambda m: "dm:" + pseudonym(m.group(1)), value))
+    if isinstance(value, dict):
+        return {k: _masked(v, pattern) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_masked(v, pattern) for v in value]
+    return value
 
 
 class _JsonLines(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         payload = getattr(record, "payload", None)
         if payload is None:
-            payload = {"subsystem": record.name, "event": "log", "level": record.levelname, "msg": record.getMessage()}
+            payload = {"subsystem": record.name, "event": "log", "level": record.levelname, "msg": _masked(record.getMessage())}
         return json.dumps(payload, default=str, ensure_ascii=False)
 
 
@@ -60,6 +83,9 @@ def emit(subsystem: str, event: str, *, level: int = logging.INFO, **fields: Any
     for key, value in fields.items():
         if key in _CONTENT_KEYS and not _log_content:
             continue
-        payload[key] = pseudonym(str(value)) if key in _PERSON_KEYS and value is not None else value
+        if key in _PERSON_KEYS and value is not None:
+            payload[key] = pseudonym(str(value))
+        else:
+            payload[key] = _masked(value, _DM_SCOPE if key in _PLACE_KEYS else _SNOWFLAKE)
     _logger.log(level, "%s.%s", subsystem, event, extra={"payload": payload})
     return payload

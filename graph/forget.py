@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from common.text import names_word, redact
+from common.text import name_key, names_word, redact
 from graph.models import dm_scope
 from graph.session import Runner, Tx, run
 
@@ -14,8 +14,16 @@ from graph.session import Runner, Tx, run
 _REDACTABLE = {
     "Message": ("content",),
     "Episode": ("summary", "error"),
-    "Entity": ("name", "alias_text"),
+    "Fact": ("text",),
 }
+_ENTITY_NAMES = ("name", "alias_text", "name_key")  # redacted together: the name, each alias, the key
+
+
+def _names_in(value: str, key: str, names: list[str]) -> bool:
+    """Whether a property value names someone: as a word, or in a name key also as "<name>s" (possessive)."""
+    if key == "name_key":
+        return names_word(value, [k for n in names for k in (name_key(n), name_key(n) + "s") if k])
+    return names_word(value, names)
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,12 @@ class ForgetReport:
     deleted: dict[str, int] = field(default_factory=dict)
     redacted: int = 0
     residue: list[Residue] = field(default_factory=list)
+    files_failed: dict[str, str] = field(default_factory=dict)  # engine indexes the erasure did not reach
+    files_seconds: float = 0.0  # of the whole forget, the time the engine's files took (index rebuilds)
+
+    @property
+    def clean(self) -> bool:
+        return not self.residue and not self.files_failed
 
 
 def _names(row: dict[str, Any] | None) -> list[str]:
@@ -47,8 +61,8 @@ async def _audit(tx: Tx, user_id: str, names: list[str]) -> list[Residue]:
     residue = []
     for row in found:
         value = row["value"]
-        if user_id in value or names_word(
-            value, [n for n in names if not (row["label"] == "User" and row["node_key"] != user_id)]
+        if user_id in value or _names_in(
+            value, row["key"], [n for n in names if not (row["label"] == "User" and row["node_key"] != user_id)]
         ):
             residue.append(Residue(row["label"], row["node_key"], row["key"], value))
     for row in await run(tx, "store/residue_relationships", user_id=user_id):
@@ -65,14 +79,18 @@ async def forget_user(runner: Runner, user_id: str, guild_id: str | None = None,
         dm_space = await run(tx, "store/forget_dm_space", guild_id=dm_scope(user_id)) if guild_id is None else []
         account = await run(tx, "store/forget_user", user_id=user_id)
         names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
-        mentioning = await run(tx, "store/facts_mentioning", user_id=user_id, guild_id=guild_id)
-        named = [r["uuid"] for r in mentioning if names_word(r["text"], names) or user_id in r["text"]]
+        folded = [n.casefold() for n in names]
+        naming = await run(tx, "store/facts_naming", user_id=user_id, guild_id=guild_id, names=folded)
+        named = [r["uuid"] for r in naming if names_word(r["text"], names) or user_id in r["text"]]
+        sent = await run(tx, "store/forget_message_ids", user_id=user_id, guild_id=guild_id)
         facts = await run(tx, "store/forget_facts", user_id=user_id, guild_id=guild_id, also_uuids=named)
         report.deleted["Fact"] = int(facts[0]["facts"]) if facts else 0
         touched = facts[0]["touched"] if facts else []
         messages = await run(tx, "store/forget_messages", user_id=user_id, guild_id=guild_id)
         report.deleted["Message"] = int(messages[0]["messages"]) if messages else 0
         report.deleted["Episode"] = int(messages[0]["episodes"]) if messages else 0
+        if sent and sent[0]["ids"]:
+            await run(tx, "store/forget_message_traces", ids=sent[0]["ids"], channels=sent[0]["channels"])
         entities = await run(tx, "store/forget_orphan_entities", uuids=touched, user_id=user_id, guild_id=guild_id)
         report.deleted["Entity"] = int(entities[0]["entities"]) if entities else 0
         users = await run(tx, "store/forget_account", user_id=user_id, guild_id=guild_id)
@@ -90,20 +108,29 @@ async def forget_user(runner: Runner, user_id: str, guild_id: str | None = None,
 async def _redact(tx: Tx, user_id: str, names: list[str], guild_id: str | None) -> int:
     found = await run(tx, "store/residue_nodes", user_id=user_id, names=[n.casefold() for n in names])
     redacted = 0
-    by_node: dict[str, dict[str, str]] = {}
+    needles = [user_id, *names]
+    by_node: dict[str, dict[str, Any]] = {}
+    entities: set[str] = set()
     for row in found:
-        fields = _REDACTABLE.get(row["label"], ())
-        if row["key"] not in fields:
+        if row["label"] == "Entity" and row["key"] in _ENTITY_NAMES:
+            entities.add(row["element_id"])
             continue
-        new = redact(row["value"], [user_id, *names])
+        if row["key"] not in _REDACTABLE.get(row["label"], ()):
+            continue
+        new = redact(row["value"], needles)
         if new != row["value"]:
             by_node.setdefault(row["element_id"], {})[row["key"]] = new
+    for row in await run(tx, "store/entities_to_redact", element_ids=sorted(entities)) if entities else []:
+        name = redact(row["name"] or "", needles)
+        aliases = list(dict.fromkeys(redact(a, needles) for a in row["aliases"]))
+        by_node[row["element_id"]] = {
+            "name": name,
+            "name_key": name_key(name),
+            "aliases": aliases,
+            "alias_text": "".join(" " + a for a in aliases),  # as store/write_entities joins them
+        }
     for element_id, props in by_node.items():
-        if "alias_text" in props:
-            props_aliases = [a for a in props["alias_text"].split() if a != "[forgotten]"]
-            await run(tx, "store/redact_node", element_id=element_id, props={**props, "aliases": props_aliases})
-        else:
-            await run(tx, "store/redact_node", element_id=element_id, props=props)
+        await run(tx, "store/redact_node", element_id=element_id, props=props)
         redacted += 1
     return redacted
 

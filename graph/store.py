@@ -14,7 +14,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import lucene_query, name_key
-from graph import rows
+from graph import optout_guard, rows
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -121,28 +121,42 @@ class GraphStore:
 
     async def upsert_users(self, users: list[User], guild_id: str | None = None) -> None:
         """Accounts; with `guild_id`, their display names are that guild's (kept on their membership)."""
-        if users:
+        if not users:
+            return
+
+        async def work(tx: Tx) -> None:
+            out = await optout_guard.opted_out(tx, self.consent_key, [u.id for u in users])
             rows_ = [
-                {**u.model_dump(), "name_lower": u.name.casefold(), "display_lower": u.display_name.casefold()} for u in users
+                {**u.model_dump(), "name_lower": u.name.casefold(), "display_lower": u.display_name.casefold()}
+                for u in optout_guard.allowed_users(users, out)
             ]
-            await self.runner.write_one("store/upsert_users", users=rows_, guild_id=guild_id)
+            if rows_:
+                await run(tx, "store/upsert_users", users=rows_, guild_id=guild_id)
+
+        await self.runner.write(work)
 
     async def record_messages(self, messages: list[Message]) -> list[str]:
         """Store messages (a later edit of a stored one applies); returns the ids refused because a message
         of another guild, channel or author has them."""
         if not messages:
             return []
-        data = [
-            {
-                **m.model_dump(exclude={"created_at", "edited_at"}),
-                "created_at": iso(m.created_at),
-                "edited_at": iso(m.edited_at),
-                "channel_time": channel_time(m.channel_id, m.created_at),
-            }
-            for m in messages
-        ]
-        result = await self.runner.write_one("store/record_messages", rows=data)
-        return [str(i) for i in result[0]["refused"]] if result else []
+
+        async def work(tx: Tx) -> list[str]:
+            ids = {m.author_id for m in messages} | optout_guard.mentioned(messages)
+            allowed = optout_guard.allowed_messages(messages, await optout_guard.opted_out(tx, self.consent_key, ids))
+            data = [
+                {
+                    **m.model_dump(exclude={"created_at", "edited_at"}),
+                    "created_at": iso(m.created_at),
+                    "edited_at": iso(m.edited_at),
+                    "channel_time": channel_time(m.channel_id, m.created_at),
+                }
+                for m in allowed
+            ]
+            result = await run(tx, "store/record_messages", rows=data) if data else []
+            return [str(i) for i in result[0]["refused"]] if result else []
+
+        return await self.runner.write(work)
 
     async def edit_message(self, message_id: str, content: str, edited_at: datetime) -> bool:
         return bool(await self.runner.write_one("store/edit_message", id=message_id, content=content, edited_at=iso(edited_at)))
@@ -236,7 +250,8 @@ class GraphStore:
                 raise LookupError(f"episode {episode.key} was never closed")
             if current[0]["status"] == EpisodeStatus.DONE.value:
                 return WriteOutcome(written=False)
-            counts = await _write_body(tx, episode.guild_id, episode.key, episode, at)
+            out = await optout_guard.opted_out(tx, self.consent_key, optout_guard.episode_users(episode))
+            counts = await _write_body(tx, episode.guild_id, episode.key, optout_guard.allowed_episode(episode, out), at)
             await run(
                 tx,
                 "store/finish_episode",
@@ -258,7 +273,12 @@ class GraphStore:
         at = iso(now_utc())
         body = entities or EpisodeWrite(key="", guild_id=guild_id)
         body = body.model_copy(update={"facts": tuple(facts)})
-        return await self.runner.write(lambda tx: _write_body(tx, guild_id, None, body, at))
+
+        async def work(tx: Tx) -> WriteOutcome:
+            out = await optout_guard.opted_out(tx, self.consent_key, optout_guard.episode_users(body))
+            return await _write_body(tx, guild_id, None, optout_guard.allowed_episode(body, out), at)
+
+        return await self.runner.write(work)
 
     # --- reads for the reply path and extraction ------------------------------------------
     async def facts_about(
@@ -497,8 +517,31 @@ class GraphStore:
         return await self.runner.write(work)
 
     async def forget_user(self, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = ()) -> ForgetReport:
-        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit."""
-        return await forget_user(self.runner, user_id, guild_id, known_names)
+        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit;
+        then the engine's files are purged of the deleted records."""
+        report = await forget_user(self.runner, user_id, guild_id, known_names)
+        if any(report.deleted.values()) or report.redacted:
+            started = datetime.now(UTC)
+            report.files_failed = await self.purge_deleted()
+            report.files_seconds = (datetime.now(UTC) - started).total_seconds()
+        return report
+
+    async def drop_command_trace(self, user_id: str, message_id: str | None) -> bool:
+        """After an opt-out said in a message: that message goes, and a member it was all we had of is
+        forgotten entirely (their account, DM space and the engine's files). True when they were."""
+        rows_ = await self.runner.write_one("store/drop_own_message", user_id=user_id, message_id=message_id or "")
+        if rows_ and (rows_[0]["messages"] or rows_[0]["facts"]):
+            return False
+        report = await self.forget_user(user_id)
+        return bool(report.deleted.get("User"))
+
+    async def purge_deleted(self) -> dict[str, str]:
+        """Rebuild what keeps deleted records on disk, then re-create any index a failed rebuild lost;
+        returns the indexes not rebuilt, with why."""
+        purge = await self.engine.purge_deleted()
+        for statement in queries.statements(queries.load("schema/constraints")):
+            await self.runner.statement(statement)
+        return purge.failed
 
     # --- upkeep ---------------------------------------------------------------------------
     async def retire_expired(self, now: datetime | None = None) -> int:

@@ -122,7 +122,7 @@ class Memory(commands.Cog):
             case "forget_me":
                 return PROMPT, self.confirm_view(author)
             case "opt_out":
-                return await _status.opt_out(services, str(author.id)), None
+                return await _status.opt_out(services, str(author.id), str(message.id)), None
             case "opt_in":
                 return await _status.opt_in(services, str(author.id)), None
             case "status":

@@ -15,10 +15,12 @@ OPTED_IN = "Welcome back: I'll remember our conversations again from now on."
 WAS_IN = "You weren't opted out; I'm remembering as usual."
 
 
-async def opt_out(services: Services, user_id: str) -> str:
+async def opt_out(services: Services, user_id: str, message_id: str | None = None) -> str:
+    """Opt out; the command's own message is not kept, nor anything of a member it was all we had of."""
     await services.consent.opt_out(user_id)
     dropped = services.live.drop_user(user_id)
-    emit("bot", "opted_out", dropped_buffered=dropped)
+    forgotten = await services.store.drop_command_trace(user_id, message_id)
+    emit("bot", "opted_out", dropped_buffered=dropped, forgotten=forgotten)
     return OPTED_OUT
 
 

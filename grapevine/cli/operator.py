@@ -187,26 +187,48 @@ def forget(
     settings = settings_or_exit()
 
     async def work(rt: Any) -> Any:
-        report = await rt.store.forget_user(user_id, guild)
-        if guild is None:
+        if guild is None:  # first, so that no process stores anything of theirs while the forget runs
             await rt.store.opt_out(user_id)
-        return report
+        return await rt.store.forget_user(user_id, guild)
 
     report = run_or_exit(with_store(settings, work))
     out.print(table([{"label": k, "deleted": v} for k, v in report.deleted.items()], "deleted"))
-    out.print(f"texts redacted: {report.redacted}")
+    out.print(f"texts redacted: {report.redacted}; engine files purged in {report.files_seconds:.1f} s")
     if report.residue:
         out.print(table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
+    if report.files_failed:
+        rows = [{"index": k, "why": v} for k, v in report.files_failed.items()]
+        out.print(table(rows, "[red]engine files: these indexes were not rebuilt and may still hold the member[/red]"))
+    if not report.clean:
         raise typer.Exit(1)
     out.print(
         "residue audit: 0 nodes or properties carry the user's id or name"
         + (
             ""
             if guild
-            else "; stored as opted out (a keyed hash). A running bot reads opt-outs when it "
-            "starts: restart it, or it keeps recording this member's new messages"
+            else "; stored as opted out (a keyed hash): every process, a running bot too, refuses to store "
+            "anything of theirs from now on"
         )
     )
+
+
+@app.command("export")
+def export_member(
+    user_id: Annotated[str, typer.Argument(help="the Discord user id whose data is requested")],
+) -> None:
+    """A member's data access request: everything stored about and from them, as JSON on stdout."""
+    settings = settings_or_exit()
+
+    async def work(rt: Any) -> Any:
+        from graph.export import export_member as gather
+
+        return await gather(rt.store.runner, user_id)
+
+    data = run_or_exit(with_store(settings, work))
+    if data is None:
+        err.print(f"nothing is stored about {user_id}", highlight=False)
+        raise typer.Exit(1)
+    print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @app.command()

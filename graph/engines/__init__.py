@@ -11,6 +11,8 @@ from typing import Protocol
 
 from neo4j import AsyncDriver
 
+from graph.engines.arcadedb_purge import PurgeReport
+
 
 class Engine(Protocol):
     name: str
@@ -21,3 +23,7 @@ class Engine(Protocol):
     async def reader_driver(self) -> AsyncDriver: ...
 
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None: ...
+
+    async def purge_deleted(self) -> PurgeReport:
+        """Make deleted records leave the engine's files (see `arcadedb_purge`)."""
+        ...

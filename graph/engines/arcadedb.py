@@ -25,6 +25,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 
 import queries
 from graph.engines.arcadedb_child import READER_GROUP
+from graph.engines.arcadedb_purge import PurgeReport, rebuild_indexes
 
 
 class EngineStartError(RuntimeError):
@@ -88,6 +89,9 @@ class ArcadeDBEngine:
             text = (queries.ROOT / f"{name}.sql").read_text(encoding="utf-8")
             for statement in queries.statements(text.replace("{dimensions}", str(int(embedding_dimension or 0)))):
                 await self.sql(statement)  # the only value put in is the configured dimension, an int
+
+    async def purge_deleted(self) -> PurgeReport:
+        return await rebuild_indexes(self)
 
     async def sql(self, command: str) -> dict[str, Any]:
         return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", {"language": "sql", "command": command})

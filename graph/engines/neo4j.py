@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
 import queries
+from graph.engines.arcadedb_purge import PurgeReport
 
 
 @dataclass
@@ -32,3 +33,8 @@ class Neo4jEngine:
             for statement in queries.statements(queries.load(name)):
                 await driver.execute_query(statement, {"dimensions": embedding_dimension}, database_=self.database)
         await driver.execute_query(queries.load("schema/await_indexes"), database_=self.database)
+
+    async def purge_deleted(self) -> PurgeReport:
+        """Nothing to do from here: Neo4j reuses deleted records' space in its store files; an operator
+        who needs the bytes gone runs `neo4j-admin database copy` (see the README's privacy section)."""
+        return PurgeReport()
