@@ -6,7 +6,8 @@ not rewritten: a summary cannot be split by message without another LLM call, an
 removed content must not be recalled). A fact with other sources stays, with those sources only.
 
 An edited message keeps its new text; the facts drawn only from its old text, its reports on other facts and
-its episode's summary go as for a delete. Each change is one transaction.
+its episode's summary go as for a delete, and when its episode was extracted it waits to be extracted again
+from the new text (graph/reextract.py). Each change is one transaction.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from graph import reextract
 from graph.models import iso
 from graph.session import Tx, run
 from graph.store import GraphStore
@@ -67,7 +69,9 @@ async def apply_edit(store: GraphStore, message_id: str, content: str, edited_at
         found = await run(tx, "erasure/edit_if_newer", id=message_id, content=content, edited_at=iso(edited_at))
         if not found or not found[0]["changed"]:
             return Erased()
-        return await _erase_content(tx, [message_id])
+        erased = await _erase_content(tx, [message_id])
+        await reextract.mark(tx, message_id, edited_at)  # its new text is extracted again (ingest/reextraction.py)
+        return erased
 
     return await store.runner.write(work)
 

@@ -90,6 +90,8 @@ class BatchingIngestor(Ingestor):
         result = BacklogResult()
         if rest:
             result = await super().process_backlog(rest, guild_id, limit, progress, backoff=backoff, retry_failed=retry_failed)
+        else:
+            result.reextracted = await self.reextract_edited(guild_id)
         for status in batched.values():
             setattr(result, status.value, getattr(result, status.value) + 1)
             if progress:

@@ -115,11 +115,21 @@ class LiveWindows:
         return True
 
     async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
-        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/erasure.py)."""
+        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/erasure.py), and the
+        new text extracted in the background when its episode was already extracted."""
         await self._flush_recorder()  # the message itself may still be waiting for its tick
         self.buffer.edit(message_id, content, edited_at)
         self._unsubmitted = [_edited(w, message_id, content, edited_at) for w in self._unsubmitted]
         await apply_edit(self.store, message_id, content, edited_at)
+        task = asyncio.create_task(self._reextract())  # when its episode was extracted (ingest/reextraction.py)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _reextract(self) -> None:
+        try:
+            await self.ingestor.reextract_edited()
+        except Exception as exc:  # noqa: BLE001 - the edited messages wait in the graph; the backlog retries
+            emit("ingest", "reextraction_parked", error=type(exc).__name__, reason=str(exc)[:300])
 
     async def on_delete(self, message_id: str) -> None:
         """Out of every window, and out of the graph with what was drawn only from it (graph/erasure.py)."""

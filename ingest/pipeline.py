@@ -24,6 +24,7 @@ from graph.session import unreachable
 from graph.store import GraphStore, now_utc
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
 from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
+from ingest.reextraction import reextract_edited
 from ingest.resolution import resolve
 from ingest.windows import ClosedWindow, WindowMessage
 
@@ -38,6 +39,7 @@ class BacklogResult:
     skipped: int = 0
     pending: int = 0
     parked: int = 0  # left as they were: the LLM's circuit breaker was open
+    reextracted: int = 0  # episodes whose edited messages were extracted again (ingest/reextraction.py)
 
 
 class Ingestor:
@@ -324,6 +326,7 @@ class Ingestor:
                     progress(status)
 
         await asyncio.gather(*(guild(keys) for keys in by_guild.values()))
+        result.reextracted = await self.reextract_edited(guild_id)
         emit(
             "ingest",
             "backlog_processed",
@@ -334,6 +337,10 @@ class Ingestor:
             parked=result.parked,
         )
         return result
+
+    async def reextract_edited(self, guild_id: str | None = None) -> int:
+        """Edited messages of extracted episodes, extracted again from their new text (ingest/reextraction.py)."""
+        return await reextract_edited(self, guild_id)
 
     def _tokens_of(self, key: str) -> tuple[int, int]:
         record = self.llm.meter.last_for("window", key) if self.llm is not None else None

@@ -1,0 +1,110 @@
+"""An edited message of an episode already extracted, extracted again from its new text (issue 14).
+
+The edit itself removed what was drawn only from the old text and left the message waiting (graph/reextract.py,
+durable: the backlog finds it after a restart). Here the waiting messages of one episode are sent as one call:
+a window of only those messages, with the episode's other messages as earlier messages (context the answer
+cannot cite, so no other message's facts come twice). The facts are resolved as for any window and written
+into the same episode, FROM the edited messages. A channel whose memory is `off` extracts nothing; opted-out
+members are held out as in any extraction (their messages, their mentions, and the write's own check).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from common.events import emit
+from graph import reextract
+from graph.models import Message
+from graph.store import GraphStore, now_utc
+from ingest.extraction import Extraction, PromptInput, RefTable
+from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
+from ingest.resolution import resolve
+from ingest.windows import ClosedWindow, WindowMessage
+
+
+class Ingestor(Protocol):
+    """What is used of `ingest.pipeline.Ingestor` (which calls this module: named here, not imported)."""
+
+    store: GraphStore
+    llm: StructuredLLM | None
+    hidden: Callable[[str], bool] | None
+    embed: Callable[[str], list[float]] | None
+
+    def turn(self, guild_id: str) -> AbstractAsyncContextManager[None]: ...
+    async def prompt_input(self, window: ClosedWindow) -> PromptInput: ...
+    async def _extract_fitting(self, inp: PromptInput, key: str, guild_id: str) -> tuple[Extraction, RefTable, PromptInput]: ...
+    def _without_hidden(self, message: Message) -> Message: ...
+
+
+async def reextract_edited(ingestor: Ingestor, guild_id: str | None = None) -> int:
+    """Every episode whose edited messages wait, one call each; returns how many were written."""
+    if ingestor.llm is None:
+        return 0
+    written = 0
+    for key, guild in await reextract.waiting_episodes(ingestor.store, guild_id):
+        if ingestor.llm.parked:
+            break
+        async with ingestor.turn(guild):  # after forget-me, never beside another extraction of the guild
+            written += await _episode(ingestor, key)
+    return written
+
+
+async def _episode(ingestor: Ingestor, key: str) -> int:
+    store = ingestor.store
+    waiting, mode = await reextract.changes(store, key)  # read again under the guild's turn: done once only
+    episode = await store.episode(key)
+    if not waiting or episode is None:
+        return 0
+    ids = {c.id for c in waiting}
+    hidden = ingestor.hidden or (lambda _: False)
+    stored = [(ingestor._without_hidden(m), u) for m, u in await store.episode_messages(key) if not hidden(u.id)]
+    changed = tuple(WindowMessage(m, u) for m, u in stored if m.id in ids)
+    if mode == "off" or not changed:
+        await reextract.clear(store, key, waiting)
+        emit("ingest", "reextraction_skipped", key=key, guild_id=episode.guild_id, reason=f"mode {mode}" if changed else "empty")
+        return 0
+    others = tuple(WindowMessage(m, u) for m, u in stored if m.id not in ids)
+    window = ClosedWindow(episode.channel_id, episode.guild_id, changed, others, reason="edited")
+    inp = await ingestor.prompt_input(window)
+    try:
+        answer, refs, inp = await ingestor._extract_fitting(inp, key, episode.guild_id)
+    except LLMUnavailable:
+        return 0  # parked: the messages wait for the next pass
+    except LLMError as exc:
+        await reextract.clear(store, key, waiting)  # the old text is gone already; the new one is not learned
+        emit("ingest", "reextraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__)
+        return 0
+    stamp = ",".join(f"{c.id}@{c.edit}" for c in waiting)
+    counter = iter(range(1_000_000))
+    resolution = resolve(
+        answer,
+        refs,
+        inp,
+        episode_key=key,
+        now=now_utc(),
+        new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#edit:{stamp}#{next(counter)}").hex,
+    )
+    write = resolution.write
+    if ingestor.embed is not None and write.facts:
+        embed = ingestor.embed
+        vectors = await asyncio.to_thread(lambda: [embed(f.text) for f in write.facts])
+        write = write.model_copy(
+            update={"facts": tuple(f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))}
+        )
+    outcome = await reextract.write(store, write, waiting)
+    emit(
+        "ingest",
+        "reextraction_done",
+        key=key,
+        guild_id=episode.guild_id,
+        messages=len(changed),
+        facts=outcome.facts,
+        superseded=outcome.superseded,
+        written=outcome.written,
+        dropped=resolution.dropped[:20],
+    )
+    return 1 if outcome.written else 0
