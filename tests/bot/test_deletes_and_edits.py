@@ -9,11 +9,15 @@ import discord
 from neo4j.exceptions import ServiceUnavailable
 
 from bot.listening import Listening
+from common.settings import WindowSettings
 from graph.store import GraphStore
+from ingest.live import LiveWindows
+from ingest.pipeline import Ingestor
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, Populated, populate
 from tests.support.discord_doubles import MockMessage
-from tests.support.scripted import count, cypher
+from tests.support.scripted import answer, count, cypher, fact
+from tests.support.scripted_llm import ScriptedLLMServer
 
 
 def _message(p: Populated, text: str) -> str:
@@ -70,6 +74,25 @@ async def test_an_edit_removes_the_fact_drawn_from_the_old_text(store: GraphStor
     # The same edit again (a replay) changes nothing more; Frank's fact from the same window stays.
     await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=edited))
     assert await count(store, "MATCH (f:Fact {uuid: $u}) RETURN count(f) AS n", u=p.facts["frank_engaged"]) == 1
+
+
+async def test_an_edit_replaces_the_fact(store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer) -> None:
+    """With an LLM, the edited text is extracted again: one call, and the new fact is recalled."""
+    services = harness.bot.services
+    services.ingestor = Ingestor(store, services.llm, services.settings.extraction, services.settings.window)
+    services.live = LiveWindows(store, services.ingestor, services.consent, WindowSettings())
+    p = await populate(store)
+    said = _message(p, "I live in Berlin btw")
+    edited = MockMessage(
+        id=int(said), content="I live in Lisbon now", edited_at=AT, author=harness.member("bob"), channel=harness.general
+    )
+    llm_server.push(answer("Bob lives in Lisbon.", facts=[fact("Bob lives in Lisbon", about=["U1"], reported_by=["U1"], source=["m1"])]))  # fmt: skip
+    for _ in range(2):  # the second time a replay: no call
+        await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=edited))
+        await services.live.drain()
+    assert llm_server.calls == 1
+    about_bob = [f.text for f in await store.facts_about(G1, user_ids=[PEOPLE["bob"]])]
+    assert "Bob lives in Lisbon" in about_bob and "Bob lives in Berlin" not in about_bob
 
 
 async def test_a_delete_during_an_outage_survives_a_restart_and_is_applied(store: GraphStore, harness: Harness) -> None:
