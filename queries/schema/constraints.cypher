@@ -25,4 +25,5 @@ CREATE INDEX message_channel_time IF NOT EXISTS FOR (n:Message) ON (n.channel_ti
 CREATE INDEX episode_channel IF NOT EXISTS FOR (n:Episode) ON (n.channel_id);
 CREATE INDEX episode_guild IF NOT EXISTS FOR (n:Episode) ON (n.guild_id);
 CREATE INDEX episode_status IF NOT EXISTS FOR (n:Episode) ON (n.status);
+CREATE INDEX episode_reextract IF NOT EXISTS FOR (n:Episode) ON (n.reextract);
 CREATE INDEX channel_guild IF NOT EXISTS FOR (n:Channel) ON (n.guild_id);
