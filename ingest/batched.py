@@ -83,8 +83,8 @@ class BatchingIngestor(Ingestor):
         backoff: bool = False,
         retry_failed: bool = False,
     ) -> BacklogResult:
-        """As `Ingestor.process_backlog`, with pending windows extracted in batches: all of them at once,
-        or only the batches due (the bot's upkeep, `backoff=True`)."""
+        """As `Ingestor.process_backlog`, with pending windows extracted in batches: all of them at once
+        (`grapevine ingest --pending`), or only the batches due (the bot's upkeep, `backoff=True`)."""
         batched = await self.extract_due(guild_id, everything=not backoff) if EpisodeStatus.PENDING in statuses else {}
         rest = tuple(s for s in statuses if s != EpisodeStatus.PENDING)
         result = BacklogResult()

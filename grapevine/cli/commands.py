@@ -188,8 +188,8 @@ def ingest(
     settings = settings_or_exit()
     from graph.consent import Consent
     from graph.store import now_utc
+    from ingest.batched import BatchingIngestor
     from ingest.llm import build_llm, cost_text
-    from ingest.pipeline import Ingestor
     from ingest.recovery import window_buffered
 
     async def work(rt: Any) -> int:
@@ -198,7 +198,9 @@ def ingest(
             raise ConfigError("LLM_BASE_URL is not set: pending windows need an LLM to be extracted")
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        ingestor = BatchingIngestor(
+            rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid)
+        )
         rewindowed = await window_buffered(rt.store, ingestor, consent, settings.window, now=now_utc(), guild_id=guild)
         if rewindowed.windows or rewindowed.still_open:
             out.print(

@@ -24,7 +24,7 @@ from grapevine.runtime import open_store
 from tests.support.dce_builder import export_from_irc
 from tests.support.ports import free_port
 from tests.support.prompt_reader import prompt_of, section
-from tests.support.scripted import answer, cypher, fact
+from tests.support.scripted import answer, batch_aware, cypher, fact
 from tests.support.scripted_llm import ScriptedLLMServer
 
 pytestmark = pytest.mark.slow
@@ -117,7 +117,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_kill_minus_nine_loses_and_duplicates_nothing(export: Path, tmp_path: Path) -> None:
     with ScriptedLLMServer() as llm:
-        llm.responder = _by_content
+        llm.responder = batch_aware(_by_content)  # `ingest --pending` asks for batches of windows
         with_llm = {"LLM_BASE_URL": llm.base_url, "LLM_API_KEY": "k", "LLM_MODEL": "m"}
 
         took: dict[str, float] = {}  # how long each command takes in a clean run: kills land inside that

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import BaseModel
+
 from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
@@ -30,7 +32,7 @@ from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
 from ingest.live import LiveWindows
 from ingest.llm import OpenAILLM, StructuredLLM, UsageMeter
 from ingest.pipeline import Ingestor
-from tests.support.prompt_reader import Prompt
+from tests.support.prompt_reader import Prompt, batch_parts
 from tests.support.scripted_llm import Fault, Reply, ScriptedLLMServer
 
 
@@ -80,6 +82,29 @@ def answer(summary: str, *, facts: Sequence[dict[str, Any]] = (), entities: Sequ
     value = {"summary": summary, "entities": list(entities), "facts": list(facts)}
     Extraction.model_validate(value)
     return value
+
+
+def batch_aware(per_window: Callable[[dict[str, Any]], Reply]) -> Callable[[dict[str, Any]], Reply]:
+    """A responder that answers a batch request (`### W1`, `### W2`... sections) the way a model does:
+    one entry per window section, each the answer `per_window` gives that window's prompt alone. A
+    single-window request gets `per_window`'s answer as it is; a window answered with a fault (not an
+    answer) fails the whole call, as one broken reply does."""
+
+    def respond(request: dict[str, Any]) -> Reply:
+        parts = batch_parts(request)
+        if not parts:
+            return per_window(request)
+        windows = []
+        for head, part in parts:
+            reply = per_window(part)
+            if isinstance(reply, BaseModel):
+                reply = reply.model_dump(mode="json")
+            if not isinstance(reply, dict):
+                return reply
+            windows.append({"window": head, **reply})
+        return {"windows": windows}
+
+    return respond
 
 
 def llm_settings(base_url: str, **overrides: object) -> LLMSettings:
