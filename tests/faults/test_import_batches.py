@@ -69,3 +69,15 @@ def test_an_import_whose_llm_is_unreachable_parks_its_windows_and_exits_one(tmp_
     said = " ".join(done.stdout.split())
     assert "3 windows {" in said and "'parked'" in said and "'done'" not in said, done.stdout  # none extracted
     assert "failed or were parked" in done.stderr, done.stderr
+
+
+def test_importing_again_with_an_llm_extracts_what_an_import_without_one_left_pending(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    assert grapevine(tmp_path, "import", str(_export(tmp_path)), **env).returncode == 0  # no LLM: windows wait
+    with ScriptedLLMServer() as llm:
+        llm.responder = batch_aware(_first_line)
+        done = grapevine(tmp_path, "import", str(_export(tmp_path)), **env, LLM_BASE_URL=llm.base_url, LLM_API_KEY="k",
+                         LLM_MODEL="m")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "3 windows {'done': 3}" in " ".join(done.stdout.split()), done.stdout
+    assert llm.calls == 1  # the batch count: the three pending windows in one call
