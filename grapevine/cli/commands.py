@@ -113,10 +113,10 @@ def import_(
     """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
     settings = settings_or_exit()
     from graph.consent import Consent
+    from ingest.batched import BatchingIngestor
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
     from ingest.llm import build_llm
-    from ingest.pipeline import Ingestor
 
     async def work(rt: Any) -> int:
         llm = build_llm(settings.llm)
@@ -124,8 +124,11 @@ def import_(
             out.print("[yellow]no LLM configured (LLM_BASE_URL): windows are stored as pending[/yellow]")
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        ingestor = BatchingIngestor(  # closed windows queue; each file's guild queue is extracted in batches
+            rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid)
+        )
         failures = 0
+        windows_lost = 0
         for path in files:
             with Progress(
                 TextColumn("{task.description}"),
@@ -163,11 +166,22 @@ def import_(
                 f"{path.name}: {result.messages} messages, {result.windows} windows {result.statuses}, "
                 f"{result.opted_out} from opted-out members left out"
             )
+            windows_lost += result.failed + result.parked
             for skipped in result.skipped:
                 err.print(f"  skipped message #{skipped.index} (id {skipped.message_id}): {skipped.reason}", soft_wrap=True)
         if llm:
             await llm.aclose()
-        return failures
+            totals = llm.meter.total()
+            out.print(
+                f"{totals.calls} LLM calls, {totals.prompt_tokens:,} prompt + {totals.completion_tokens:,} completion tokens"
+            )
+        if windows_lost:
+            err.print(
+                f"{windows_lost} windows failed or were parked (LLM unreachable): see `grapevine query windows_by_status`, "
+                "then `grapevine ingest --pending`",
+                soft_wrap=True,
+            )
+        return failures + windows_lost
 
     if run_or_exit(with_store(settings, work)):
         raise typer.Exit(1)

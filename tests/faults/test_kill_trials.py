@@ -117,7 +117,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_kill_minus_nine_loses_and_duplicates_nothing(export: Path, tmp_path: Path) -> None:
     with ScriptedLLMServer() as llm:
-        llm.responder = batch_aware(_by_content)  # `ingest --pending` asks for batches of windows
+        llm.responder = batch_aware(_by_content)  # `import` and `ingest --pending` ask for batches of windows
         with_llm = {"LLM_BASE_URL": llm.base_url, "LLM_API_KEY": "k", "LLM_MODEL": "m"}
 
         took: dict[str, float] = {}  # how long each command takes in a clean run: kills land inside that

@@ -95,8 +95,8 @@ def test_a_real_model_through_the_whole_path(llama_server: str, tmp_path: Path) 
     assert "structured output works in mode json_schema" in doctor.stdout, doctor.stdout + doctor.stderr
     assert "context size 8,192 tokens" in doctor.stdout
 
-    imported = grapevine(env, "import", str(export))
-    assert imported.returncode == 0, imported.stdout[-2000:] + imported.stderr[-2000:]
+    imported = grapevine(env, "import", str(export))  # extracts in batches; exits 1 when a window failed
+    assert imported.returncode in (0, 1), imported.stdout[-2000:] + imported.stderr[-2000:]
     assert "Traceback" not in imported.stderr
     ingested = grapevine(env, "ingest", "--pending")
     assert ingested.returncode in (0, 1) and "Traceback" not in ingested.stderr, ingested.stderr[-2000:]
