@@ -12,6 +12,7 @@ from neo4j import (
     AsyncManagedTransaction,
     AsyncSession,
 )
+from neo4j.api import AsyncBookmarkManager
 from neo4j.exceptions import (
     AuthError,
     ConstraintError,
@@ -64,12 +65,19 @@ async def run_plain(tx: Tx | AsyncSession, name: str, /, **params: Any) -> list[
 
 
 class Runner:
-    """One database on one driver; every unit of work is a transaction function, retried as a whole."""
+    """One database on one driver; every unit of work is a transaction function, retried as a whole.
 
-    def __init__(self, driver: AsyncDriver, database: str, *, attempts: int = 5) -> None:
+    Every session and `statement` shares the driver's bookmark manager, so work is causally chained: on a
+    Neo4j cluster a read routed to another member waits until it holds every write this process committed.
+    """
+
+    def __init__(
+        self, driver: AsyncDriver, database: str, *, attempts: int = 5, bookmarks: AsyncBookmarkManager | None = None
+    ) -> None:
         self.driver = driver
         self.database = database
         self.attempts = attempts
+        self.bookmarks = bookmarks or driver.execute_query_bookmark_manager
 
     async def _retried(self, access: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         async for attempt in AsyncRetrying(
@@ -79,7 +87,11 @@ class Runner:
             reraise=True,
         ):
             with attempt:
-                async with self.driver.session(database=self.database, default_access_mode=access) as session:
+                async with self.driver.session(
+                    database=self.database,
+                    default_access_mode=access,
+                    bookmark_manager=self.bookmarks,
+                ) as session:
                     return await work(session)
         raise AssertionError("unreachable")
 
@@ -107,5 +119,5 @@ class Runner:
 
     async def statement(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
         """A schema statement (DDL runs outside explicit transactions on Neo4j)."""
-        records, _, _ = await self.driver.execute_query(text, params, database_=self.database)
+        records, _, _ = await self.driver.execute_query(text, params, database_=self.database, bookmark_manager_=self.bookmarks)
         return [r.data() for r in records]
