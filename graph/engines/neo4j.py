@@ -9,10 +9,19 @@ from neo4j import AsyncDriver, AsyncGraphDatabase
 import queries
 from graph.engines.arcadedb_purge import PurgeReport
 
+MAX_VECTOR_DIMENSIONS = 4096  # Neo4j 5's vector index limit
+
+
+def vector_dimensions(value: object) -> int:
+    """EMBEDDINGS_DIMENSION as the vector index takes it: a whole number from 1 to 4096 (sent as a parameter)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_VECTOR_DIMENSIONS:
+        raise ValueError(f"a vector index needs 1 to {MAX_VECTOR_DIMENSIONS} dimensions, not {value!r}")
+    return value
+
 
 @dataclass
 class Neo4jEngine:
-    uri: str
+    uri: str  # neo4j://... routes to a cluster or Aura; bolt://... one server
     user: str
     password: str
     database: str = "neo4j"
@@ -28,10 +37,15 @@ class Neo4jEngine:
         return self.driver()
 
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
-        names = ["schema/fulltext"] + (["schema/vector"] if embedding_dimension else [])
-        for name in names:
+        """The full-text indexes, the vector index when embeddings are on, then wait until every index (the
+        constraints' too) is online: Neo4j builds them in the background, and a query that runs before
+        one is online plans without it, or fails (the full-text and vector procedures)."""
+        steps: list[tuple[str, dict[str, object]]] = [("schema/fulltext", {})]
+        if embedding_dimension is not None:  # None: embeddings off
+            steps.append(("schema/vector", {"dimensions": vector_dimensions(embedding_dimension)}))
+        for name, params in steps:
             for statement in queries.statements(queries.load(name)):
-                await driver.execute_query(statement, {"dimensions": embedding_dimension}, database_=self.database)
+                await driver.execute_query(statement, params, database_=self.database)
         await driver.execute_query(queries.load("schema/await_indexes"), database_=self.database)
 
     async def purge_deleted(self) -> PurgeReport:
