@@ -13,7 +13,7 @@ import queries
 from graph.keys import channel_start, channel_time
 from graph.models import Channel, ChannelKind, Guild, Message, User
 from graph.store import GraphStore
-from tests.support.busy_server import T0, populate
+from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, populate
 
 pytestmark = pytest.mark.usefixtures("arcade_only")
 
@@ -160,3 +160,108 @@ async def test_upkeep_retires_through_one_index_range_of_facts_due(store: GraphS
     await store.setup_schema()  # facts stored before retire_at was kept get it
     assert await still_due() == 1
     assert await store.retire_expired(later) == 1
+
+
+# --- operator and explorer queries: one guild's records through indexes, never another guild's ------------
+
+BULK = 300  # records of each kind in the busier guild beside: more than any step of a bounded read may see
+WHOLE_GRAPH = {
+    "explore/guilds": "the guild picker lists every guild",
+    "explore/start_points": "members are matched by a name substring: every account is read",
+    "explore/search_facts": "a full-text lookup, bounded by $hits",
+}
+
+
+async def _busier_guild_beside(store: GraphStore, author_id: str) -> None:
+    """BULK channels, messages (written by a member of both guilds), facts, entities and episodes in G2."""
+    statements = [
+        "UNWIND range(1, $n) AS i CREATE (:Channel {id: 'bulk-c' + toString(i), guild_id: $g, name: 'c' + toString(i)})",
+        "MATCH (u:User {id: $author}) UNWIND range(1, $n) AS i "
+        "CREATE (u)-[:SENT]->(:Message {id: 'bulk-m' + toString(i), guild_id: $g, channel_id: 'bulk-c1', author_id: $author, "
+        "content: 'bulk', created_at: datetime('2024-01-01T00:00:00Z')})",
+        "UNWIND range(1, $n) AS i CREATE (:Fact {uuid: 'bulk-f' + toString(i), guild_id: $g, text: 'bulk', importance: 1, "
+        "valid_at: datetime('2024-01-01T00:00:00Z'), created_at: datetime('2024-01-01T00:00:00Z'), "
+        "expired_at: CASE WHEN i % 2 = 0 THEN datetime('2024-05-04T00:00:00Z') END})",
+        "UNWIND range(1, $n) AS i CREATE (:Entity {uuid: 'bulk-e' + toString(i), guild_id: $g, name: 'bulk ' + toString(i)})",
+        "UNWIND range(1, $n) AS i CREATE (:Episode {key: 'bulk-ep' + toString(i), guild_id: $g, status: 'pending', "
+        "started_at: datetime('2024-01-01T00:00:00Z'), ended_at: datetime('2024-01-01T00:00:00Z')})",
+    ]
+    for statement in statements:
+        await store.driver.execute_query(statement, {"n": BULK, "g": G2, "author": author_id}, database_=store.engine.database)
+
+
+def _unbounded(text: str) -> list[str]:
+    """What in a profile reads more than one guild's records: a scan, a CALL subquery (planned without
+    indexes by ArcadeDB), or a step that passed as many rows as the busier guild holds."""
+    found = [m for m in ("NodeByLabelScan", "Scan(", "CALL SUBQUERY") if m in text]
+    found += [f"{n} rows" for n in re.findall(r"μs, ([\d,]+) rows", text) if int(n.replace(",", "")) >= BULK]
+    return found
+
+
+async def test_operator_and_explorer_queries_read_one_guild_through_indexes(store: GraphStore) -> None:
+    p = await populate(store)
+    await _busier_guild_beside(store, PEOPLE["bob"])
+    bob, fact = PEOPLE["bob"], p.facts["alice_austin"]
+    params: dict[str, Any] = {
+        "guild_id": G1,
+        "user_id": bob,
+        "days": 30,
+        "limit": 10,
+        "now": (T0 + timedelta(days=1)).isoformat(),
+        "q": "",
+        "query": "austin",
+        "hits": 10,
+    }
+    keys = {
+        "around_user": bob,
+        "member_history": bob,
+        "around_fact": fact,
+        "fact_history": fact,
+        "around_guild": G1,
+        "around_channel": GENERAL,
+        "around_message": p.messages[0].id,
+        "around_episode": p.episodes[0],
+        "around_entity": p.entities["austin"],
+    }
+    found: dict[str, list[str]] = {}
+    checked = 0
+    for folder in ("operator", "explore"):
+        for path in sorted((queries.ROOT / folder).glob("*.cypher")):
+            name = f"{folder}/{path.stem}"
+            if name in WHOLE_GRAPH:
+                continue
+            text, _ = await _profile_text(
+                store,
+                path.read_text(encoding="utf-8"),
+                **params,
+                key=keys.get(path.stem, ""),
+                fact_uuid=None,
+                mode=None,
+                status=None,
+                include_closed=None,
+            )
+            checked += 1
+            if _unbounded(text):
+                found[name] = _unbounded(text)
+    assert checked >= 20
+    assert found == {}
+
+
+async def test_the_guild_overview_counts_each_label_through_its_guild_index(store: GraphStore) -> None:
+    await populate(store)
+    await _busier_guild_beside(store, PEOPLE["bob"])
+    text, _ = await _profile(store, "operator/guild_overview", guild_id=G1, now=None)
+    for label, var in (("Channel", "c"), ("Message", "m"), ("Fact", "f"), ("Entity", "e"), ("Episode", "ep")):
+        assert f"MATCH NODE ({var}:{label}) [index: {label}[guild_id]]" in text
+    counts = await store.guild_counts(G1)
+    reads = {
+        m[0]: int(m[1])
+        for m in re.findall(r"MATCH NODE \(\w+:(\w+)\) \[index: \w+\[guild_id\]\] \([\d,]+μs, ([\d,]+) rows", text)
+    }
+    assert reads == {
+        "Channel": 2,
+        "Message": counts["messages"],
+        "Fact": counts["facts"],
+        "Entity": counts["entities"],
+        "Episode": counts["episodes"],
+    }
