@@ -3,11 +3,13 @@ Neo4j cluster member waits for before it answers (ArcadeDB takes bookmarks and, 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Collection
 
 from neo4j import AsyncGraphDatabase
 from neo4j.api import AsyncBookmarkManager
 
+from graph.engines.arcadedb import ArcadeDBEngine
 from graph.models import Guild
 from graph.session import Runner
 from graph.store import GraphStore
@@ -50,3 +52,24 @@ async def test_the_store_chains_sessions_and_schema_statements_on_the_drivers_ma
     assert store.runner.bookmarks is store.driver.execute_query_bookmark_manager  # execute_query's own manager
     await store.upsert_guild(Guild(id="g-bm3", name="chained"))
     assert await store.driver.execute_query_bookmark_manager.get_bookmarks(), "a committed write left no bookmark"
+
+
+async def test_a_routing_driver_chains_a_write_and_the_read_after_it(arcadedb_server: ArcadeDBEngine) -> None:
+    """neo4j:// (a cluster's or Aura's scheme) routes READ sessions apart from writes; here the embedded
+    engine answers the routing table itself, so the path a cluster takes runs end to end."""
+    engine = arcadedb_server.for_database(f"r{uuid.uuid4().hex[:12]}")
+    await engine.create_database()
+    setup = engine.driver()
+    routed = AsyncGraphDatabase.driver(
+        f"neo4j://{engine.host}:{engine.bolt_port}", auth=("root", engine.password), max_transaction_retry_time=0
+    )
+    try:
+        await GraphStore(setup, engine).setup_schema()
+        store = GraphStore(routed, engine)
+        await store.upsert_guild(Guild(id="g-routed", name="routed"))
+        assert await routed.execute_query_bookmark_manager.get_bookmarks()
+        assert "g-routed" in {r["id"] for r in await store.runner.read_plain("explore/guilds")}
+    finally:
+        await routed.close()
+        await setup.close()
+        await engine.drop_database()
