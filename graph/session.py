@@ -77,7 +77,7 @@ class Runner:
         self.driver = driver
         self.database = database
         self.attempts = attempts
-        self.bookmarks = bookmarks or driver.execute_query_bookmark_manager
+        self.bookmarks = bookmarks if bookmarks is not None else driver.execute_query_bookmark_manager
 
     async def _retried(self, access: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         async for attempt in AsyncRetrying(
