@@ -205,6 +205,10 @@ class LiveWindows:
 
     async def _submit(self, window: ClosedWindow) -> None:
         try:
+            kept_window = await self._without_opted_out(window)
+            if kept_window is None:
+                return
+            window = kept_window
             await self._flush_recorder()  # every message handed over is written before its window goes on
             await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
             refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
@@ -217,6 +221,25 @@ class LiveWindows:
         except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed
             self._unsubmitted.append(window)
             emit("ingest", "window_parked", key=window.key, error=type(exc).__name__, reason=str(exc)[:300])
+
+    async def _without_opted_out(self, window: ClosedWindow) -> ClosedWindow | None:
+        """The window without the messages of members opted out now, in the store (one indexed read of its
+        authors): an opt-out by another process (the CLI) keeps their buffered messages out of the graph
+        and the prompt, without a restart. None when nothing else remains."""
+        authors = {wm.author.id for wm in (*window.messages, *window.context)}
+        out = await self.consent.refresh_among(authors)
+        if not out:
+            return window
+        dropped = sum(1 for wm in window.messages if wm.author.id in out)
+        if self.recorder is not None:
+            for user_id in out:
+                self.recorder.drop_user(user_id)
+        messages = tuple(wm for wm in window.messages if wm.author.id not in out)
+        emit("ingest", "opted_out_dropped", key=window.key, dropped=dropped)
+        if not messages:
+            return None
+        context = tuple(wm for wm in window.context if wm.author.id not in out)
+        return dataclasses.replace(window, messages=messages, context=context)
 
     async def _run(self) -> None:
         last_retry = last_tick = self.clock()
