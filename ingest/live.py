@@ -138,13 +138,17 @@ class LiveWindows:
         self._unsubmitted = [k for w in self._unsubmitted if (k := _without(w, message_id)) is not None]
         await erase_messages(self.store, [message_id])
 
-    def drop_user(self, user_id: str) -> int:
-        """Forget-me: remove the user's messages from open windows and windows waiting to be stored."""
-        dropped = self.buffer.drop_user(user_id)
-        if self.recorder is not None:
+    def drop_user(self, user_id: str, guild_id: str | None = None) -> int:
+        """Forget-me: remove the user's messages (of one guild, or all) from open windows and windows waiting
+        to be stored. In one guild, what the recorder still holds is written, and the forget's audit sees it."""
+        dropped = self.buffer.drop_user(user_id, guild_id)
+        if self.recorder is not None and guild_id is None:
             self.recorder.drop_user(user_id)  # counted once: the buffer holds the same messages
         kept = []
         for window in self._unsubmitted:
+            if guild_id is not None and window.guild_id != guild_id:
+                kept.append(window)
+                continue
             messages = tuple(wm for wm in window.messages if wm.author.id != user_id)
             dropped += len(window.messages) - len(messages)
             if messages:
