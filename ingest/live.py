@@ -140,7 +140,7 @@ class LiveWindows:
 
     def drop_user(self, user_id: str, guild_id: str | None = None) -> int:
         """Forget-me: remove the user's messages (of one guild, or all) from open windows and windows waiting
-        to be stored. In one guild, what the recorder still holds is written, and the forget's audit sees it."""
+        to be stored. In one guild, what the recorder holds stays: `flush` it before forgetting."""
         dropped = self.buffer.drop_user(user_id, guild_id)
         if self.recorder is not None and guild_id is None:
             self.recorder.drop_user(user_id)  # counted once: the buffer holds the same messages
@@ -163,6 +163,10 @@ class LiveWindows:
                 )
         self._unsubmitted = kept
         return dropped
+
+    async def flush(self) -> None:
+        """Write what the recorder holds now (a forget in one guild runs after it: nothing of the member lands later)."""
+        await self._flush_recorder()
 
     def stats(self) -> dict[str, int]:
         return {

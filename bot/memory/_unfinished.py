@@ -64,6 +64,8 @@ async def run(services: Services, request: Request) -> ForgetReport:
     if request.guild_id is None:
         await services.consent.opt_out(request.user_id)  # first: nothing of theirs is stored meanwhile
     services.live.drop_user(request.user_id, request.guild_id)
+    if request.guild_id is not None:
+        await services.live.flush()  # their messages of other guilds stay; those of this one are written, then go
     async with services.ingestor.paused():
         if request.guild_id is None:
             report = await store.forget_user(request.user_id, known_names=request.names)

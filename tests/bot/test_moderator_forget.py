@@ -6,22 +6,37 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import discord
 import pytest
 from discord import app_commands
 
+from bot.listening import Listening
 from bot.memory._cog import NEEDS_MANAGE
 from bot.memory._forget_me import NOT_YOURS, ConfirmForget
-from bot.memory._moderator import ASK, CONFIRM_LABEL
+from bot.memory._moderator import ASK, CONFIRM_LABEL, forget_member
+from bot.services import Services
 from common import events
+from common.settings import WindowSettings
 from graph.forget import residue_audit
 from graph.guild_forget import guild_residue
 from graph.store import GraphStore
+from ingest.live import LiveWindows
+from ingest.recording import MessageRecorder
 from tests.bot.harness import Harness
-from tests.support.busy_server import G1, G2, OTHER, PEOPLE, populate
-from tests.support.discord_doubles import MockGuild, MockInteraction, sent_texts
+from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, populate
+from tests.support.discord_doubles import (
+    MockBot,
+    MockClientUser,
+    MockGuild,
+    MockInteraction,
+    MockMember,
+    MockMessage,
+    MockTextChannel,
+    sent_texts,
+)
 from tests.support.scripted import count
 
 CHARLIE = PEOPLE["charlie"]
@@ -129,3 +144,25 @@ async def test_a_moderator_forgets_by_mention_in_plain_language(store: GraphStor
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 1
     whole = await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"])
     assert whole and {r.node_key for r in whole} <= {CHARLIE, *[m.id for m in p.messages if m.guild_id == G2]}
+
+
+async def test_a_message_still_in_the_recorders_memory_does_not_land_after_the_forget(
+    store: GraphStore, services: Services
+) -> None:
+    """The bot records in ticks: Charlie's last message waits in memory when the moderator forgets him."""
+    await populate(store)
+    recorder = MessageRecorder(store, tick_seconds=3600)  # never ticks by itself
+    live = LiveWindows(store, services.ingestor, services.consent, WindowSettings(), recorder=recorder)
+    moderated = replace(services, live=live)
+    listening = Listening(MockBot(services=moderated, user=MockClientUser(id=999)))
+    general = MockTextChannel(id=int(GENERAL), name="general", guild=MockGuild(id=int(G1), name="Book Club"))
+    charlie = MockMember(id=int(CHARLIE), name="charlie", display_name="Charlie")
+    late = MockMessage(author=charlie, content="one more thing about the Celtics", channel=general)
+    assert await listening.recorder.on_message(late, 999) and recorder.pending() == 1
+
+    report = await forget_member(moderated, G1, CHARLIE, ["charlie", "Charlie"], PEOPLE["alice"])
+    await live.flush()
+    await live.drain()
+
+    assert report.clean and await _messages(store, G1) == 0
+    assert await guild_residue(store.runner, CHARLIE, G1, ["charlie", "Charlie"]) == []
