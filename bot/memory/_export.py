@@ -22,7 +22,7 @@ from common.events import emit
 from graph.export import export_member
 
 PAGE_BYTES = 8 * 1024 * 1024  # each file; under discord.py's DEFAULT_FILE_SIZE_LIMIT_BYTES (10 MiB)
-SECTIONS = ("facts", "messages", "summaries")
+SECTIONS = ("facts", "messages", "summaries", "facts_naming_them", "summaries_naming_them")
 
 NOTHING = "I don't hold anything about you or from you, so there is nothing to send."
 SENT = "I've sent you everything I hold about you and from you in a DM ({files})."
@@ -30,7 +30,8 @@ DMS_CLOSED = "I couldn't DM you: your DMs are closed to me. Allow direct message
 SEND_FAILED = "Discord refused part of the export just now; please ask again in a bit."
 INTRO = (
     "Here is everything I store about you and from you: facts (with who said them, from which message and "
-    "when they held), your messages and summaries of the conversations you took part in."
+    "when they held), your messages, summaries of the conversations you took part in, and what others said "
+    "that names you or something of yours."
 )
 
 

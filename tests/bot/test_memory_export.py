@@ -15,9 +15,10 @@ from bot.memory import _export
 from bot.memory._export import DMS_CLOSED, INTRO, NOTHING, deliver, pages
 from common import events
 from graph.export import export_member
+from graph.models import EpisodeWrite
 from graph.store import GraphStore
-from tests.bot.harness import Harness
-from tests.support.busy_server import PEOPLE, populate
+from tests.bot.harness import AT, Harness
+from tests.support.busy_server import G1, GENERAL, PEOPLE, E, populate
 from tests.support.discord_doubles import DMInbox, MockInteraction, dms_closed, sent_texts
 
 CHARLIE = PEOPLE["charlie"]
@@ -31,6 +32,14 @@ async def test_a_plain_language_export_goes_to_the_dm_and_holds_facts_messages_a
     store: GraphStore, harness: Harness
 ) -> None:
     p = await populate(store)
+    told = await p.say(GENERAL, "bob", "his sister is a nurse btw", AT)
+    nurse = p.fact("sister_nurse", "Charlie's sister is a nurse", [E(p.entities["sister"])], told)
+    asked = await p.say(GENERAL, "bob", "is Charlie coming to the game?", AT)
+    await store.write_episode(
+        EpisodeWrite(
+            key=await p.episode(GENERAL, [told, asked]), guild_id=G1, summary="Bob wonders if Charlie comes.", facts=(nurse,)
+        )
+    )
     charlie = harness.member("charlie")
     inbox = DMInbox(charlie)
     ask = harness.message(charlie, "memory export", to_bot=True)
@@ -51,6 +60,10 @@ async def test_a_plain_language_export_goes_to_the_dm_and_holds_facts_messages_a
     assert celtics["about_them"] is True and celtics["valid_at"] is not None
     assert celtics["reports"] and all(r["message_id"] for r in celtics["reports"])  # provenance: who, from which message
     assert doc["summaries"] and all(s["summary"] for s in doc["summaries"])
+    # what is about him without naming his account: a fact about his sister told by Bob, a summary naming him
+    [about_sister] = [f for f in doc["facts_naming_them"] if f["uuid"] == p.facts["sister_nurse"]]
+    assert about_sister["related"] is True and about_sister["reports"][0]["user_id"] == PEOPLE["bob"]
+    assert [s["summary"] for s in doc["summaries_naming_them"]] == ["Bob wonders if Charlie comes."]
 
 
 async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphStore, harness: Harness) -> None:
@@ -67,7 +80,7 @@ async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphSt
     assert all(len(data) <= 1000 for _, data in inbox.files)
     assert [d["part"] for d in docs] == list(range(1, len(docs) + 1)) and {d["parts"] for d in docs} == {len(docs)}
     assert inbox.files[0][0] == f"grapevine-export-part-1-of-{len(docs)}.json"
-    for section in ("facts", "messages", "summaries"):
+    for section in _export.SECTIONS:
         assert [x for d in docs for x in d[section]] == whole[section]  # every record once, in order
     assert inbox.texts[0] == INTRO and inbox.texts[1:] == [None] * (len(docs) - 1)
 
