@@ -80,6 +80,8 @@ async def forget_in_guild(store: GraphStore, user_id: str, guild_id: str, known_
     """Forget the member in `guild_id` only, then audit that guild; the report's residue is that guild's."""
     names = await member_names(store.runner, user_id, known_names)
     report = await store.forget_user(user_id, guild_id, known_names=names)
+    if report.deleted.get("User"):  # nothing of them was left elsewhere: forget_user redacted and audited everywhere
+        return report
 
     async def finish(tx: Tx) -> tuple[int, list[Residue]]:
         redacted = await _scrub(tx, user_id, guild_id, names)

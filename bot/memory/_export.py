@@ -58,7 +58,8 @@ def pages(data: dict[str, Any], max_bytes: int = PAGE_BYTES, exported_at: dateti
     chunks: list[list[tuple[str, Any]]] = [[]]
     size = skeleton
     for section, item in items:
-        width = len(_dump(item, indent=None))
+        dumped = _dump(item)
+        width = len(dumped) + 2 * (dumped.count(b"\n") + 1) + 2  # as nested two levels deep, with its comma
         if skeleton + width > max_bytes:
             raise ValueError(f"one {section[:-1]} alone is larger than a {max_bytes}-byte file")
         if chunks[-1] and size + width + 1 > max_bytes:
@@ -68,7 +69,7 @@ def pages(data: dict[str, Any], max_bytes: int = PAGE_BYTES, exported_at: dateti
         size += width + 1
 
     def fitting(chunk: list[tuple[str, Any]]) -> list[list[tuple[str, Any]]]:
-        """Indentation makes a document longer than its compact records: halve what still does not fit."""
+        """Should a document still come out longer than its records were measured: halve it."""
         if len(chunk) < 2 or len(_dump(document(chunk, widest, widest))) <= max_bytes:
             return [chunk]
         half = len(chunk) // 2
