@@ -4,9 +4,13 @@ bot at once, a first message that opts out stores nothing of its sender, and an 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
 import re
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,6 +22,7 @@ from bot.memory._status import OPTED_OUT
 from bot.services import Services
 from common import events
 from common.settings import ExtractionSettings, WindowSettings
+from graph.forget import residue_audit
 from graph.store import GraphStore
 from ingest.live import LiveWindows
 from ingest.pipeline import Ingestor
@@ -143,3 +148,68 @@ async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_
     assert not services.consent.allowed(PEOPLE["judy"])  # and it knows now: her next message is not taken
     later = MockMessage(author=judy, content="anyone there?", channel=general, created_at=clock[0])
     assert await listening.recorder.on_message(later, 999) is False
+
+
+async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
+    store: GraphStore, services: Services, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """`grapevine forget JUDY --yes` runs as its own process against the bot's database while Judy's last
+    message waits in the bot's memory: no restart, and it reaches neither the graph nor a prompt."""
+    await populate(store)
+    clock = [datetime.now(UTC)]
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(), WindowSettings())
+    recorder = MessageRecorder(store, tick_seconds=3600)
+    live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
+    listening = Listening(MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999)))
+    general = MockTextChannel(id=int(GENERAL), name="general", guild=MockGuild(id=int(G1), name="Book Club"))
+    judy = MockMember(id=int(PEOPLE["judy"]), name="judy", display_name="Judy")
+    bob = MockMember(id=int(PEOPLE["bob"]), name="bob", display_name="Bob")
+    said = MockMessage(author=judy, content="my secret garden is behind the old mill", channel=general, created_at=clock[0])
+    reply = MockMessage(author=bob, content="sounds lovely, see you at book club", channel=general, created_at=clock[0])
+    for message in (said, reply):
+        await listening.recorder.on_message(message, 999)
+    prompts: list[str] = []
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        prompts.append(json.dumps(request["messages"]))
+        return answer("Bob is going to book club.")
+
+    llm_server.responder = model
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "grapevine", "forget", PEOPLE["judy"], "--yes"],
+        env=_cli_env(store, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "residue audit: 0 nodes" in done.stdout
+
+    clock[0] += timedelta(hours=6)
+    await live.tick()
+    await live.drain()
+
+    assert len(prompts) == 1 and "secret garden" not in prompts[0] and "book club" in prompts[0]
+    assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(said.id)) == 0
+    assert await count(store, "MATCH (e:Episode) WHERE e.key CONTAINS $id RETURN count(e) AS n", id=str(said.id)) == 0
+    assert await residue_audit(store.runner, PEOPLE["judy"], ["judy", "Judy"]) == []
+    assert not services.consent.allowed(PEOPLE["judy"])  # the bot knows now, without a restart
+
+
+def _cli_env(store: GraphStore, tmp_path: Path) -> dict[str, str]:
+    """The CLI joined to the test's ArcadeDB server, as a second process of the same deployment."""
+    engine = store.engine
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_"))}
+    return {
+        **clean,
+        "GRAPEVINE_DATA_DIR": str(tmp_path / "cli-data"),
+        "ARCADEDB_EXTERNAL": "true",
+        "ARCADEDB_HOST": engine.host,  # type: ignore[attr-defined]  # the ArcadeDB engine of the store fixture
+        "ARCADEDB_BOLT_PORT": str(engine.bolt_port),  # type: ignore[attr-defined]
+        "ARCADEDB_HTTP_PORT": str(engine.http_port),  # type: ignore[attr-defined]
+        "ARCADEDB_DATABASE": engine.database,
+        "ARCADEDB_PASSWORD": engine.password,  # type: ignore[attr-defined]
+        "COLUMNS": "200",
+    }
