@@ -90,4 +90,6 @@ async def forget_in_guild(store: GraphStore, user_id: str, guild_id: str, known_
     redacted, residue = await store.runner.write(finish)
     report.redacted += redacted
     report.residue = [*report.residue, *residue]
+    if redacted and not report.files_failed:  # the redacted texts' old index entries leave the engine's files
+        report.files_failed = await store.purge_deleted()
     return report

@@ -73,8 +73,6 @@ async def run(services: Services, request: Request) -> ForgetReport:
                 report.residue = await residue_audit(store.runner, request.user_id, list(request.names))
         else:
             report = await forget_in_guild(store, request.user_id, request.guild_id, request.names)
-            if report.redacted and not report.files_failed:  # the redacted texts' old index entries go too
-                report.files_failed = await store.purge_deleted()
     return report
 
 

@@ -27,6 +27,7 @@ from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
 from tests.bot.harness import Harness
 from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, populate
+from tests.support.cli_process import grapevine
 from tests.support.discord_doubles import (
     MockBot,
     MockClientUser,
@@ -166,3 +167,13 @@ async def test_a_message_still_in_the_recorders_memory_does_not_land_after_the_f
 
     assert report.clean and await _messages(store, G1) == 0
     assert await guild_residue(store.runner, CHARLIE, G1, ["charlie", "Charlie"]) == []
+
+
+async def test_the_cli_forget_in_one_guild_is_the_moderators(store: GraphStore, tmp_path: Path) -> None:
+    """`grapevine forget USER --guild G --yes` redacts and audits that guild as a moderator's forget does."""
+    await populate(store)
+    done = await grapevine(store, tmp_path, "forget", CHARLIE, "--guild", G2, "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"residue audit: 0 nodes or properties carry the user's id or name in guild {G2}" in done.stdout
+    assert await _messages(store, G2) == 0 and await _messages(store, G1) == 2
+    assert await guild_residue(store.runner, CHARLIE, G2, ["charlie", "Charlie"]) == []

@@ -4,13 +4,9 @@ bot at once, a first message that opts out stores nothing of its sender, and an 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import os
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,6 +25,7 @@ from ingest.pipeline import Ingestor
 from ingest.recording import MessageRecorder
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
+from tests.support.cli_process import grapevine
 from tests.support.discord_doubles import (
     MockBot,
     MockClientUser,
@@ -175,15 +172,7 @@ async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
         return answer("Bob is going to book club.")
 
     llm_server.responder = model
-    done = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "grapevine", "forget", PEOPLE["judy"], "--yes"],
-        env=_cli_env(store, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    done = await grapevine(store, tmp_path, "forget", PEOPLE["judy"], "--yes")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "residue audit: 0 nodes" in done.stdout
 
@@ -196,20 +185,3 @@ async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
     assert await count(store, "MATCH (e:Episode) WHERE e.key CONTAINS $id RETURN count(e) AS n", id=str(said.id)) == 0
     assert await residue_audit(store.runner, PEOPLE["judy"], ["judy", "Judy"]) == []
     assert not services.consent.allowed(PEOPLE["judy"])  # the bot knows now, without a restart
-
-
-def _cli_env(store: GraphStore, tmp_path: Path) -> dict[str, str]:
-    """The CLI joined to the test's ArcadeDB server, as a second process of the same deployment."""
-    engine = store.engine
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_"))}
-    return {
-        **clean,
-        "GRAPEVINE_DATA_DIR": str(tmp_path / "cli-data"),
-        "ARCADEDB_EXTERNAL": "true",
-        "ARCADEDB_HOST": engine.host,  # type: ignore[attr-defined]  # the ArcadeDB engine of the store fixture
-        "ARCADEDB_BOLT_PORT": str(engine.bolt_port),  # type: ignore[attr-defined]
-        "ARCADEDB_HTTP_PORT": str(engine.http_port),  # type: ignore[attr-defined]
-        "ARCADEDB_DATABASE": engine.database,
-        "ARCADEDB_PASSWORD": engine.password,  # type: ignore[attr-defined]
-        "COLUMNS": "200",
-    }
