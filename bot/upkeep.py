@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from discord.ext import commands, tasks
 
+from bot.memory import _unfinished as unfinished_forgets
 from bot.services import Services
 from common.events import emit
 
@@ -54,6 +55,7 @@ async def run_upkeep(services: Services) -> UpkeepReport:
         report.extracted, report.failed = backlog.done, backlog.failed
         report.skipped, report.pending = backlog.skipped, backlog.pending
     await _step(report, "tick", services.live.tick())
+    await _step(report, "retry_forgets", unfinished_forgets.retry(services))
     emit("bot", "upkeep_done", **asdict(report), latency_ms=round((time.perf_counter() - started) * 1000))
     return report
 

@@ -138,13 +138,17 @@ class LiveWindows:
         self._unsubmitted = [k for w in self._unsubmitted if (k := _without(w, message_id)) is not None]
         await erase_messages(self.store, [message_id])
 
-    def drop_user(self, user_id: str) -> int:
-        """Forget-me: remove the user's messages from open windows and windows waiting to be stored."""
-        dropped = self.buffer.drop_user(user_id)
-        if self.recorder is not None:
+    def drop_user(self, user_id: str, guild_id: str | None = None) -> int:
+        """Forget-me: remove the user's messages (of one guild, or all) from open windows and windows waiting
+        to be stored. In one guild, what the recorder holds stays: `flush` it before forgetting."""
+        dropped = self.buffer.drop_user(user_id, guild_id)
+        if self.recorder is not None and guild_id is None:
             self.recorder.drop_user(user_id)  # counted once: the buffer holds the same messages
         kept = []
         for window in self._unsubmitted:
+            if guild_id is not None and window.guild_id != guild_id:
+                kept.append(window)
+                continue
             messages = tuple(wm for wm in window.messages if wm.author.id != user_id)
             dropped += len(window.messages) - len(messages)
             if messages:
@@ -159,6 +163,10 @@ class LiveWindows:
                 )
         self._unsubmitted = kept
         return dropped
+
+    async def flush(self) -> None:
+        """Write what the recorder holds now (a forget in one guild runs after it: nothing of the member lands later)."""
+        await self._flush_recorder()
 
     def stats(self) -> dict[str, int]:
         return {
@@ -205,6 +213,10 @@ class LiveWindows:
 
     async def _submit(self, window: ClosedWindow) -> None:
         try:
+            kept_window = await self._without_opted_out(window)
+            if kept_window is None:
+                return
+            window = kept_window
             await self._flush_recorder()  # every message handed over is written before its window goes on
             await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
             refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
@@ -217,6 +229,25 @@ class LiveWindows:
         except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed
             self._unsubmitted.append(window)
             emit("ingest", "window_parked", key=window.key, error=type(exc).__name__, reason=str(exc)[:300])
+
+    async def _without_opted_out(self, window: ClosedWindow) -> ClosedWindow | None:
+        """The window without the messages of members opted out now, in the store (one indexed read of its
+        authors): an opt-out by another process (the CLI) keeps their buffered messages out of the graph
+        and the prompt, without a restart. None when nothing else remains."""
+        authors = {wm.author.id for wm in (*window.messages, *window.context)}
+        out = await self.consent.refresh_among(authors)
+        if not out:
+            return window
+        dropped = sum(1 for wm in window.messages if wm.author.id in out)
+        if self.recorder is not None:
+            for user_id in out:
+                self.recorder.drop_user(user_id)
+        messages = tuple(wm for wm in window.messages if wm.author.id not in out)
+        emit("ingest", "opted_out_dropped", key=window.key, dropped=dropped)
+        if not messages:
+            return None
+        context = tuple(wm for wm in window.context if wm.author.id not in out)
+        return dataclasses.replace(window, messages=messages, context=context)
 
     async def _run(self) -> None:
         last_retry = last_tick = self.clock()

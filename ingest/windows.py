@@ -159,10 +159,10 @@ class WindowBuffer:
         self._remove(lambda wm: wm.message.id == message_id)
         return buffered
 
-    def drop_user(self, user_id: str) -> int:
-        """Forget-me: remove a user's messages from open windows and carried-over context.
-        Returns how many buffered (open-window) messages were dropped."""
-        return self._remove(lambda wm: wm.message.author_id == user_id)
+    def drop_user(self, user_id: str, guild_id: str | None = None) -> int:
+        """Forget-me: remove a user's messages (of one guild, or all) from open windows and carried-over
+        context. Returns how many buffered (open-window) messages were dropped."""
+        return self._remove(lambda wm: wm.message.author_id == user_id and guild_id in (None, wm.message.guild_id))
 
     # -- shutdown and introspection ------------------------------------------------------------
     def close_all(self, reason: str = "shutdown") -> list[ClosedWindow]:

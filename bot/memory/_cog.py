@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.addressing import addressed_text
 from bot.convert import scope_of, to_user
-from bot.memory import _facts, _modes, _status
+from bot.memory import _export, _facts, _moderator, _modes, _status
 from bot.memory._forget_me import (
     PROMPT,
     ConfirmForget,
@@ -121,6 +121,15 @@ class Memory(commands.Cog):
                 return await self.about(speaker, command.arg, mentioned), None
             case "forget_me":
                 return PROMPT, self.confirm_view(author)
+            case "export":
+                return await _export.deliver(services, author), None
+            case "forget_member":
+                if message.guild is None:
+                    return GUILD_ONLY, None
+                if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
+                    return NEEDS_MANAGE, None
+                mentioned_user = next((u for u in message.mentions if u.id != me.id), None)
+                return self.moderator_forget(message.guild, author.id, command.arg, mentioned_user)
             case "opt_out":
                 return await _status.opt_out(services, str(author.id), str(message.id)), None
             case "opt_in":
@@ -138,6 +147,19 @@ class Memory(commands.Cog):
                     return NEEDS_MANAGE, None
                 return await self.set_mode(str(message.guild.id), str(message.channel.id), command.arg.casefold(), author.id)
         raise AssertionError(command.kind)
+
+    def moderator_forget(
+        self, guild: discord.Guild, moderator_id: int, named: str, user: discord.abc.User | None = None
+    ) -> tuple[str, ConfirmForget | None]:
+        """The confirmation for forgetting a member of `guild` named by mention or id (also one who left)."""
+        user_id = str(user.id) if user is not None else _moderator.target_id(named)
+        if user_id is None:
+            return _moderator.WHOM, None
+        user = user or guild.get_member(int(user_id)) or self.bot.get_user(int(user_id))
+        if user is not None and user.bot:
+            return _moderator.NOT_BOTS, None
+        view = _moderator.confirm_view(self.services, str(guild.id), moderator_id, user_id, user)
+        return _moderator.ASK.format(who=_moderator.who(user, user_id)), view
 
     async def status_text(self, guild_id: str) -> str:
         return await _status.status(self.services, guild_id) + "\n" + await _modes.listing(self.services, guild_id)
@@ -217,6 +239,27 @@ class Memory(commands.Cog):
     async def opt_in_command(self, interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         await self._answer(interaction, await _status.opt_in(self.services, str(interaction.user.id)))
+
+    @memory.command(name="export", description="Get everything grapevine holds about you and from you, as files in a DM")
+    async def export_command(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._answer(interaction, await _export.deliver(self.services, interaction.user))
+
+    @memory.command(name="forget-member", description="Forget a member in this server, on their request (Manage Server)")
+    @app_commands.describe(member="The member to forget", user_id="Or their user id (also for someone who left)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def forget_member_command(
+        self, interaction: discord.Interaction, member: discord.User | None = None, user_id: str | None = None
+    ) -> None:
+        if interaction.guild is None:
+            await interaction.response.send_message(GUILD_ONLY, ephemeral=True)
+            return
+        reply, view = self.moderator_forget(interaction.guild, interaction.user.id, user_id or "", member)
+        if view is None:
+            await interaction.response.send_message(reply, ephemeral=True)
+            return
+        await interaction.response.send_message(reply, view=view, ephemeral=True)
+        view.message = await interaction.original_response()
 
     @memory.command(name="status", description="Memory health of this server (Manage Server)")
     @app_commands.checks.has_permissions(manage_guild=True)

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import discord
 
+from bot.memory import _unfinished
 from bot.services import Services
 from common.events import emit
 from graph.forget import ForgetReport
@@ -19,31 +20,34 @@ PROMPT = (
 NOT_YOURS = "Only the person who asked can confirm this."
 CANCELLED = "Cancelled; nothing was deleted."
 TIMED_OUT = "No answer, so nothing was deleted."
-FAILED = "I couldn't reach my memory just now, so not everything may be deleted; please try again in a bit."
+FAILED = (
+    "My memory failed part-way, so not everything is deleted yet. Nothing new is kept meanwhile, and I'll "
+    "finish deleting it on my own at my next maintenance pass; no need to ask again."
+)
+STILL_FINISHING = "A few traces are still left; I'll finish removing them on my own at my next maintenance pass."
 
 
 async def forget_everything(services: Services, user_id: str, known_names: Sequence[str] = ()) -> ForgetReport:
-    """Opt out first (nothing new gets stored meanwhile), drop buffered messages, then delete while no
-    extraction runs (one already reading their messages writes first, then goes with the rest)."""
-    await services.consent.opt_out(user_id)
-    dropped = services.live.drop_user(user_id)
-    async with services.ingestor.paused():
-        report = await services.store.forget_user(user_id, known_names=known_names)
+    """Record the request durably (bot/memory/_unfinished.py), opt out first (nothing new gets stored
+    meanwhile), drop buffered messages, then delete while no extraction runs (one already reading their
+    messages writes first, then goes with the rest). Raises when the graph failed: upkeep finishes it."""
+    request = _unfinished.Request(user_id, None, tuple(n for n in known_names if n))
+    report = await _unfinished.forget(services, request)
     emit(
         "bot",
         "forget_me",
         deleted=report.deleted,
         redacted=report.redacted,
-        dropped_buffered=dropped,
         residue=len(report.residue),
-        level=logging.WARNING if report.residue else logging.INFO,
+        files_failed=sorted(report.files_failed),
+        level=logging.WARNING if not report.clean else logging.INFO,
     )
     return report
 
 
-def describe_report(report: ForgetReport) -> str:
+def describe_counts(report: ForgetReport) -> str:
     counts = report.deleted
-    parts = [
+    return ", ".join(
         f"{counts.get(label, 0)} {noun}"
         for label, noun in (
             ("Fact", "facts"),
@@ -51,18 +55,30 @@ def describe_report(report: ForgetReport) -> str:
             ("Episode", "conversations"),
             ("Entity", "related things"),
         )
-    ]
-    text = "Done: I deleted " + ", ".join(parts) + ". I won't remember anything from you from now on."
-    if report.residue:
-        text += f" ({len(report.residue)} leftover traces need an operator's look; they have been logged.)"
+    )
+
+
+def describe_report(report: ForgetReport) -> str:
+    text = "Done: I deleted " + describe_counts(report) + ". I won't remember anything from you from now on."
+    if not report.clean:
+        text += " " + STILL_FINISHING
     return text
 
 
 class ConfirmForget(discord.ui.View):
     """Two buttons; only `requester_id` may press them; the interaction is answered once, then followed up."""
 
-    def __init__(self, requester_id: int, on_confirm: Callable[[], Awaitable[str]], *, timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        requester_id: int,
+        on_confirm: Callable[[], Awaitable[str]],
+        *,
+        timeout: float = 120.0,
+        confirm_label: str | None = None,
+    ) -> None:
         super().__init__(timeout=timeout)
+        if confirm_label is not None:  # a moderator's: "Forget them"
+            self.confirm.label = confirm_label
         self.requester_id = requester_id
         self.on_confirm = on_confirm
         self.value: bool | None = None

@@ -6,11 +6,18 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["remember", "forget", "forget_me", "about", "opt_out", "opt_in", "status", "mode"]
+Kind = Literal["remember", "forget", "forget_me", "forget_member", "about", "opt_out", "opt_in", "status", "mode", "export"]
 
 _PLEASE = r"(?:(?:hey|ok|okay|please|pls)[,\s]+)*"
 _END = r"(?:[,\s]+(?:please|pls|thanks|thank you))?[\s.!]*"
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
+    (
+        "forget_member",  # a moderator acting on a deletion request: by mention, or by id (also one who left)
+        re.compile(
+            rf"^{_PLEASE}(?:memory\s+)?forget\s+(?:member|user)\s+(?P<arg><@!?\d{{15,21}}>|\d{{15,21}}|@\S.*?){_END}$", re.I
+        ),
+    ),
+    ("export", re.compile(rf"^{_PLEASE}(?:memory\s+export|export\s+(?:my\s+)?(?:data|memory)){_END}$", re.I)),
     (
         "forget_me",
         re.compile(rf"^{_PLEASE}forget\s+(?:about\s+)?(?:me|everything\s+(?:about|of)\s+me|all\s+about\s+me){_END}$", re.I),

@@ -189,7 +189,10 @@ def forget(
     async def work(rt: Any) -> Any:
         if guild is None:  # first, so that no process stores anything of theirs while the forget runs
             await rt.store.opt_out(user_id)
-        return await rt.store.forget_user(user_id, guild)
+            return await rt.store.forget_user(user_id, guild)
+        from graph.guild_forget import forget_in_guild  # as a moderator's: redacted and audited in that guild
+
+        return await forget_in_guild(rt.store, user_id, guild)
 
     report = run_or_exit(with_store(settings, work))
     out.print(table([{"label": k, "deleted": v} for k, v in report.deleted.items()], "deleted"))
@@ -204,7 +207,7 @@ def forget(
     out.print(
         "residue audit: 0 nodes or properties carry the user's id or name"
         + (
-            ""
+            f" in guild {guild}"
             if guild
             else "; stored as opted out (a keyed hash): every process, a running bot too, refuses to store "
             "anything of theirs from now on"

@@ -28,7 +28,16 @@ async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -
         assert top == {"remember", "forget-me", "memory"}
         group = bot.tree.get_command("memory")
         assert isinstance(group, discord.app_commands.Group)
-        assert {c.name for c in group.commands} == {"about", "forget", "opt-out", "opt-in", "status", "mode"}
+        assert {c.name for c in group.commands} == {
+            "about",
+            "forget",
+            "opt-out",
+            "opt-in",
+            "status",
+            "mode",
+            "export",
+            "forget-member",
+        }
         assert bot.get_cog("Upkeep").loop.is_running()
         assert bot.claimed("remember that I like tea") and not bot.claimed("how are you?")
         intents = bot.intents

@@ -4,19 +4,39 @@ bot at once, a first message that opts out stores nothing of its sender, and an 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from bot.listening import Listening
 from bot.memory._forget_me import forget_everything
 from bot.memory._status import OPTED_OUT
+from bot.services import Services
 from common import events
+from common.settings import ExtractionSettings, WindowSettings
+from graph.forget import residue_audit
 from graph.store import GraphStore
+from ingest.live import LiveWindows
+from ingest.pipeline import Ingestor
+from ingest.recording import MessageRecorder
 from tests.bot.harness import AT, Harness
-from tests.support.busy_server import PEOPLE, populate
-from tests.support.discord_doubles import MockDMChannel, sent_texts
-from tests.support.scripted import count
+from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
+from tests.support.cli_process import grapevine
+from tests.support.discord_doubles import (
+    MockBot,
+    MockClientUser,
+    MockDMChannel,
+    MockGuild,
+    MockMember,
+    MockMessage,
+    MockTextChannel,
+    sent_texts,
+)
+from tests.support.scripted import answer, count
 from tests.support.scripted_llm import ScriptedLLMServer
 
 NEWCOMER = "300000000000000077"
@@ -82,3 +102,86 @@ async def test_a_whole_scenario_writes_no_raw_discord_id_to_the_log(
     assert len(text.splitlines()) >= 5
     assert [i for i in ids if i in text] == []
     assert re.findall(r"dm:\d+", text) == [] and "dm:u-" in text  # the DM scope was logged, pseudonymised
+
+
+async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_and_the_prompt(
+    store: GraphStore, services: Services, llm_server: ScriptedLLMServer
+) -> None:
+    """The bot records in ticks (messages wait in memory) and extracts with an LLM; the operator opts Judy
+    out from the CLI (another process) while her message waits: the window that closes leaves it out."""
+    await populate(store)
+    clock = [datetime.now(UTC)]
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(), WindowSettings())
+    recorder = MessageRecorder(store, tick_seconds=3600)  # never ticks by itself: only a window close writes
+    live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
+    bot = MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999))
+    listening = Listening(bot)
+    general = MockTextChannel(id=int(GENERAL), name="general", guild=MockGuild(id=int(G1), name="Book Club"))
+    judy = MockMember(id=int(PEOPLE["judy"]), name="judy", display_name="Judy")
+    bob = MockMember(id=int(PEOPLE["bob"]), name="bob", display_name="Bob")
+    said = MockMessage(author=judy, content="my secret garden is behind the old mill", channel=general, created_at=clock[0])
+    reply = MockMessage(author=bob, content="sounds lovely, see you at book club", channel=general, created_at=clock[0])
+    for message in (said, reply):
+        await listening.recorder.on_message(message, 999)
+    assert recorder.pending() == 2 and live.buffer.buffered() == 2
+    prompts: list[str] = []
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        prompts.append(json.dumps(request["messages"]))
+        return answer("Bob is going to book club.")
+
+    llm_server.responder = model
+
+    await store.opt_out(PEOPLE["judy"])  # as `grapevine forget` does from its own process: the bot is not told
+    assert services.consent.allowed(PEOPLE["judy"])  # the bot's cache does not know yet
+    clock[0] += timedelta(hours=6)
+    await live.tick()
+    await live.drain()
+
+    assert len(prompts) == 1 and "secret garden" not in prompts[0] and "book club" in prompts[0]
+    assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(said.id)) == 0
+    assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(reply.id)) == 1
+    assert await count(store, "MATCH (e:Episode) WHERE e.key CONTAINS $id RETURN count(e) AS n", id=str(said.id)) == 0
+    assert not services.consent.allowed(PEOPLE["judy"])  # and it knows now: her next message is not taken
+    later = MockMessage(author=judy, content="anyone there?", channel=general, created_at=clock[0])
+    assert await listening.recorder.on_message(later, 999) is False
+
+
+async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
+    store: GraphStore, services: Services, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """`grapevine forget JUDY --yes` runs as its own process against the bot's database while Judy's last
+    message waits in the bot's memory: no restart, and it reaches neither the graph nor a prompt."""
+    await populate(store)
+    clock = [datetime.now(UTC)]
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(), WindowSettings())
+    recorder = MessageRecorder(store, tick_seconds=3600)
+    live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
+    listening = Listening(MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999)))
+    general = MockTextChannel(id=int(GENERAL), name="general", guild=MockGuild(id=int(G1), name="Book Club"))
+    judy = MockMember(id=int(PEOPLE["judy"]), name="judy", display_name="Judy")
+    bob = MockMember(id=int(PEOPLE["bob"]), name="bob", display_name="Bob")
+    said = MockMessage(author=judy, content="my secret garden is behind the old mill", channel=general, created_at=clock[0])
+    reply = MockMessage(author=bob, content="sounds lovely, see you at book club", channel=general, created_at=clock[0])
+    for message in (said, reply):
+        await listening.recorder.on_message(message, 999)
+    prompts: list[str] = []
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        prompts.append(json.dumps(request["messages"]))
+        return answer("Bob is going to book club.")
+
+    llm_server.responder = model
+    done = await grapevine(store, tmp_path, "forget", PEOPLE["judy"], "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "residue audit: 0 nodes" in done.stdout
+
+    clock[0] += timedelta(hours=6)
+    await live.tick()
+    await live.drain()
+
+    assert len(prompts) == 1 and "secret garden" not in prompts[0] and "book club" in prompts[0]
+    assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(said.id)) == 0
+    assert await count(store, "MATCH (e:Episode) WHERE e.key CONTAINS $id RETURN count(e) AS n", id=str(said.id)) == 0
+    assert await residue_audit(store.runner, PEOPLE["judy"], ["judy", "Judy"]) == []
+    assert not services.consent.allowed(PEOPLE["judy"])  # the bot knows now, without a restart

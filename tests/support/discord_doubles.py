@@ -282,3 +282,46 @@ class MockInteraction(CustomMockMixin, unittest.mock.MagicMock):
 def sent_texts(mock_send: unittest.mock.AsyncMock) -> list[str]:
     """The text of every call of a reply/send/followup mock."""
     return [call.args[0] if call.args else call.kwargs.get("content") for call in mock_send.await_args_list]
+
+
+def http_error(cls: type[discord.HTTPException], status: int, code: int, message: str) -> discord.HTTPException:
+    """An error as discord.py raises it from an HTTP response (`status`, Discord's JSON error `code`)."""
+    response = unittest.mock.MagicMock(status=status, reason=message)
+    return cls(response, {"code": code, "message": message})
+
+
+def dms_closed() -> discord.HTTPException:
+    """What `User.send` raises when the member does not accept DMs from the bot: 403, code 50007."""
+    return http_error(discord.Forbidden, 403, 50007, "Cannot send messages to this user")
+
+
+class DMInbox:
+    """A member's DMs with the bot: `user.send` checks its arguments as discord.py 2.7 and Discord do (not
+    `file` with `files`, at most 10 files, each within the upload limit, a discord.File each) and keeps
+    what was sent: texts, and each file's name and bytes."""
+
+    def __init__(self, user: Any, limit_bytes: int = discord.utils.DEFAULT_FILE_SIZE_LIMIT_BYTES) -> None:
+        self.limit_bytes = limit_bytes
+        self.texts: list[str | None] = []
+        self.files: list[tuple[str, bytes]] = []
+        user.send.side_effect = self._send
+
+    async def _send(self, content: str | None = None, **kwargs: Any) -> MockMessage:
+        file, files = kwargs.get("file"), kwargs.get("files")
+        if file is not None and files is not None:
+            raise TypeError("Cannot mix file and files keyword arguments.")
+        sent = [file] if file is not None else list(files or [])
+        if len(sent) > 10:
+            raise http_error(discord.HTTPException, 400, 50035, "Invalid Form Body: files has at most 10 elements")
+        received = []
+        for f in sent:
+            if not isinstance(f, discord.File):
+                raise TypeError(f"file parameter must be File not {f.__class__.__name__}")
+            data = f.fp.read()
+            if len(data) > self.limit_bytes:
+                raise http_error(discord.HTTPException, 413, 40005, "Request entity too large")
+            received.append((f.filename or "untitled", data))
+            f.close()  # discord.py closes what it sent
+        self.texts.append(content)
+        self.files.extend(received)
+        return MockMessage(content=content or "", channel=MockDMChannel())

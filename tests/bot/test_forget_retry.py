@@ -1,0 +1,154 @@
+"""A forget that is not clean finishes later: the request is on disk before the graph is touched, the
+member is told it will finish, and the bot's upkeep runs it again until the audit is clean, then logs
+`forget_finished`. Faults are injected at the boundary on the real engine: the database failing part-way
+through the forget's transaction, and the engine's file purge failing once."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j.exceptions import DatabaseError
+
+from bot.memory import _unfinished
+from bot.memory._forget_me import FAILED, STILL_FINISHING, ConfirmForget
+from bot.upkeep import run_upkeep
+from graph.engines.arcadedb_purge import PurgeReport
+from graph.forget import residue_audit
+from graph.store import GraphStore
+from tests.bot.harness import Harness
+from tests.support.busy_server import PEOPLE, populate
+from tests.support.discord_doubles import MockInteraction, sent_texts
+from tests.support.scripted import count, cypher
+
+CHARLIE = PEOPLE["charlie"]
+NAMES = ["charlie", "Charlie"]
+
+
+class _FailingTx:
+    """A transaction whose statements fail after the first `after` of them: the database going away part-way."""
+
+    def __init__(self, tx: Any, after: int) -> None:
+        self._tx, self._after, self._ran = tx, after, 0
+
+    async def run(self, query: str, parameters: Any = None, **kwargs: Any) -> Any:
+        self._ran += 1
+        if self._ran > self._after:
+            raise DatabaseError("the database failed part-way (injected)")
+        return await self._tx.run(query, parameters, **kwargs)
+
+
+def fail_multi_statement_writes(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Every write transaction of more than one statement fails at its second; returns the repair."""
+    original = store.runner.write
+
+    async def write(work: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await original(lambda tx: work(_FailingTx(tx, 1)))
+
+    monkeypatch.setattr(store.runner, "write", write)
+    return lambda: monkeypatch.setattr(store.runner, "write", original)
+
+
+async def _confirm(harness: Harness) -> str:
+    charlie = harness.member("charlie")
+    ask = harness.message(charlie, "forget me", to_bot=True)
+    await harness.deliver(ask)
+    view = ask.reply.await_args.kwargs["view"]
+    assert isinstance(view, ConfirmForget)
+    press = MockInteraction(user=charlie)
+    await view._scheduled_task(view.confirm, press)
+    [said] = sent_texts(press.followup.send)
+    return said
+
+
+def _events(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:
+    return [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == name]  # type: ignore[attr-defined]
+
+
+async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
+    store: GraphStore, harness: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await populate(store)
+    services = harness.bot.services
+    pending = Path(services.settings.graph.data_dir) / _unfinished.FILE_NAME
+    repair = fail_multi_statement_writes(store, monkeypatch)
+
+    said = await _confirm(harness)
+
+    assert said == FAILED
+    assert [r.user_id for r in _unfinished.waiting(services)] == [CHARLIE] and pending.exists()
+    assert not services.consent.allowed(CHARLIE)  # opted out first: nothing new of his is kept meanwhile
+    assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 1  # rolled back
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        await run_upkeep(services)  # still down: it stays recorded
+    assert _events(caplog, "forget_retry_failed") and pending.exists()
+
+    repair()
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        report = await run_upkeep(services)
+
+    assert report.errors == 0
+    [finished] = _events(caplog, "forget_finished")
+    assert finished["user_id"].startswith("u-") and finished["scope"] == "everywhere"
+    assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 0
+    assert await residue_audit(store.runner, CHARLIE, NAMES) == []
+    assert not pending.exists() and _unfinished.waiting(services) == []
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        await run_upkeep(services)  # nothing left to do
+    assert not _events(caplog, "forget_finished")
+
+
+async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep(
+    store: GraphStore, harness: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await populate(store)
+    services = harness.bot.services
+    engine_type = type(store.engine)
+    real_purge = engine_type.purge_deleted
+    failures = [PurgeReport(failed={"Message[content]": "rebuild failed (injected)"})]
+    purges: list[bool] = []
+
+    async def purge(self: Any) -> PurgeReport:
+        purges.append(bool(failures))
+        return failures.pop() if failures else await real_purge(self)
+
+    monkeypatch.setattr(engine_type, "purge_deleted", purge)
+
+    said = await _confirm(harness)
+
+    assert said.startswith("Done: I deleted 2 facts") and said.endswith(STILL_FINISHING)
+    assert await residue_audit(store.runner, CHARLIE, NAMES) == []  # the graph is clean; the files are not yet
+    [request] = _unfinished.waiting(services)
+    assert request.user_id == CHARLIE and request.guild_id is None and "Charlie" in request.names
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        await run_upkeep(services)
+    assert purges == [True, False]  # the retry purged the files again
+    assert [e["scope"] for e in _events(caplog, "forget_finished")] == ["everywhere"]
+    assert _unfinished.waiting(services) == []
+
+
+async def test_a_moderator_forget_that_failed_is_finished_in_that_guild_only(
+    store: GraphStore, harness: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await populate(store)
+    services = harness.bot.services
+    request = _unfinished.Request(CHARLIE, "200000000000000002", tuple(NAMES))
+    repair = fail_multi_statement_writes(store, monkeypatch)
+    with pytest.raises(DatabaseError):
+        await _unfinished.forget(services, request)
+    repair()
+    assert _unfinished.waiting(services) == [request]
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        await run_upkeep(services)
+    [finished] = _events(caplog, "forget_finished")
+    assert finished["scope"] == "guild" and finished["guild_id"] == "200000000000000002"
+    left = await cypher(store, "MATCH (m:Message) WHERE m.author_id = $id RETURN m.guild_id AS g", id=CHARLIE)
+    assert [r["g"] for r in left] == ["100000000000000001"] * 2  # his messages in the other guild stay
+    assert services.consent.allowed(CHARLIE) and _unfinished.waiting(services) == []
+    assert json.dumps(finished).count(CHARLIE) == 0
