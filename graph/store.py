@@ -153,8 +153,26 @@ class GraphStore:
                 }
                 for m in allowed
             ]
-            result = await run(tx, "store/record_messages", rows=data) if data else []
-            return [str(i) for i in result[0]["refused"]] if result else []
+            data, refused = _once_each(data)
+            if not data:
+                return refused
+            stored = {r["id"]: r for r in await run(tx, "store/messages_stored", ids=[r["id"] for r in data])}
+            new, edits, replies = [], [], []
+            for row in data:
+                old = stored.get(row["id"])
+                if old is None:
+                    new.append(row)
+                elif any(old[k] != row[k] for k in ("guild_id", "channel_id", "author_id")):
+                    refused.append(str(row["id"]))
+                    continue
+                elif row["edited_at"] is not None:
+                    edits.append(row)
+                if row["reply_to_id"]:
+                    replies.append({"id": row["id"], "reply_to_id": row["reply_to_id"]})
+            for name, batch in (("store/create_messages", new), ("store/edit_messages", edits), ("store/link_replies", replies)):
+                if batch:
+                    await run(tx, name, rows=batch)
+            return refused
 
         return await self.runner.write(work)
 
@@ -681,3 +699,21 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
         entities=len(entities),
         relations=len(relations),
     )
+
+
+def _once_each(rows_: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per message id (create_messages.cypher creates a new id once): a later copy of the same
+    message is an edit when its edited_at is later; a copy naming another guild, channel or author is refused."""
+    first: dict[str, dict[str, Any]] = {}
+    refused = []
+    for row in rows_:
+        kept = first.get(row["id"])
+        if kept is None:
+            first[row["id"]] = dict(row)
+        elif any(kept[k] != row[k] for k in ("guild_id", "channel_id", "author_id")):
+            refused.append(str(row["id"]))
+        elif row["edited_at"] is not None and (
+            kept["edited_at"] is None or datetime.fromisoformat(row["edited_at"]) > datetime.fromisoformat(kept["edited_at"])
+        ):
+            kept.update(content=row["content"], edited_at=row["edited_at"])
+    return list(first.values()), refused
