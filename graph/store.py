@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from typing import Any
 from neo4j import AsyncDriver
 
 import queries
-from common.text import lucene_query, name_key
+from common.text import keywords, lucene_query, name_key
 from graph import optout_guard, rows
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
@@ -40,7 +41,9 @@ from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
-MESSAGE_HITS_PER_RESULT = 10  # the same for messages, which are also filtered by channel
+RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
+RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
+_WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 
@@ -491,7 +494,7 @@ class GraphStore:
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
         of the channel's messages before `at` whose content matches the words of `text`, best first."""
-        query = lucene_query(text) if recall > 0 else ""  # no words, no search
+        words = keywords(text) if recall > 0 else []  # no words, no search
         found = await self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
@@ -503,9 +506,13 @@ class GraphStore:
             episodes=episodes,
             messages=messages,
             chain=chain,
-            query=query,
             recall=max(recall, 1),
-            hits=max(recall, 1) * MESSAGE_HITS_PER_RESULT,
+            # the recalled messages: among the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
+            words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
+            pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+            recall_from=channel_time(channel_id, at - RECALL_SPAN),
+            recall_to=channel_time(channel_id, at),
+            recall_window=RECALL_WINDOW,
         )
         row = found[0]
         matches = [(m["score"], rows.message_view(m)) for m in row["recalled"]]
