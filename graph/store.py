@@ -172,7 +172,7 @@ class GraphStore:
                     edits.append(row)
                 if row["reply_to_id"]:
                     replies.append({"id": row["id"], "reply_to_id": row["reply_to_id"]})
-            for name, batch in (("store/create_messages", new), ("store/edit_messages", edits), ("store/link_replies", replies)):
+            for name, batch in (("store/record_messages", new), ("store/edit_messages", edits), ("store/link_replies", replies)):
                 if batch:
                     await run(tx, name, rows=batch)
             return refused
@@ -709,7 +709,7 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
 
 
 def _once_each(rows_: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """One row per message id (create_messages.cypher creates a new id once): a later copy of the same
+    """One row per message id (record_messages.cypher creates a new id once): a later copy of the same
     message is an edit when its edited_at is later; a copy naming another guild, channel or author is refused."""
     first: dict[str, dict[str, Any]] = {}
     refused = []
