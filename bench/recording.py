@@ -71,19 +71,20 @@ async def _loop_lag(lags: list[float], stop: asyncio.Event) -> None:
         lags.append((time.perf_counter() - started - 0.01) * 1000)
 
 
-async def _stored(store: GraphStore) -> int:
-    return (await store.guild_counts(GUILD))["messages"]
+async def _stored(store: GraphStore, guild: str) -> int:
+    return (await store.guild_counts(guild))["messages"]
 
 
 async def offered(
     store: GraphStore, consent: Consent, batch: list[tuple[Message, User]], rate: float, tick: float, name: str
 ) -> Run:
+    guild = batch[0][0].guild_id
     """Hand `batch` over at `rate` messages per second (flat out when 0), each as its own task."""
     recorder = MessageRecorder(store, tick_seconds=tick) if tick > 0 else None
     ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())
     live = LiveWindows(store, ingestor, consent, WindowSettings(), recorder=recorder)
     await live.start()
-    before = await _stored(store)
+    before = await _stored(store, guild)
     run, stop = Run(name, sent=len(batch)), asyncio.Event()
     lag = asyncio.create_task(_loop_lag(run.lag_ms, stop))
     counters = cpu_counters()
@@ -109,7 +110,7 @@ async def offered(
     await lag
     await live.stop()
     await live.drain()
-    run.stored = await _stored(store) - before
+    run.stored = await _stored(store, guild) - before
     return run
 
 
