@@ -40,7 +40,7 @@ from bench.common import (
     table,
 )
 from bench.queries import bench_read, bench_write
-from bench.scale_growth import Size, growth_rows, measure_recording, measure_size, write_svg
+from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
 from common.settings import ContextSettings, WindowSettings
 from common.text import name_key
 from graph.models import (
@@ -715,6 +715,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "scale/100, down to 0.5)",
     )
     parser.add_argument("--svg", type=Path, default=None, help="write the curve of context p95 against facts here")
+    parser.add_argument(
+        "--aot-pairs",
+        type=int,
+        default=0,
+        help="only compare fresh engines without and with the JDK's AOT cache, this many pairs, at --scale",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.scale, args.authors, args.writes, args.steady = 0.5, 50, 30, 500
@@ -723,6 +729,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     quiet_logs()
     counters = cpu_counters()
     out = console()
+    if args.aot_pairs:
+        runs = asyncio.run(compare_aot(args.scale, args.authors, args.aot_pairs))
+        rows = [[f"{n // 2 + 1}", "with" if s.aot else "without", f"{percentile(s.early_ms, 50):.1f}", f"{s.p95():.1f}",
+                 _share(s.early_steal)] for n, s in enumerate(runs)]  # fmt: skip
+        out.print(table(f"Fresh engines at {runs[0].facts:,} facts: context builds {args.authors} after {WARM_UP}",
+                        ["pair", "AOT cache", "p50 ms", "p95 ms", "stolen"], rows))  # fmt: skip
+        out.print(machine_note(counters))
+        return 0
     out.print(f"reference work before the run: {reference_ms():.0f} ms (the same work is timed after it)")
     started = time.perf_counter()
     g = generate(args.scale)

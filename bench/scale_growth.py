@@ -7,6 +7,7 @@ against facts, on a log scale, after the warm-up builds and after the steady-sta
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import random
 from collections.abc import Sequence
@@ -41,13 +42,13 @@ class Size:
         return percentile(self.steady_ms if steady else self.early_ms, 95)
 
 
-async def measure_size(scale: float, authors: int, steady_after: int) -> Size:
+async def measure_size(scale: float, authors: int, steady_after: int, aot: bool = True) -> Size:
     """Generate and load the guild at `scale` on a fresh engine, then time its context builds."""
     from bench.scale import Figures, generate, load, measure_context
 
     g = generate(scale)
     figures = Figures("ArcadeDB (embedded, Bolt)")
-    with TempArcadeDB() as db:
+    with TempArcadeDB(aot=aot) as db:
         store = await db.store("size")
         steps = await load(store, g)
         gc.collect()
@@ -166,3 +167,21 @@ def write_svg(path: Path, sizes: Sequence[Size], warm_up: int, steady_after: int
     out.append("</svg>")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+async def compare_aot(scale: float, authors: int, pairs: int) -> list[Size]:
+    """Fresh engines at `scale`, alternately without and with the AOT cache (one recorded first if none is
+    there): the context builds after the warm-up, side by side."""
+    from bench.common import AOT_DIR
+
+    if not any(AOT_DIR.glob("engine-*.aot")):
+        await measure_size(scale, authors, 0)  # records it; the cache is made after that engine stops
+        for _ in range(300):
+            if any(AOT_DIR.glob("engine-*.aot")):
+                break
+            await asyncio.sleep(1)
+    runs = []
+    for _ in range(pairs):
+        for aot in (False, True):
+            runs.append(await measure_size(scale, authors, 0, aot))
+    return runs
