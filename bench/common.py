@@ -41,6 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 # --- a throw-away ArcadeDB --------------------------------------------------------------------------
+AOT_DIR = Path(tempfile.gettempdir()) / "grapevine-bench-aot"
+
+
 @dataclass
 class TempArcadeDB:
     """The embedded engine in a child process, in a temporary folder removed on exit.
@@ -50,6 +53,8 @@ class TempArcadeDB:
     """
 
     heap: str = "2g"
+    aot: bool = True  # the JDK's AOT cache, kept across bench runs in AOT_DIR (the first run records it)
+    aot_used: bool = field(default=False, init=False)  # whether this engine started with a cache
     root: Path = field(init=False)
     engine: ArcadeDBEngine = field(init=False)
     server: ArcadeDBServer = field(init=False)
@@ -58,7 +63,8 @@ class TempArcadeDB:
     def __enter__(self) -> TempArcadeDB:
         self.root = Path(tempfile.mkdtemp(prefix="grapevine-bench-"))
         self.engine = ArcadeDBEngine(password=uuid.uuid4().hex, database="bench", bolt_port=free_port(), http_port=free_port())
-        self.server = ArcadeDBServer(self.root, self.engine, heap=self.heap)
+        self.server = ArcadeDBServer(self.root, self.engine, heap=self.heap, aot=self.aot, aot_dir=AOT_DIR)
+        self.aot_used = self.aot and any(AOT_DIR.glob("engine-*.aot"))
         self.server.start()
         return self
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import random
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from bench.common import (
@@ -38,6 +40,7 @@ from bench.common import (
     table,
 )
 from bench.queries import bench_read, bench_write
+from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
 from common.settings import ContextSettings, WindowSettings
 from common.text import name_key
 from graph.models import (
@@ -344,6 +347,8 @@ class Figures:
     rss_loaded: float | None = None
     rss_end: float | None = None
     skipped: str | None = None
+    recording: Any = None  # bench.scale_growth.Recording: messages recorded into the full-size graph
+    aot: bool = False  # whether the engine started with the JDK's AOT cache of an earlier run
 
 
 def _request(g: Guild, rng: random.Random) -> ContextRequest:
@@ -560,6 +565,7 @@ async def run_engine(
     await measure_context(store, g, figures, authors, rng, steady_after)
     await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
+    figures.recording = await measure_recording(store, GUILD, [c["id"] for c in g.channels], g.users[1:])
     await measure_forget(store, g, figures)
     figures.rss_end = rss() if rss else None
 
@@ -568,6 +574,7 @@ async def run_arcadedb(g: Guild, authors: int, writes: int, steady_after: int) -
     figures = Figures("ArcadeDB (embedded, Bolt)")
     with TempArcadeDB() as db:
         store = await db.store("scale")
+        figures.aot = db.aot_used
         await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after)
         await db.close_drivers()
     return figures
@@ -643,6 +650,14 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
                 [[w, f"{n:,}", f"{s:.1f}", f"{n / s:,.0f}" if s else "-"] for w, n, s in f.load],
             )
         )
+        if f.recording is not None:
+            r = f.recording
+            out.print(
+                f"{f.engine}: message recording into this graph, {r.sent:,} messages flat out from {len(g.channels)} channels "
+                f"(live windows, recorder tick 50 ms): {r.per_second:,.0f} messages/s written, "
+                f"{'none lost' if r.stored == r.sent else f'{r.sent - r.stored:,} LOST'}, event loop late at most "
+                f"{r.lag_max_ms:.0f} ms, CPU stolen {_share(r.steal)}"
+            )
         if f.reads:
             out.print(
                 table(
@@ -671,6 +686,7 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
         out.print(
             f"{f.engine}: CPU time stolen by the hypervisor while the context builds were timed: "
             f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}"
+            f"; the engine started {'with' if f.aot else 'without'} the JDK's AOT cache of an earlier run"
         )
         deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
         out.print(
@@ -690,18 +706,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes, steady after 500")
     parser.add_argument("--no-neo4j", action="store_true", help="skip Neo4j even when Docker answers")
+    parser.add_argument(
+        "--sizes",
+        type=float,
+        nargs="*",
+        default=None,
+        help="smaller scales whose context builds are timed too, each on a fresh engine (default: scale/10 and "
+        "scale/100, down to 0.5)",
+    )
+    parser.add_argument("--svg", type=Path, default=None, help="write the curve of context p95 against facts here")
+    parser.add_argument(
+        "--aot-pairs",
+        type=int,
+        default=0,
+        help="only compare fresh engines without and with the JDK's AOT cache, this many pairs, at --scale",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.scale, args.authors, args.writes, args.steady = 0.5, 50, 30, 500
+    if args.sizes is None:
+        args.sizes = [s for s in (args.scale / 100, args.scale / 10) if s >= 0.5]
     quiet_logs()
     counters = cpu_counters()
     out = console()
+    if args.aot_pairs:
+        runs = asyncio.run(compare_aot(args.scale, args.authors, args.aot_pairs))
+        rows = [[f"{n // 2 + 1}", "with" if s.aot else "without", f"{percentile(s.early_ms, 50):.1f}", f"{s.p95():.1f}",
+                 _share(s.early_steal)] for n, s in enumerate(runs)]  # fmt: skip
+        out.print(table(f"Fresh engines at {runs[0].facts:,} facts: context builds {args.authors} after {WARM_UP}",
+                        ["pair", "AOT cache", "p50 ms", "p95 ms", "stolen"], rows))  # fmt: skip
+        out.print(machine_note(counters))
+        return 0
     out.print(f"reference work before the run: {reference_ms():.0f} ms (the same work is timed after it)")
     started = time.perf_counter()
     g = generate(args.scale)
     out.print(f"generated in {time.perf_counter() - started:.1f} s")
 
+    sizes: list[Size] = []
+
     async def go() -> list[Figures]:
+        for scale in sorted(args.sizes):
+            sizes.append(await measure_size(scale, args.authors, args.steady))
+            out.print(f"size {sizes[-1].facts:,} facts measured (its load {sizes[-1].load_s:.0f} s)")
         figures = [await run_arcadedb(g, args.authors, args.writes, args.steady)]
         if args.no_neo4j:
             skipped = Figures("Neo4j 5 (Docker)")
@@ -711,7 +757,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures.append(await run_neo4j(g, args.authors, args.writes, args.steady))
         return figures
 
-    report(g, asyncio.run(go()), args.authors, counters)
+    all_figures = asyncio.run(go())
+    report(g, all_figures, args.authors, counters)
+    full = all_figures[0]
+    if not full.skipped:
+        sizes.append(Size(args.scale, len(g.facts), len(g.messages), sum(s for _, _, s in full.load), full.context_ms,
+                          full.steady_ms, full.context_steal, full.steady_steal, full.aot))  # fmt: skip
+        out.print(
+            table(
+                f"{full.engine}: the reply context as the guild grows ({args.authors} random authors per size, each size "
+                "on a fresh engine; growth: p95 against the size ten times smaller)",
+                [
+                    "facts",
+                    "messages",
+                    "load s",
+                    "AOT cache",
+                    f"p50 / p95 ms after {WARM_UP}",
+                    "stolen",
+                    "growth",
+                    f"p50 / p95 ms after {full.steady_after:,}",
+                    "stolen",
+                    "growth",
+                ],  # fmt: skip
+                growth_rows(sizes),
+            )
+        )
+        if args.svg is not None and len(sizes) > 1:
+            one, five, _ = os.getloadavg()
+            note = (
+                f"bench.scale --scale {args.scale:g}, {os.cpu_count()} CPUs, load average {one:.1f} / {five:.1f}, "
+                f"CPU stolen {_share(steal_share(counters, cpu_counters()))}"
+            )
+            write_svg(args.svg, sizes, WARM_UP, full.steady_after, note)
+            out.print(f"curve written to {args.svg}")
+    out.print(f"whole run: {(time.perf_counter() - started) / 60:.1f} min")
     return 0
 
 

@@ -39,6 +39,7 @@ def arcadedb_server(settings: Settings) -> ArcadeDBServer:
         arcadedb_engine(settings),
         heap=settings.arcadedb.heap,
         start_timeout=settings.arcadedb.start_timeout,
+        aot=settings.arcadedb.aot_cache,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from typing import Any
 from neo4j import AsyncDriver
 
 import queries
-from common.text import lucene_query, name_key
+from common.text import keywords, lucene_query, name_key
 from graph import optout_guard, rows
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
@@ -40,7 +41,9 @@ from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
-MESSAGE_HITS_PER_RESULT = 10  # the same for messages, which are also filtered by channel
+RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
+RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
+_WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 
@@ -153,8 +156,26 @@ class GraphStore:
                 }
                 for m in allowed
             ]
-            result = await run(tx, "store/record_messages", rows=data) if data else []
-            return [str(i) for i in result[0]["refused"]] if result else []
+            data, refused = _once_each(data)
+            if not data:
+                return refused
+            stored = {r["id"]: r for r in await run(tx, "store/messages_stored", ids=[r["id"] for r in data])}
+            new, edits, replies = [], [], []
+            for row in data:
+                old = stored.get(row["id"])
+                if old is None:
+                    new.append(row)
+                elif any(old[k] != row[k] for k in ("guild_id", "channel_id", "author_id")):
+                    refused.append(str(row["id"]))
+                    continue
+                elif row["edited_at"] is not None:
+                    edits.append(row)
+                if row["reply_to_id"]:
+                    replies.append({"id": row["id"], "reply_to_id": row["reply_to_id"]})
+            for name, batch in (("store/record_messages", new), ("store/edit_messages", edits), ("store/link_replies", replies)):
+                if batch:
+                    await run(tx, name, rows=batch)
+            return refused
 
         return await self.runner.write(work)
 
@@ -473,7 +494,7 @@ class GraphStore:
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
         of the channel's messages before `at` whose content matches the words of `text`, best first."""
-        query = lucene_query(text) if recall > 0 else ""  # no words, no search
+        words = keywords(text) if recall > 0 else []  # no words, no search
         found = await self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
@@ -485,9 +506,13 @@ class GraphStore:
             episodes=episodes,
             messages=messages,
             chain=chain,
-            query=query,
             recall=max(recall, 1),
-            hits=max(recall, 1) * MESSAGE_HITS_PER_RESULT,
+            # the recalled messages: among the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
+            words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
+            pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+            recall_from=channel_time(channel_id, at - RECALL_SPAN),
+            recall_to=channel_time(channel_id, at),
+            recall_window=RECALL_WINDOW,
         )
         row = found[0]
         matches = [(m["score"], rows.message_view(m)) for m in row["recalled"]]
@@ -681,3 +706,21 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
         entities=len(entities),
         relations=len(relations),
     )
+
+
+def _once_each(rows_: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per message id (record_messages.cypher creates a new id once): a later copy of the same
+    message is an edit when its edited_at is later; a copy naming another guild, channel or author is refused."""
+    first: dict[str, dict[str, Any]] = {}
+    refused = []
+    for row in rows_:
+        kept = first.get(row["id"])
+        if kept is None:
+            first[row["id"]] = dict(row)
+        elif any(kept[k] != row[k] for k in ("guild_id", "channel_id", "author_id")):
+            refused.append(str(row["id"]))
+        elif row["edited_at"] is not None and (
+            kept["edited_at"] is None or datetime.fromisoformat(row["edited_at"]) > datetime.fromisoformat(kept["edited_at"])
+        ):
+            kept.update(content=row["content"], edited_at=row["edited_at"])
+    return list(first.values()), refused

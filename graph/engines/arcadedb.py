@@ -133,6 +133,8 @@ class ArcadeDBServer:
     engine: ArcadeDBEngine
     heap: str = "2g"
     start_timeout: float = 90.0
+    aot: bool = False  # keep the JDK's AOT cache across starts (graph/engines/arcadedb_aot.py); the bot does
+    aot_dir: Path | None = None  # where; None: <root>/aot
     on_spawn: Callable[[int], None] | None = None  # told the child's pid before it is ready (an owner records it)
     _proc: subprocess.Popen[str] | None = field(default=None, init=False, repr=False)
     _said_ready: bool = field(default=False, init=False, repr=False)
@@ -148,6 +150,8 @@ class ArcadeDBServer:
             "bolt_port": self.engine.bolt_port,
             "http_port": self.engine.http_port,
             "heap": self.heap,
+            "aot": self.aot,
+            "aot_dir": str(self.aot_dir.resolve()) if self.aot_dir else None,
         }
         log = open(self.root / "server.out", "a", encoding="utf-8")
         self._proc = subprocess.Popen(
@@ -199,7 +203,7 @@ class ArcadeDBServer:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def stop(self, timeout: float = 30.0) -> None:
+    def stop(self, timeout: float = 90.0) -> None:  # a run recording the AOT cache writes it as it stops
         proc, self._proc = self._proc, None
         if proc is None:
             return

@@ -17,6 +17,8 @@ import threading
 import time
 from typing import IO, Any
 
+from graph.engines.arcadedb_aot import AotCache
+
 ENGINE_LOCK = "engine.lock"  # in the engine's root, held by the one child serving it until it exits
 
 
@@ -63,8 +65,13 @@ def main() -> int:
     root = cfg["root"]
     os.makedirs(root, exist_ok=True)
     os.chdir(root)  # ArcadeDB writes ./log relative to the working directory
-    if cfg.get("heap"):
-        os.environ.setdefault("ARCADEDB_JVM_ARGS", " ".join(jvm_args(cfg["heap"])))
+    aot: AotCache | None = None
+    if cfg.get("heap") and "ARCADEDB_JVM_ARGS" not in os.environ:
+        options = jvm_args(cfg["heap"])
+        if cfg.get("aot"):
+            aot = AotCache(cfg.get("aot_dir") or os.path.join(root, "aot"), options)
+            options += aot.options()
+        os.environ["ARCADEDB_JVM_ARGS"] = " ".join(options)
     stop = threading.Event()
 
     def _watch_stdin() -> None:
@@ -104,6 +111,8 @@ def main() -> int:
     _say("READY", stop)
     stop.wait()
     server.stop()
+    if aot is not None and aot.training:
+        aot.finish(sys.stderr)  # the JVM writes what it recorded as it shuts down, before STOPPED
     _say("STOPPED", stop)
     return 0
 

@@ -2,10 +2,13 @@
 // $at (summaries of the extracted ones that ended before $at); the channel's last messages before $at, drawn from those
 // episodes and from the messages not yet in one (so the read never scans the channel's history);
 // the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans); and
-// the channel's earlier messages matching the full-text $query (none when it is ''), best first, with
-// their scores. Both the guild and the channel are matched, so a message of another guild (or of another
-// channel, which readers may not be allowed to see) never comes back; the index gives its $hits best
-// matches (common words match a large share of all messages), filtered here. $at is a native datetime;
+// the channel's earlier messages holding any word of $words (one pattern per word; none when it is empty), most
+// words first, then newest, with the count as their score. The recalled messages are looked for among the
+// channel's last $recall_window messages of the span channel_time $recall_from..$recall_to (one index
+// range, graph/keys.py), so the search costs what the channel's recent traffic costs, never its whole
+// history (the full-text index scored every message of every channel holding a query word); $pattern
+// matches a content with any of the words. Both the guild and the channel are matched, so a message of
+// another guild (or of another channel, which readers may not be allowed to see) never comes back. $at is a native datetime;
 // datetimes come back as ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
 // The matching messages are searched here rather than in a read of their own: one statement fewer per
 // reply cost about a tenth less CPU on both sides of Bolt.
@@ -44,11 +47,12 @@ CALL () {
                   author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot}) AS chain
 }
 CALL () {
-  WITH $query AS query WHERE query <> ''
-  CALL db.index.fulltext.queryNodes('message_content', query, {limit: $hits}) YIELD node, score
-  WITH node AS m, score
-  WHERE m.guild_id = $guild_id AND m.channel_id = $channel_id AND m.created_at < $at
-  WITH m, max(score) AS score
+  WITH $words AS words WHERE size(words) > 0
+  MATCH (m:Message)
+  WHERE m.channel_time >= $recall_from AND m.channel_time < $recall_to
+  WITH m ORDER BY m.channel_time DESC LIMIT $recall_window
+  WITH m WHERE m.guild_id = $guild_id AND m.content =~ $pattern
+  WITH m, size([word IN $words WHERE m.content =~ word]) AS score
   ORDER BY score DESC, m.created_at DESC, m.id
   LIMIT $recall
   MATCH (u:User)-[:SENT]->(m)
