@@ -50,7 +50,7 @@ class ArcadeDBSettings(_Section):
     heap: str = Field("2g", pattern=r"^\d+[mMgG]$")
     start_timeout: float = Field(90.0, gt=0)
     external: bool = False  # an ArcadeDB server run by someone else: joined as it is, never started or owned
-    aot_cache: bool = True  # the JDK's AOT cache kept under the engine's root: a restarted engine warms up sooner
+    aot_cache: bool = True  # the JDK AOT cache (grapevine.runtime.aot_folder): a restarted engine warms up sooner
 
 
 class LLMSettings(_Section):

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from neo4j import AsyncDriver
 
@@ -33,14 +35,25 @@ def arcadedb_engine(settings: Settings) -> ArcadeDBEngine:
     return ArcadeDBEngine(password=password, database=a.database, host=a.host, bolt_port=a.bolt_port, http_port=a.http_port)
 
 
-def arcadedb_server(settings: Settings) -> ArcadeDBServer:
+def arcadedb_server(settings: Settings, *, record_aot: bool = False) -> ArcadeDBServer:
+    """`record_aot`: a run without an AOT cache records one as it stops (the long-lived bot and `serve-db`, whose
+    profile is the one worth keeping); other commands use a cache when there is one and never record."""
     return ArcadeDBServer(
         settings.graph.data_dir / ENGINE_ROOT,
         arcadedb_engine(settings),
         heap=settings.arcadedb.heap,
         start_timeout=settings.arcadedb.start_timeout,
         aot=settings.arcadedb.aot_cache,
+        aot_dir=aot_folder(),
+        aot_record=record_aot,
     )
+
+
+def aot_folder() -> Path:
+    """The AOT cache depends on the JRE, the jars and the JVM options, not on the data, so the machine keeps one
+    for every data directory (a new data directory does not record it again)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "grapevine" / "arcadedb-aot"
 
 
 def listening(host: str, port: int) -> bool:
@@ -80,7 +93,7 @@ async def open_store(
             ):
                 lock.release()
                 raise DataDirBusy(foreign_engine_message(data_dir, engine.bolt_port))
-            server = arcadedb_server(settings)
+            server = arcadedb_server(settings, record_aot=shared)
             server.on_spawn = lock.started  # a kill -9 before READY still leaves the engine for the next owner to wait for
             try:
                 server.start()

@@ -135,6 +135,7 @@ class ArcadeDBServer:
     start_timeout: float = 90.0
     aot: bool = False  # keep the JDK's AOT cache across starts (graph/engines/arcadedb_aot.py); the bot does
     aot_dir: Path | None = None  # where; None: <root>/aot
+    aot_record: bool = True  # without a cache, record one as the engine stops (else start without)
     on_spawn: Callable[[int], None] | None = None  # told the child's pid before it is ready (an owner records it)
     _proc: subprocess.Popen[str] | None = field(default=None, init=False, repr=False)
     _said_ready: bool = field(default=False, init=False, repr=False)
@@ -152,6 +153,7 @@ class ArcadeDBServer:
             "heap": self.heap,
             "aot": self.aot,
             "aot_dir": str(self.aot_dir.resolve()) if self.aot_dir else None,
+            "aot_record": self.aot_record,
         }
         log = open(self.root / "server.out", "a", encoding="utf-8")
         self._proc = subprocess.Popen(

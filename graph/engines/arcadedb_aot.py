@@ -51,6 +51,7 @@ class AotCache:
 
     folder: str
     jvm_options: list[str]
+    record: bool = True  # without a cache: record one (False: run without)
     training: bool = field(default=False, init=False)
     cache: str = field(default="", init=False)
     _java: str = field(default="", init=False)
@@ -78,15 +79,18 @@ class AotCache:
                 with contextlib.suppress(OSError):
                     os.remove(old)
         if os.path.isfile(self.cache):
-            with contextlib.suppress(OSError):
-                os.remove(self._config)  # what the cache was made from
+            for config in glob.glob(os.path.join(self.folder, name + ".*.aotconf")):  # what the cache was made from
+                with contextlib.suppress(OSError):
+                    os.remove(config)
             return [f"-XX:AOTCache={self.cache}"]
+        if not self.record:
+            return []
         self.training = True
         return ["-XX:AOTMode=record", f"-XX:AOTConfiguration={self._config}"]
 
     @property
-    def _config(self) -> str:
-        return self.cache[: -len(".aot")] + ".aotconf"
+    def _config(self) -> str:  # one per recording process: engines of several data directories share the folder
+        return f"{self.cache[: -len('.aot')]}.{os.getpid()}.aotconf"
 
     def finish(self, log: Any) -> None:
         """After a recording run's engine stopped: shut the JVM down (it writes the recorded configuration), then

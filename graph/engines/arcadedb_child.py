@@ -69,7 +69,7 @@ def main() -> int:
     if cfg.get("heap") and "ARCADEDB_JVM_ARGS" not in os.environ:
         options = jvm_args(cfg["heap"])
         if cfg.get("aot"):
-            aot = AotCache(cfg.get("aot_dir") or os.path.join(root, "aot"), options)
+            aot = AotCache(cfg.get("aot_dir") or os.path.join(root, "aot"), options, record=cfg.get("aot_record", True))
             options += aot.options()
         os.environ["ARCADEDB_JVM_ARGS"] = " ".join(options)
     stop = threading.Event()

@@ -4,12 +4,14 @@ the engine from serving."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import pytest
 from neo4j import GraphDatabase
 
+from grapevine.runtime import aot_folder
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.engines.arcadedb_aot import AotCache, java_major
 from graph.engines.arcadedb_child import jvm_args
@@ -32,6 +34,27 @@ def test_other_jvm_options_mean_another_cache_and_the_old_one_goes(tmp_path: Pat
     other = AotCache(str(tmp_path), [*jvm_args("1g"), "-XX:+UseSerialGC"])
     assert other.options()[0] == "-XX:AOTMode=record" and other.training
     assert not Path(first.cache).exists()
+
+
+def test_a_short_command_maps_a_cache_but_never_records_one(tmp_path: Path) -> None:
+    short = AotCache(str(tmp_path), jvm_args("1g"), record=False)
+    if not AotCache(str(tmp_path / "probe"), jvm_args("1g")).options():
+        pytest.skip("the bundled JRE is older than 25: no AOT cache")
+    assert short.options() == [] and not short.training
+    Path(short.cache).write_bytes(b"recorded by the bot")
+    assert AotCache(str(tmp_path), jvm_args("1g"), record=False).options() == [f"-XX:AOTCache={short.cache}"]
+
+
+def test_recording_processes_keep_their_configurations_apart(tmp_path: Path) -> None:
+    one = AotCache(str(tmp_path), jvm_args("1g"))
+    if not one.options():
+        pytest.skip("the bundled JRE is older than 25: no AOT cache")
+    assert one.options()[1].endswith(f".{os.getpid()}.aotconf")
+
+
+def test_the_runtime_keeps_one_cache_per_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert aot_folder() == tmp_path / "grapevine" / "arcadedb-aot"
 
 
 def _answers(engine: ArcadeDBEngine) -> bool:
