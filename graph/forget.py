@@ -16,7 +16,7 @@ from typing import Any
 
 import queries
 from common.text import name_key, names_word, redact
-from graph.models import dm_scope
+from graph.models import dm_scope, iso
 from graph.purge import mark_due
 from graph.session import Runner, Tx, run, run_text
 
@@ -92,6 +92,11 @@ class _Forget:
             rows += await run_text(self.tx, statement, **params)
         return rows
 
+    async def facts(self, uuids: list[str]) -> dict[str, Any]:
+        """Delete facts by uuid: how many, the entities they touched, the episodes they came from."""
+        found = (await self.run("store/forget_facts", uuids=uuids))[0] if uuids else {}
+        return {"facts": int(found.get("facts", 0)), "touched": found.get("touched", []), "episodes": found.get("episodes", [])}
+
     async def named(self, names: list[str]) -> list[dict[str, Any]]:
         rows = await self.run("store/forget_named", query=named_query(self.user_id, names), limit=NAMED_LIMIT)
         needles = [self.user_id, *names]
@@ -124,18 +129,22 @@ async def forget_user(
         account = await f.run("store/forget_user", user_id=user_id)
         names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
         plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
-        named = await f.named(names)
-        named_facts = [r["key"] for r in named if r["label"] == "Fact" and guild_id in (None, r["guild_id"])]
-        uuids = sorted({*plan.get("about", []), *plan.get("reported", []), *named_facts})
-        facts = (await f.run("store/forget_facts", uuids=uuids))[0] if uuids else {}
-        report.deleted["Fact"] = int(facts.get("facts", 0))
+        # Facts about them, and their messages, first: the full-text lookup after them reads only the few
+        # texts left that name them (before, it read back every fact about them too).
+        uuids = sorted({*plan.get("about", []), *plan.get("reported", [])})
+        facts = await f.facts(uuids)
         ids = sorted(set(plan.get("messages", [])))
         messages = (await f.run("store/forget_messages", ids=ids))[0] if ids else {}
         report.deleted["Message"] = int(messages.get("messages", 0))
         held = sorted(set(plan.get("message_episodes", [])))
         episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids))[0] if held else {}
         report.deleted["Episode"] = int(episodes.get("episodes", 0))
-        touched = sorted({*facts.get("touched", []), *plan.get("related", [])})
+        named = await f.named(names)
+        named_facts = sorted({r["key"] for r in named if r["label"] == "Fact" and guild_id in (None, r["guild_id"])})
+        more = await f.facts(named_facts)
+        facts = {k: facts[k] + more[k] for k in facts}
+        report.deleted["Fact"] = int(facts["facts"])
+        touched = sorted({*facts["touched"], *plan.get("related", [])})
         entities = (await f.run("store/forget_orphan_entities", uuids=touched))[0] if touched else {}
         report.deleted["Entity"] = int(entities.get("entities", 0))
         users = await f.run("store/forget_account", user_id=user_id, guild_id=guild_id)
@@ -143,12 +152,12 @@ async def forget_user(
         for row in dm_space:
             report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
         if report.deleted["User"]:
-            near = sorted({*held, *plan.get("took_part", []), *facts.get("episodes", [])})
-            report.redacted = await _redact(f, names, near)
+            near = sorted({*held, *plan.get("took_part", []), *facts["episodes"]})
+            left = [r for r in named if not (r["label"] == "Fact" and r["key"] in named_facts)]
+            report.redacted = await _redact(f, names, near, left)
             report.residue = await _indexed_audit(f, names, near)
         if any(report.deleted.values()) or report.redacted:
-            await mark_due(tx, datetime.now(UTC))
-            f.statements += 1
+            await f.run("store/purge_due_mark", now=iso(datetime.now(UTC)))  # graph/purge.py
         report.statements = f.statements
         return report, names
 
@@ -198,12 +207,12 @@ def _entity_props(name: str | None, aliases: list[str], needles: list[str]) -> d
     return {"name": new, "name_key": name_key(new), "aliases": kept, "alias_text": "".join(" " + a for a in kept)}
 
 
-async def _redact(f: _Forget, names: list[str], episodes: list[str]) -> int:
-    """Redact the member's id and names where they survive: texts the full-text indexes find, and the
-    summaries of the episodes near them."""
+async def _redact(f: _Forget, names: list[str], episodes: list[str], named: list[dict[str, Any]]) -> int:
+    """Redact the member's id and names where they survive: the texts the full-text lookup found (`named`,
+    less the facts deleted since), and the summaries of the episodes near them."""
     needles = [f.user_id, *names]
     rows: dict[str, list[dict[str, Any]]] = {"Fact": [], "Message": [], "Entity": [], "Episode": []}
-    for row in await f.named(names):
+    for row in named:
         if row["label"] == "Entity":
             props = _entity_props(row["text"], row["aliases"], needles)
         else:
