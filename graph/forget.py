@@ -129,6 +129,10 @@ async def forget_user(
         account = await f.run("store/forget_user", user_id=user_id)
         names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
         plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
+        # The account goes first: its edges go in one pass over its own edge list, where deleting each fact
+        # first would take its edge out of that list one by one (the plan already holds what goes).
+        users = await f.run("store/forget_account", user_id=user_id, guild_id=guild_id)
+        report.deleted["User"] = int(users[0]["users"]) if users else 0
         # Facts about them, and their messages, first: the full-text lookup after them reads only the few
         # texts left that name them (before, it read back every fact about them too).
         uuids = sorted({*plan.get("about", []), *plan.get("reported", [])})
@@ -147,8 +151,6 @@ async def forget_user(
         touched = sorted({*facts["touched"], *plan.get("related", [])})
         entities = (await f.run("store/forget_orphan_entities", uuids=touched))[0] if touched else {}
         report.deleted["Entity"] = int(entities.get("entities", 0))
-        users = await f.run("store/forget_account", user_id=user_id, guild_id=guild_id)
-        report.deleted["User"] = int(users[0]["users"]) if users else 0
         for row in dm_space:
             report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
         if report.deleted["User"]:

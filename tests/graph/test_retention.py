@@ -9,7 +9,7 @@ from typing import Any
 
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
-from tests.support.busy_server import G1, GENERAL, T0, E, U, populate
+from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, E, U, populate
 
 
 async def _rows(store: GraphStore, text: str, **params: Any) -> list[dict[str, Any]]:
@@ -109,3 +109,21 @@ async def test_closed_facts_older_than_the_bound_go_with_entities_only_they_touc
     assert report.facts >= 1 and not await _rows(store, "MATCH (f:Closed) RETURN f")
     assert not await _rows(store, "MATCH (e:Entity {uuid: $u}) RETURN e", u=flat.uuid)  # only the closed fact named it
     assert report.entities >= 1
+
+
+async def test_an_erasure_waits_for_the_purge_until_upkeep_runs_it(store: GraphStore) -> None:
+    """Forget-me and retention leave the index rebuilds to the next upkeep pass (graph/purge.py)."""
+    await populate(store)
+    assert (await store.purge_due()).since is None
+    report = await store.forget_user(PEOPLE["charlie"])
+    assert report.deleted["User"] == 1 and not report.files_purged
+    await store.apply_retention(messages_days=1, closed_facts_days=0, now=T0 + timedelta(days=3650))
+    due = await store.purge_due()
+    assert due.since is not None and due.erasures >= 2
+
+    purged = await store.purge_if_due()
+
+    assert purged.erasures == due.erasures and not purged.failed
+    assert (await store.purge_due()).since is None
+    assert (await store.purge_if_due()).since is None  # nothing waits: nothing is rebuilt
+    assert await store.stats()  # the rebuilt indexes serve reads
