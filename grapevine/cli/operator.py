@@ -200,6 +200,8 @@ def forget(
         f"engine files purged in {report.files_seconds:.1f} s"
         if report.files_purged
         else "engine files: the bot's next upkeep pass purges them (or `grapevine retention --apply`)"
+        if any(report.deleted.values()) or report.redacted
+        else "nothing was stored of them"
     )
     out.print(
         f"forget took {report.seconds:.2f} s, the audit {report.audit_seconds:.2f} s; texts redacted: {report.redacted}; {files}"
