@@ -1,5 +1,6 @@
-"""Upkeep, every MEMORY_UPKEEP_INTERVAL_HOURS: retire expired facts, cap facts per member, extract
-the windows left pending or parked as failed, and close what is due in the live buffer."""
+"""Upkeep, every MEMORY_UPKEEP_INTERVAL_HOURS: retire expired facts, cap facts per member, remove what
+the retention settings no longer keep, purge the engine's files of erased records, extract the windows
+left pending or parked as failed, and close what is due in the live buffer."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ class UpkeepReport:
     failed: int = 0
     skipped: int = 0
     pending: int = 0
+    retained_messages: int = 0  # removed by retention
+    retained_facts: int = 0
+    purged: bool = False  # the engine's files were purged of erasures waiting for it
     errors: int = 0
 
 
@@ -42,6 +46,28 @@ async def _step(report: UpkeepReport, name: str, work: Awaitable[T]) -> T | None
         return None
 
 
+async def _retention_and_purge(report: UpkeepReport, services: Services) -> None:
+    """Remove what the retention settings no longer keep, then purge the engine's files of every erasure
+    waiting for it (forget-me, retention): the bound graph/purge.py states."""
+    store = services.store
+    memory = services.settings.memory
+    kept = await _step(report, "retention", store.apply_retention(memory.retain_messages_days, memory.retain_closed_facts_days))
+    if kept is not None:
+        report.retained_messages, report.retained_facts = kept.messages, kept.facts
+    purged = await _step(report, "purge_erased", store.purge_if_due())
+    if purged is not None and purged.since is not None:
+        report.purged = not purged.failed
+        emit(
+            "bot",
+            "upkeep_purged",
+            level=logging.WARNING if purged.failed else logging.INFO,
+            erasures=purged.erasures,
+            waiting_since=purged.since,
+            seconds=round(purged.seconds, 1),
+            failed=sorted(purged.failed),
+        )
+
+
 async def run_upkeep(services: Services) -> UpkeepReport:
     """One pass; emits `upkeep_done` with what it did."""
     report = UpkeepReport()
@@ -50,6 +76,7 @@ async def run_upkeep(services: Services) -> UpkeepReport:
     cap = services.settings.memory.max_facts_per_user
     report.expired = await _step(report, "retire_expired", store.retire_expired()) or 0
     report.capped = await _step(report, "enforce_user_cap", store.enforce_user_cap(cap)) or 0
+    await _retention_and_purge(report, services)
     backlog = await _step(report, "process_backlog", services.ingestor.process_backlog(backoff=True))
     if backlog is not None:
         report.extracted, report.failed = backlog.done, backlog.failed

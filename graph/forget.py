@@ -1,22 +1,28 @@
-"""Forget-me: delete a user's subgraph, scrub what names them, and prove it with a residue audit."""
+"""Forget-me: delete a user's subgraph, scrub what names them, and prove it with a residue audit.
+
+The deletion is one write transaction in which every statement starts from an index: the member's node
+(its unique id), their edges, unique keys of what those edges lead to, and the full-text indexes for text
+that names them. Nothing in it reads a whole label. The thorough audit (every property of every node and
+relationship) is a read after the commit, so it never holds the write transaction."""
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
+import queries
 from common.text import name_key, names_word, redact
-from graph.models import dm_scope
-from graph.session import Runner, Tx, run
+from graph.models import dm_scope, iso
+from graph.purge import mark_due
+from graph.session import Runner, Tx, run, run_text
 
-# Properties that carry text a person wrote or a summary of it: where a forgotten name is redacted.
-_REDACTABLE = {
-    "Message": ("content",),
-    "Episode": ("summary", "error"),
-    "Fact": ("text",),
-}
 _ENTITY_NAMES = ("name", "alias_text", "name_key")  # redacted together: the name, each alias, the key
+_WORD = re.compile(r"\w+")
+NAMED_LIMIT = 100_000  # full-text hits read per forget: far more texts than any member's name is in
 
 
 def _names_in(value: str, key: str, names: list[str]) -> bool:
@@ -42,7 +48,11 @@ class ForgetReport:
     redacted: int = 0
     residue: list[Residue] = field(default_factory=list)
     files_failed: dict[str, str] = field(default_factory=dict)  # engine indexes the erasure did not reach
-    files_seconds: float = 0.0  # of the whole forget, the time the engine's files took (index rebuilds)
+    files_seconds: float = 0.0  # the time the engine's files took (index rebuilds), when purged at once
+    files_purged: bool = False  # False: the next upkeep pass purges them (graph/purge_due)
+    seconds: float = 0.0  # the one write transaction (deletion, redaction, the index-driven audit)
+    audit_seconds: float = 0.0  # the thorough audit afterwards (every property of every node), when run
+    statements: int = 0  # statements run inside the transaction
 
     @property
     def clean(self) -> bool:
@@ -54,6 +64,179 @@ def _names(row: dict[str, Any] | None) -> list[str]:
         return []
     given = (row.get("name"), row.get("display_name"), *(row.get("nicknames") or ()))
     return sorted({n for n in given if n and len(n) >= 2})
+
+
+def named_query(user_id: str, names: Sequence[str]) -> str:
+    """A full-text query for any word of the member's names, or their id (word characters only, so no
+    syntax but the prefix star: the analyzers keep "charlie's" or "charlie.b" as one term)."""
+    words = {w for n in names for w in _WORD.findall(n.casefold()) if len(w) >= 2}
+    terms = {f"{w}*" if len(w) >= 3 else w for w in words} | {f"{w}'s" for w in words if len(w) < 3}
+    return " OR ".join(sorted(terms | {user_id}))
+
+
+class _Forget:
+    """One forget-me inside one transaction; counts the statements it runs."""
+
+    def __init__(self, tx: Tx, user_id: str, guild_id: str | None) -> None:
+        self.tx, self.user_id, self.guild_id = tx, user_id, guild_id
+        self.statements = 0
+
+    async def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        self.statements += 1
+        return await run(self.tx, name, **params)
+
+    async def run_each(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        for statement in queries.statements(queries.load(name)):
+            self.statements += 1
+            rows += await run_text(self.tx, statement, **params)
+        return rows
+
+    async def facts(self, uuids: list[str]) -> dict[str, Any]:
+        """Delete facts by uuid: how many, the entities they touched, the episodes they came from."""
+        found = (await self.run("store/forget_facts", uuids=uuids))[0] if uuids else {}
+        return {"facts": int(found.get("facts", 0)), "touched": found.get("touched", []), "episodes": found.get("episodes", [])}
+
+    async def named(self, names: list[str]) -> list[dict[str, Any]]:
+        rows = await self.run("store/forget_named", query=named_query(self.user_id, names), limit=NAMED_LIMIT)
+        needles = [self.user_id, *names]
+        return [r for r in rows if any(names_word(t, needles) or self.user_id in t for t in (r["text"] or "", *r["aliases"]))]
+
+    async def episode_texts(self, uuids: list[str], names: list[str]) -> list[tuple[str, str, str]]:
+        """(uuid, property, text) of the given episodes' summaries and errors that name the member."""
+        if not uuids:
+            return []
+        rows = await self.run("store/forget_episode_texts", uuids=uuids)
+        return [
+            (r["key"], prop, r[prop])
+            for r in rows
+            for prop in ("summary", "error")
+            if r[prop] and (self.user_id in r[prop] or names_word(r[prop], names))
+        ]
+
+
+async def forget_user(
+    runner: Runner, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = (), *, thorough_audit: bool = True
+) -> ForgetReport:
+    """Delete the user's subgraph (in one guild, or everywhere, their DM space included) in one
+    transaction, redact their names elsewhere, audit through the indexes; then, unless told not to, the
+    thorough audit of every stored property."""
+
+    async def work(tx: Tx) -> tuple[ForgetReport, list[str]]:
+        f = _Forget(tx, user_id, guild_id)
+        report = ForgetReport(user_id, guild_id)
+        dm_space = await f.run_each("store/forget_dm_space", guild_id=dm_scope(user_id)) if guild_id is None else []
+        account = await f.run("store/forget_user", user_id=user_id)
+        names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
+        plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
+        # The account goes first (the plan already holds what goes): its edges then leave its edge list in one
+        # pass rather than fact by fact; no gain could be measured under this machine's load.
+        users = await f.run("store/forget_account", user_id=user_id, guild_id=guild_id)
+        report.deleted["User"] = int(users[0]["users"]) if users else 0
+        # Facts about them, and their messages, first: the full-text lookup after them reads only the few
+        # texts left that name them (before, it read back every fact about them too).
+        uuids = sorted({*plan.get("about", []), *plan.get("reported", [])})
+        facts = await f.facts(uuids)
+        ids = sorted(set(plan.get("messages", [])))
+        messages = (await f.run("store/forget_messages", ids=ids))[0] if ids else {}
+        report.deleted["Message"] = int(messages.get("messages", 0))
+        held = sorted(set(plan.get("message_episodes", [])))
+        episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids))[0] if held else {}
+        report.deleted["Episode"] = int(episodes.get("episodes", 0))
+        named = await f.named(names)
+        named_facts = sorted({r["key"] for r in named if r["label"] == "Fact" and guild_id in (None, r["guild_id"])})
+        more = await f.facts(named_facts)
+        facts = {k: facts[k] + more[k] for k in facts}
+        report.deleted["Fact"] = int(facts["facts"])
+        touched = sorted({*facts["touched"], *plan.get("related", [])})
+        entities = (await f.run("store/forget_orphan_entities", uuids=touched))[0] if touched else {}
+        report.deleted["Entity"] = int(entities.get("entities", 0))
+        for row in dm_space:
+            report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
+        if report.deleted["User"]:
+            near = sorted({*held, *plan.get("took_part", []), *facts["episodes"]})
+            left = [r for r in named if not (r["label"] == "Fact" and r["key"] in named_facts)]
+            report.redacted = await _redact(f, names, near, left)
+            report.residue = await _indexed_audit(f, names, near)
+        if any(report.deleted.values()) or report.redacted:
+            await f.run("store/purge_due_mark", now=iso(datetime.now(UTC)))  # graph/purge.py
+        report.statements = f.statements
+        return report, names
+
+    started = time.perf_counter()
+    report, names = await runner.write(work)
+    report.seconds = time.perf_counter() - started
+    if report.deleted["User"] and thorough_audit:
+        started = time.perf_counter()
+        found = await residue_audit(runner, user_id, names)
+        if found:  # text the indexes did not find (a name inside a longer term): redacted by a full scan
+            report.redacted += await runner.write(lambda tx: _redact_scanned(tx, user_id, names))
+            found = await residue_audit(runner, user_id, names)
+        report.residue = found
+        report.audit_seconds = time.perf_counter() - started
+    return report
+
+
+_REDACTABLE = {"Message": ("content",), "Episode": ("summary", "error"), "Fact": ("text",)}
+
+
+async def _redact_scanned(tx: Tx, user_id: str, names: list[str]) -> int:
+    """The fallback: redact what the thorough audit's scan finds (every node of the graph is read)."""
+    found = await run(tx, "store/residue_nodes", user_id=user_id, names=[n.casefold() for n in names])
+    needles = [user_id, *names]
+    by_node: dict[str, dict[str, Any]] = {}
+    entities: set[str] = set()
+    for row in found:
+        if row["label"] == "Entity" and row["key"] in _ENTITY_NAMES:
+            entities.add(row["element_id"])
+        elif row["key"] in _REDACTABLE.get(row["label"], ()):
+            new = redact(row["value"], needles)
+            if new != row["value"]:
+                by_node.setdefault(row["element_id"], {})[row["key"]] = new
+    for row in await run(tx, "store/entities_to_redact", element_ids=sorted(entities)) if entities else []:
+        by_node[row["element_id"]] = _entity_props(row["name"], row["aliases"], needles)
+    for element_id, props in by_node.items():
+        await run(tx, "store/redact_node", element_id=element_id, props=props)
+    if by_node:
+        await mark_due(tx, datetime.now(UTC))
+    return len(by_node)
+
+
+def _entity_props(name: str | None, aliases: list[str], needles: list[str]) -> dict[str, Any]:
+    """An entity's names redacted alias by alias, with the key and alias text built from them."""
+    new = redact(name or "", needles)
+    kept = list(dict.fromkeys(redact(a, needles) for a in aliases))
+    return {"name": new, "name_key": name_key(new), "aliases": kept, "alias_text": "".join(" " + a for a in kept)}
+
+
+async def _redact(f: _Forget, names: list[str], episodes: list[str], named: list[dict[str, Any]]) -> int:
+    """Redact the member's id and names where they survive: the texts the full-text lookup found (`named`,
+    less the facts deleted since), and the summaries of the episodes near them."""
+    needles = [f.user_id, *names]
+    rows: dict[str, list[dict[str, Any]]] = {"Fact": [], "Message": [], "Entity": [], "Episode": []}
+    for row in named:
+        if row["label"] == "Entity":
+            props = _entity_props(row["text"], row["aliases"], needles)
+        else:
+            props = {"text" if row["label"] == "Fact" else "content": redact(row["text"] or "", needles)}
+        rows[row["label"]].append({"key": row["key"], "props": props})
+    by_episode: dict[str, dict[str, str]] = {}
+    for uuid, prop, text in await f.episode_texts(episodes, names):
+        by_episode.setdefault(uuid, {})[prop] = redact(text, needles)
+    rows["Episode"] = [{"key": k, "props": p} for k, p in by_episode.items()]
+    redacted = 0
+    for label, file in (("Fact", "facts"), ("Message", "messages"), ("Entity", "entities"), ("Episode", "episodes")):
+        if rows[label]:
+            done = await f.run(f"store/forget_redact_{file}", rows=rows[label])
+            redacted += int(done[0]["redacted"]) if done else 0
+    return redacted
+
+
+async def _indexed_audit(f: _Forget, names: list[str], episodes: list[str]) -> list[Residue]:
+    """Inside the transaction, through the same indexes: any text still naming the member."""
+    residue = [Residue(r["label"], r["key"], "text", r["text"] or "") for r in await f.named(names)]
+    residue += [Residue("Episode", uuid, prop, text) for uuid, prop, text in await f.episode_texts(episodes, names)]
+    return residue
 
 
 async def _audit(tx: Tx, user_id: str, names: list[str]) -> list[Residue]:
@@ -68,71 +251,6 @@ async def _audit(tx: Tx, user_id: str, names: list[str]) -> list[Residue]:
     for row in await run(tx, "store/residue_relationships", user_id=user_id):
         residue.append(Residue(row["type"], None, row["key"], row["value"]))
     return residue
-
-
-async def forget_user(runner: Runner, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = ()) -> ForgetReport:
-    """Delete the user's subgraph (in one guild, or everywhere, their DM space included) in one
-    transaction, then audit it."""
-
-    async def work(tx: Tx) -> ForgetReport:
-        report = ForgetReport(user_id, guild_id)
-        dm_space = await run(tx, "store/forget_dm_space", guild_id=dm_scope(user_id)) if guild_id is None else []
-        account = await run(tx, "store/forget_user", user_id=user_id)
-        names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
-        folded = [n.casefold() for n in names]
-        naming = await run(tx, "store/facts_naming", user_id=user_id, guild_id=guild_id, names=folded)
-        named = [r["uuid"] for r in naming if names_word(r["text"], names) or user_id in r["text"]]
-        sent = await run(tx, "store/forget_message_ids", user_id=user_id, guild_id=guild_id)
-        facts = await run(tx, "store/forget_facts", user_id=user_id, guild_id=guild_id, also_uuids=named)
-        report.deleted["Fact"] = int(facts[0]["facts"]) if facts else 0
-        touched = facts[0]["touched"] if facts else []
-        messages = await run(tx, "store/forget_messages", user_id=user_id, guild_id=guild_id)
-        report.deleted["Message"] = int(messages[0]["messages"]) if messages else 0
-        report.deleted["Episode"] = int(messages[0]["episodes"]) if messages else 0
-        if sent and sent[0]["ids"]:
-            await run(tx, "store/forget_message_traces", ids=sent[0]["ids"], channels=sent[0]["channels"])
-        entities = await run(tx, "store/forget_orphan_entities", uuids=touched, user_id=user_id, guild_id=guild_id)
-        report.deleted["Entity"] = int(entities[0]["entities"]) if entities else 0
-        users = await run(tx, "store/forget_account", user_id=user_id, guild_id=guild_id)
-        report.deleted["User"] = int(users[0]["users"]) if users else 0
-        for row in dm_space:
-            report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
-        if report.deleted["User"]:
-            report.redacted = await _redact(tx, user_id, names, guild_id)
-            report.residue = await _audit(tx, user_id, names)
-        return report
-
-    return await runner.write(work)
-
-
-async def _redact(tx: Tx, user_id: str, names: list[str], guild_id: str | None) -> int:
-    found = await run(tx, "store/residue_nodes", user_id=user_id, names=[n.casefold() for n in names])
-    redacted = 0
-    needles = [user_id, *names]
-    by_node: dict[str, dict[str, Any]] = {}
-    entities: set[str] = set()
-    for row in found:
-        if row["label"] == "Entity" and row["key"] in _ENTITY_NAMES:
-            entities.add(row["element_id"])
-            continue
-        if row["key"] not in _REDACTABLE.get(row["label"], ()):
-            continue
-        new = redact(row["value"], needles)
-        if new != row["value"]:
-            by_node.setdefault(row["element_id"], {})[row["key"]] = new
-    for row in await run(tx, "store/entities_to_redact", element_ids=sorted(entities)) if entities else []:
-        name = redact(row["name"] or "", needles)
-        aliases = list(dict.fromkeys(redact(a, needles) for a in row["aliases"]))
-        by_node[row["element_id"]] = {
-            "name": name,
-            "name_key": name_key(name),
-            "aliases": aliases,
-            "alias_text": "".join(" " + a for a in aliases),  # as store/write_entities joins them
-        }
-    for element_id, props in by_node.items():
-        await run(tx, "store/redact_node", element_id=element_id, props=props)
-        redacted += 1
-    return redacted
 
 
 async def residue_audit(runner: Runner, user_id: str, names: list[str]) -> list[Residue]:

@@ -10,10 +10,12 @@ at that guild's nodes and edges. Their other guilds and their DMs are untouched.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from common.text import name_key, names_word, redact
 from graph.forget import ForgetReport, Residue
+from graph.purge import mark_due
 from graph.session import Runner, Tx, run
 from graph.store import GraphStore
 
@@ -76,20 +78,26 @@ async def guild_residue(runner: Runner, user_id: str, guild_id: str, names: list
     return await runner.read_tx(lambda tx: _audit(tx, user_id, guild_id, names))
 
 
-async def forget_in_guild(store: GraphStore, user_id: str, guild_id: str, known_names: Sequence[str] = ()) -> ForgetReport:
-    """Forget the member in `guild_id` only, then audit that guild; the report's residue is that guild's."""
+async def forget_in_guild(
+    store: GraphStore, user_id: str, guild_id: str, known_names: Sequence[str] = (), *, purge: bool = False
+) -> ForgetReport:
+    """Forget the member in `guild_id` only, then audit that guild; the report's residue is that guild's.
+    The engine's files are purged at once with `purge`, else by the next upkeep pass (graph/purge.py)."""
     names = await member_names(store.runner, user_id, known_names)
-    report = await store.forget_user(user_id, guild_id, known_names=names)
+    report = await store.forget_user(user_id, guild_id, known_names=names, purge=purge)
     if report.deleted.get("User"):  # nothing of them was left elsewhere: forget_user redacted and audited everywhere
         return report
 
     async def finish(tx: Tx) -> tuple[int, list[Residue]]:
         redacted = await _scrub(tx, user_id, guild_id, names)
+        if redacted:  # the redacted texts' old index entries must leave the engine's files
+            await mark_due(tx, datetime.now(UTC))
         return redacted, await _audit(tx, user_id, guild_id, names)
 
     redacted, residue = await store.runner.write(finish)
     report.redacted += redacted
     report.residue = [*report.residue, *residue]
-    if redacted and not report.files_failed:  # the redacted texts' old index entries leave the engine's files
-        report.files_failed = await store.purge_deleted()
+    if purge and redacted and not report.files_failed:
+        done = await store.purge_if_due()
+        report.files_failed, report.files_seconds, report.files_purged = done.failed, done.seconds, True
     return report

@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import keywords, lucene_query, name_key
-from graph import optout_guard, rows
+from graph import optout_guard, purge, retention, rows
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -541,15 +541,33 @@ class GraphStore:
 
         return await self.runner.write(work)
 
-    async def forget_user(self, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = ()) -> ForgetReport:
-        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit;
-        then the engine's files are purged of the deleted records."""
+    async def forget_user(
+        self, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = (), *, purge: bool = False
+    ) -> ForgetReport:
+        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit.
+        The engine's files are purged at once with `purge`, else by the next upkeep pass (graph/purge.py)."""
         report = await forget_user(self.runner, user_id, guild_id, known_names)
-        if any(report.deleted.values()) or report.redacted:
-            started = datetime.now(UTC)
-            report.files_failed = await self.purge_deleted()
-            report.files_seconds = (datetime.now(UTC) - started).total_seconds()
+        if purge and (any(report.deleted.values()) or report.redacted):
+            done = await self.purge_if_due()
+            report.files_failed, report.files_seconds, report.files_purged = done.failed, done.seconds, True
         return report
+
+    async def purge_due(self) -> purge.DuePurge:
+        """Erasures waiting for the purge of the engine's files (`since` is None when none wait)."""
+        return await purge.due(self.runner)
+
+    async def purge_if_due(self) -> purge.DuePurge:
+        """Purge the engine's files when an erasure waits for it (graph/purge.py); `since` is None when
+        nothing was due."""
+        due = await purge.due(self.runner)
+        if due.since is None:
+            return due
+        started = datetime.now(UTC)
+        due.failed = await self.purge_deleted()
+        due.seconds = (datetime.now(UTC) - started).total_seconds()
+        if not due.failed:
+            await purge.clear(self.runner, due.erasures)
+        return due
 
     async def drop_command_trace(self, user_id: str, message_id: str | None) -> bool:
         """After an opt-out said in a message: that message goes, and a member it was all we had of is
@@ -569,6 +587,14 @@ class GraphStore:
         return purge.failed
 
     # --- upkeep ---------------------------------------------------------------------------
+    async def apply_retention(
+        self, messages_days: int, closed_facts_days: int, now: datetime | None = None
+    ) -> retention.RetentionReport:
+        """Messages and closed facts older than their bounds leave the graph (graph/retention.py)."""
+        return await retention.apply_retention(
+            self.runner, messages_days=messages_days, closed_facts_days=closed_facts_days, now=utc(now or now_utc())
+        )
+
     async def retire_expired(self, now: datetime | None = None) -> int:
         result = await self.runner.write_one("store/retire_expired", now=utc(now or now_utc()))
         return int(result[0]["retired"]) if result else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.services import Services
 from common.events import emit
 from graph.models import EpisodeStatus
+from graph.retention import retention_text
 from ingest.llm import cost, cost_text
 
 OPTED_OUT = (
@@ -52,6 +53,7 @@ async def status(services: Services, guild_id: str) -> str:
         _per_purpose(services),
         f"Reply limits: one per member every {services.settings.reply.member_cooldown_seconds:g} s, "
         f"{services.settings.reply.guild_daily_replies or 'no'} replies a day per server.",
+        retention_text(services.settings.memory),
     ]
     if services.llm is None:
         lines.append("No LLM is configured (LLM_BASE_URL): windows stay pending and replies are off.")

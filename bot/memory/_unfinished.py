@@ -93,7 +93,7 @@ async def retry(services: Services, forgets: Sequence[Request] | None = None) ->
         try:
             report = await run(services, request)
             if not report.files_failed and not (any(report.deleted.values()) or report.redacted):
-                report.files_failed = await services.store.purge_deleted()  # forget_user purges only what it deleted
+                report.files_failed = (await services.store.purge_if_due()).failed  # an earlier purge that failed
         except Exception as exc:  # noqa: BLE001 - stays recorded; the next upkeep tries again
             emit("bot", "forget_retry_failed", level=logging.WARNING, user_id=request.user_id, error=type(exc).__name__)
             continue

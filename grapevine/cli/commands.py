@@ -102,6 +102,12 @@ def stats() -> None:
                 for row in usage
             ]
             out.print(table(rows, "LLM use by extraction (every attempt)"))
+        from graph.retention import retention_text
+
+        out.print(retention_text(settings.memory))
+        due = await rt.store.purge_due()
+        if due.since:
+            out.print(f"{due.erasures} erasures since {due.since} wait for the purge of the engine's files (next upkeep)")
 
     run_or_exit(with_store(settings, work))
 

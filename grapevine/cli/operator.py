@@ -178,6 +178,9 @@ def forget(
     user_id: Annotated[str, typer.Argument(help="the Discord user id to forget")],
     guild: Annotated[str | None, typer.Option(help="only in this guild (default: everywhere)")] = None,
     yes: Annotated[bool, typer.Option("--yes", help="do not ask for confirmation")] = False,
+    no_purge: Annotated[
+        bool, typer.Option("--no-purge", help="leave the engine's index files to the bot's next upkeep pass")
+    ] = False,
 ) -> None:
     """Forget-me for an operator handling a deletion request; prints counts and the residue audit."""
     if not yes and not typer.confirm(
@@ -189,14 +192,23 @@ def forget(
     async def work(rt: Any) -> Any:
         if guild is None:  # first, so that no process stores anything of theirs while the forget runs
             await rt.store.opt_out(user_id)
-            return await rt.store.forget_user(user_id, guild)
+            return await rt.store.forget_user(user_id, guild, purge=not no_purge)
         from graph.guild_forget import forget_in_guild  # as a moderator's: redacted and audited in that guild
 
-        return await forget_in_guild(rt.store, user_id, guild)
+        return await forget_in_guild(rt.store, user_id, guild, purge=not no_purge)
 
     report = run_or_exit(with_store(settings, work))
     out.print(table([{"label": k, "deleted": v} for k, v in report.deleted.items()], "deleted"))
-    out.print(f"texts redacted: {report.redacted}; engine files purged in {report.files_seconds:.1f} s")
+    files = (
+        f"engine files purged in {report.files_seconds:.1f} s"
+        if report.files_purged
+        else "engine files: the bot's next upkeep pass purges them (or `grapevine retention --apply`)"
+        if any(report.deleted.values()) or report.redacted
+        else "nothing was stored of them"
+    )
+    out.print(
+        f"forget took {report.seconds:.2f} s, the audit {report.audit_seconds:.2f} s; texts redacted: {report.redacted}; {files}"
+    )
     if report.residue:
         out.print(table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
     if report.files_failed:

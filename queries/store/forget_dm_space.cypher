@@ -1,18 +1,9 @@
 // Forget-me, direct messages: everything stored in the member's DM space (the guild "dm:<user id>"):
-// its Guild and Channel records, messages (the bot's replies too), episodes, facts and entities. Each
-// label is read through its guild index, never by scanning the whole graph.
-CALL () {
-  MATCH (n:Message {guild_id: $guild_id}) RETURN n, 'Message' AS label
-  UNION ALL
-  MATCH (n:Episode {guild_id: $guild_id}) RETURN n, 'Episode' AS label
-  UNION ALL
-  MATCH (n:Fact {guild_id: $guild_id}) RETURN n, 'Fact' AS label
-  UNION ALL
-  MATCH (n:Entity {guild_id: $guild_id}) RETURN n, 'Entity' AS label
-  UNION ALL
-  MATCH (n:Channel {guild_id: $guild_id}) RETURN n, 'Channel' AS label
-  UNION ALL
-  MATCH (n:Guild {id: $guild_id}) RETURN n, 'Guild' AS label
-}
-DETACH DELETE n
-RETURN label, count(*) AS deleted
+// its Guild and Channel records, messages (the bot's replies too), episodes, facts and entities. One
+// statement per label, each read through its guild index (a CALL subquery would scan every node).
+MATCH (n:Message {guild_id: $guild_id}) DETACH DELETE n RETURN 'Message' AS label, count(*) AS deleted;
+MATCH (n:Episode {guild_id: $guild_id}) DETACH DELETE n RETURN 'Episode' AS label, count(*) AS deleted;
+MATCH (n:Fact {guild_id: $guild_id}) DETACH DELETE n RETURN 'Fact' AS label, count(*) AS deleted;
+MATCH (n:Entity {guild_id: $guild_id}) DETACH DELETE n RETURN 'Entity' AS label, count(*) AS deleted;
+MATCH (n:Channel {guild_id: $guild_id}) DETACH DELETE n RETURN 'Channel' AS label, count(*) AS deleted;
+MATCH (n:Guild {id: $guild_id}) DETACH DELETE n RETURN 'Guild' AS label, count(*) AS deleted;

@@ -1,15 +1,7 @@
-// Forget-me, messages: those the user sent (in $guild_id, or everywhere); episodes left empty go too.
-MATCH (u:User {id: $user_id})-[:SENT]->(m:Message)
-WHERE m.author_id = $user_id AND ($guild_id IS NULL OR m.guild_id = $guild_id)
-OPTIONAL MATCH (m)-[:IN_EPISODE]->(e:Episode)
-WITH m, collect(e.key) AS episodes
+// Forget-me, messages by id (each through the unique index): replies to them stop pointing at them.
+UNWIND $ids AS mid
+MATCH (m:Message {id: mid})
+WITH m, COLLECT { MATCH (m)<-[:REPLIES_TO]-(r:Message) RETURN r } AS replies
+FOREACH (r IN replies | SET r.reply_to_id = null)
 DETACH DELETE m
-WITH count(m) AS messages, reduce(all = [], x IN collect(episodes) | all + x) AS keys
-CALL (keys) {
-  UNWIND keys AS key
-  MATCH (e:Episode {key: key})
-  WHERE NOT EXISTS { MATCH (e)<-[:IN_EPISODE]-(:Message) }
-  DETACH DELETE e
-  RETURN count(e) AS episodes
-}
-RETURN messages, episodes
+RETURN count(m) AS messages, sum(size(replies)) AS replies

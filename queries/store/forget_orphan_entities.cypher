@@ -1,6 +1,7 @@
-// Forget-me, entities: those the forgotten facts touched, or linked to the user, that no fact is about or mentions any more.
-MATCH (e:Entity)
-WHERE e.uuid IN $uuids OR EXISTS { MATCH (e)-[:RELATED_TO]->(:User {id: $user_id}) WHERE $guild_id IS NULL OR e.guild_id = $guild_id }
+// Forget-me, entities by uuid (those the forgotten facts touched, or linked to the user) that no fact is
+// about or mentions any more.
+UNWIND $uuids AS id
+MATCH (e:Entity {uuid: id})
 WITH DISTINCT e
 WHERE NOT EXISTS { MATCH (e)<-[:ABOUT|MENTIONS]-(:Fact) }
 DETACH DELETE e

@@ -1,0 +1,129 @@
+"""Retention (graph/retention.py): messages older than the bound go with what only they supported, closed
+facts older than theirs go with the entities only they touched, a bound of 0 keeps everything, and every
+batch is its own transaction and marks the engine's files due for a purge."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from graph.models import EpisodeWrite
+from graph.store import GraphStore
+from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, E, U, populate
+
+
+async def _rows(store: GraphStore, text: str, **params: Any) -> list[dict[str, Any]]:
+    result = await store.runner.driver.execute_query(text, params, database_=store.runner.database)
+    return [dict(r) for r in result.records]
+
+
+async def _message_ids(store: GraphStore) -> set[str]:
+    return {r["id"] for r in await _rows(store, "MATCH (m:Message) RETURN m.id AS id")}
+
+
+async def test_old_messages_go_with_their_lone_episode_and_reply_pointers_and_facts_stay(store: GraphStore) -> None:
+    p = await populate(store)
+    old = await p.say(GENERAL, "bob", "the zeppelin museum trip was grand", T0 + timedelta(days=20))
+    old_key = await p.episode(GENERAL, [old])
+    await store.write_episode(
+        EpisodeWrite(
+            key=old_key,
+            guild_id=G1,
+            summary="Bob enjoyed the zeppelin museum.",
+            facts=(p.fact("zeppelin", "Bob visited the zeppelin museum", [U("bob")], old),),
+        )
+    )
+    reply = await p.say(GENERAL, "alice", "agreed, loved it", T0 + timedelta(days=40), reply_to=old.id)
+    new = await p.say(GENERAL, "bob", "next time the planetarium", T0 + timedelta(days=40, seconds=5))
+    await p.episode(GENERAL, [reply, new])
+    before = await _message_ids(store)
+    writes = 0
+    write = store.runner.write
+
+    async def counted(work: Any) -> Any:
+        nonlocal writes
+        writes += 1
+        return await write(work)
+
+    store.runner.write = counted  # type: ignore[method-assign]
+    report = await store.apply_retention(messages_days=10, closed_facts_days=0, now=T0 + timedelta(days=35))
+    store.runner.write = write  # type: ignore[method-assign]
+
+    left = await _message_ids(store)
+    assert left == {reply.id, new.id}  # everything older than day 25 went, in every channel
+    assert report.messages == len(before) - 2
+    assert report.batches >= 2 and writes >= report.batches  # one transaction per batch of at most 500
+    [row] = await _rows(store, "MATCH (m:Message {id: $id}) RETURN m.reply_to_id AS reply_to", id=reply.id)
+    assert row["reply_to"] is None
+    assert not await _rows(store, "MATCH (e:Episode {key: $k}) RETURN e", k=old_key)  # built only from old messages
+    assert report.episodes >= 1
+    [fact] = await _rows(
+        store,
+        "MATCH (f:Fact {uuid: $u}) RETURN f.text AS text, COUNT { MATCH (f)-[:FROM]->(:Message) } AS sources",
+        u=p.facts["zeppelin"],
+    )
+    assert fact == {"text": "Bob visited the zeppelin museum", "sources": 0}  # the distilled fact stays, unsourced
+    assert (await store.purge_due()).since is not None
+
+
+async def test_a_zero_bound_keeps_everything(store: GraphStore) -> None:
+    await populate(store)
+    before = await _message_ids(store)
+    report = await store.apply_retention(messages_days=0, closed_facts_days=0, now=T0 + timedelta(days=3650))
+    assert (report.messages, report.facts, report.batches) == (0, 0, 0)
+    assert await _message_ids(store) == before
+    assert (await store.purge_due()).since is None
+
+
+async def test_closed_facts_older_than_the_bound_go_with_entities_only_they_touched(store: GraphStore) -> None:
+    p = await populate(store)
+    said = await p.say(GENERAL, "bob", "renting a flat in Kreuzberg", T0 + timedelta(days=5))
+    flat = p.entity("flat", "Kreuzberg flat", "place")
+    await store.write_episode(
+        EpisodeWrite(
+            key=await p.episode(GENERAL, [said]),
+            guild_id=G1,
+            entities=(flat,),
+            facts=(p.fact("flat", "Bob rents a flat in Kreuzberg", [U("bob")], said, mentions=[E(flat.uuid)]),),
+        )
+    )
+    moved = await p.say(GENERAL, "bob", "moved to Munich today", T0 + timedelta(days=30))
+    await store.write_episode(
+        EpisodeWrite(
+            key=await p.episode(GENERAL, [moved]),
+            guild_id=G1,
+            facts=(p.fact("munich", "Bob lives in Munich", [U("bob")], moved, supersedes=["flat"]),),
+        )
+    )
+    facts = {r["uuid"] for r in await _rows(store, "MATCH (f:Fact) RETURN f.uuid AS uuid")}
+    closed = {r["uuid"] for r in await _rows(store, "MATCH (f:Closed) RETURN f.uuid AS uuid")}
+    assert p.facts["flat"] in closed
+
+    await store.apply_retention(messages_days=0, closed_facts_days=10, now=T0 + timedelta(days=35))
+    assert p.facts["flat"] in {r["uuid"] for r in await _rows(store, "MATCH (f:Fact) RETURN f.uuid AS uuid")}
+    report = await store.apply_retention(messages_days=0, closed_facts_days=10, now=T0 + timedelta(days=45))
+
+    after = {r["uuid"] for r in await _rows(store, "MATCH (f:Fact) RETURN f.uuid AS uuid")}
+    assert p.facts["flat"] not in after  # it stopped holding on day 30: kept until day 40
+    assert facts - closed <= after  # no fact that still holds goes
+    assert report.facts >= 1 and not await _rows(store, "MATCH (f:Closed) RETURN f")
+    assert not await _rows(store, "MATCH (e:Entity {uuid: $u}) RETURN e", u=flat.uuid)  # only the closed fact named it
+    assert report.entities >= 1
+
+
+async def test_an_erasure_waits_for_the_purge_until_upkeep_runs_it(store: GraphStore) -> None:
+    """Forget-me and retention leave the index rebuilds to the next upkeep pass (graph/purge.py)."""
+    await populate(store)
+    assert (await store.purge_due()).since is None
+    report = await store.forget_user(PEOPLE["charlie"])
+    assert report.deleted["User"] == 1 and not report.files_purged
+    await store.apply_retention(messages_days=1, closed_facts_days=0, now=T0 + timedelta(days=3650))
+    due = await store.purge_due()
+    assert due.since is not None and due.erasures >= 2
+
+    purged = await store.purge_if_due()
+
+    assert purged.erasures == due.erasures and not purged.failed
+    assert (await store.purge_due()).since is None
+    assert (await store.purge_if_due()).since is None  # nothing waits: nothing is rebuilt
+    assert await store.stats()  # the rebuilt indexes serve reads
