@@ -25,6 +25,7 @@ FAILED = (
     "finish deleting it on my own at my next maintenance pass; no need to ask again."
 )
 STILL_FINISHING = "A few traces are still left; I'll finish removing them on my own at my next maintenance pass."
+FILES_LATER = "Leftover copies in my database files are wiped at my next maintenance pass."
 
 
 async def forget_everything(services: Services, user_id: str, known_names: Sequence[str] = ()) -> ForgetReport:
@@ -62,6 +63,8 @@ def describe_report(report: ForgetReport) -> str:
     text = "Done: I deleted " + describe_counts(report) + ". I won't remember anything from you from now on."
     if not report.clean:
         text += " " + STILL_FINISHING
+    elif not report.files_purged and (any(report.deleted.values()) or report.redacted):
+        text += " " + FILES_LATER  # graph/purge.py: the bound is the upkeep interval
     return text
 
 

@@ -15,7 +15,7 @@ import pytest
 from neo4j.exceptions import DatabaseError
 
 from bot.memory import _unfinished
-from bot.memory._forget_me import FAILED, STILL_FINISHING, ConfirmForget
+from bot.memory._forget_me import FAILED, FILES_LATER, ConfirmForget
 from bot.upkeep import run_upkeep
 from graph.engines.arcadedb_purge import PurgeReport
 from graph.forget import residue_audit
@@ -122,15 +122,18 @@ async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep
 
     said = await _confirm(harness)
 
-    assert said.startswith("Done: I deleted 2 facts") and said.endswith(STILL_FINISHING)
+    assert said.startswith("Done: I deleted 2 facts") and said.endswith(FILES_LATER)
     assert await residue_audit(store.runner, CHARLIE, NAMES) == []  # the graph is clean; the files are not yet
-    [request] = _unfinished.waiting(services)
-    assert request.user_id == CHARLIE and request.guild_id is None and "Charlie" in request.names
+    assert _unfinished.waiting(services) == [] and purges == []  # the files wait for upkeep (graph/purge.py)
+    assert (await store.purge_due()).since is not None
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        await run_upkeep(services)  # the purge fails: the erasure stays due
+    assert purges == [True] and (await store.purge_due()).since is not None
+    assert [e["failed"] for e in _events(caplog, "upkeep_purged")] == [["Message[content]"]]
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
-    assert purges == [True, False]  # the retry purged the files again
-    assert [e["scope"] for e in _events(caplog, "forget_finished")] == ["everywhere"]
-    assert _unfinished.waiting(services) == []
+    assert purges == [True, False]  # the next pass purged the files again
+    assert (await store.purge_due()).since is None
 
 
 async def test_a_moderator_forget_that_failed_is_finished_in_that_guild_only(
