@@ -18,6 +18,7 @@ from graph.models import FactView, MessageView
 from recall.when import Period, timely_facts, timely_messages
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
+SEARCHED_WEIGHT = 1.0  # weight in the fusion of each search index's order (vectors), BM25's being 1
 TIME_AWARE = True  # a message naming a date ranks what was said then first among what matches it (recall.when)
 
 
@@ -68,11 +69,12 @@ def _rank_of(order: Sequence[str]) -> dict[str, int]:
     return ranks
 
 
-def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]]) -> list[str]:
-    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys);
-    keys no ranking holds keep their prior order after the rest, and ties keep it too."""
-    ranks = [_rank_of(r) for r in rankings]
-    score = {key: sum(1.0 / (RRF_K + r[key]) for r in ranks if key in r) for key in prior}
+def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]], weights: Sequence[float] = ()) -> list[str]:
+    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys, each
+    counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their prior order
+    after the rest, and ties keep it too."""
+    ranks = [(_rank_of(r), weights[i] if i < len(weights) else 1.0) for i, r in enumerate(rankings)]
+    score = {key: sum(w / (RRF_K + r[key]) for r, w in ranks if key in r) for key in prior}
     position: dict[str, int] = {}
     for i, key in enumerate(prior):
         position.setdefault(key, i)
@@ -94,7 +96,8 @@ def rank_facts(
     pairs = sorted(zip(scores, facts), key=lambda t: -t[0])
     lexical = [f.uuid for s, f in pairs if s > 0]
     timely = timely_facts([f for _, f in pairs], period) if TIME_AWARE else []
-    order = fuse([f.uuid for f in facts], [lexical, *([timely] if timely else []), *searched])
+    rankings = [lexical, *([timely] if timely else []), *searched]
+    order = fuse([f.uuid for f in facts], rankings, [1.0] * (len(rankings) - len(searched)) + [SEARCHED_WEIGHT] * len(searched))
     by_uuid = {f.uuid: f for f in facts}
     return [by_uuid[u] for u in order]
 
