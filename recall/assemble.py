@@ -21,6 +21,7 @@ from common.text import MENTION
 from common.tokens import estimate_tokens
 from graph.models import FactView, MessageView
 from recall.ranking import rank_facts
+from recall.when import Period
 
 PART_ORDER = ("author", "related", "recalled", "channel", "thread")
 # Least important first, for the total budget. Recalled messages and related facts are both ranked by
@@ -66,6 +67,7 @@ class Gathered:
     thread_kind: Literal["thread", "reply_chain"] | None = None
     names: dict[str, str] = field(default_factory=dict)  # user id -> display name, for <@id> mentions
     bot_user_id: str | None = None  # the bot's own messages are marked "(you)"
+    period: Period | None = None  # the time the message names (recall.when): what was said then ranks first
 
 
 @dataclass
@@ -179,7 +181,7 @@ def _fact_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
             if rank < len(source) and source[rank].uuid not in seen:
                 seen.add(source[rank].uuid)
                 prior.append(source[rank])
-    ranked = rank_facts(gathered.query, prior, gathered.searched)[:RELATED_FACTS]
+    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:RELATED_FACTS]
     related = [_line(fact_line(f), f.uuid) for f in ranked]
     return author, related
 

@@ -42,7 +42,7 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
     """`gathered` with the source turns (and their neighbours) of its best related facts appended to the
     recalled messages, best fact first, each turn once."""
     prior = list({f.uuid: f for source in gathered.related for f in source}.values())
-    best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched)[:EVIDENCE_FACTS]]
+    best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:EVIDENCE_FACTS]]
     found = await store.evidence_messages(req.guild_id, req.channel_id, best, at=req.at, span=EVIDENCE_SPAN)
     known = {m.id for m in gathered.recalled}
     extra = []

@@ -23,6 +23,7 @@ from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import second_hop, with_evidence
 from recall.names import named_apart
 from recall.ranking import rank_messages
+from recall.when import named_period
 
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
@@ -167,7 +168,8 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kept = [m for m in talk.chain if m.channel_id == req.channel_id and keep_message(m, req)]
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
-    recalled = rank_messages(text, [m for m in talk.recalled if keep_message(m, req)])
+    period = named_period(text, req.at)
+    recalled = rank_messages(text, [m for m in talk.recalled if keep_message(m, req)], period)
     messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
@@ -188,4 +190,5 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         thread_kind=kind,  # type: ignore[arg-type]  # the channel reads return only the kinds Gathered names
         names=names,
         bot_user_id=req.bot_user_id,
+        period=period,
     )

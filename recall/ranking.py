@@ -15,8 +15,11 @@ from rank_bm25 import BM25Plus
 
 from common.text import content_words, keywords
 from graph.models import FactView, MessageView
+from recall.when import Period, timely_facts, timely_messages
 
 RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
+SEARCHED_WEIGHT = 1.0  # weight in the fusion of each search index's order (vectors), BM25's being 1
+TIME_AWARE = True  # a message naming a date ranks what was said then first among what matches it (recall.when)
 
 
 def stem(word: str) -> str:
@@ -66,11 +69,12 @@ def _rank_of(order: Sequence[str]) -> dict[str, int]:
     return ranks
 
 
-def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]]) -> list[str]:
-    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys);
-    keys no ranking holds keep their prior order after the rest, and ties keep it too."""
-    ranks = [_rank_of(r) for r in rankings]
-    score = {key: sum(1.0 / (RRF_K + r[key]) for r in ranks if key in r) for key in prior}
+def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]], weights: Sequence[float] = ()) -> list[str]:
+    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys, each
+    counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their prior order
+    after the rest, and ties keep it too."""
+    ranks = [(_rank_of(r), weights[i] if i < len(weights) else 1.0) for i, r in enumerate(rankings)]
+    score = {key: sum(w / (RRF_K + r[key]) for r, w in ranks if key in r) for key in prior}
     position: dict[str, int] = {}
     for i, key in enumerate(prior):
         position.setdefault(key, i)
@@ -81,23 +85,32 @@ def fact_document(fact: FactView) -> str:
     return " ".join([fact.text, *fact.about])
 
 
-def rank_facts(query: str, candidates: Sequence[FactView], searched: Sequence[Sequence[str]] = ()) -> list[FactView]:
+def rank_facts(
+    query: str, candidates: Sequence[FactView], searched: Sequence[Sequence[str]] = (), period: Period | None = None
+) -> list[FactView]:
     """Candidates (distinct, in prior order) best first for `query`: BM25 over the candidates, fused with
-    the orders of `searched` (fact uuids best first, as full-text or vector search returned them)."""
+    the orders of `searched` (fact uuids best first, as full-text or vector search returned them) and,
+    when the message names a `period`, with the order of the facts of that period (best matches first)."""
     facts = list({f.uuid: f for f in candidates}.values())
     scores = bm25_scores(query, [fact_document(f) for f in facts])
-    lexical = [f.uuid for s, f in sorted(zip(scores, facts), key=lambda t: -t[0]) if s > 0]
-    order = fuse([f.uuid for f in facts], [lexical, *searched])
+    pairs = sorted(zip(scores, facts), key=lambda t: -t[0])
+    lexical = [f.uuid for s, f in pairs if s > 0]
+    timely = timely_facts([f for _, f in pairs], period) if TIME_AWARE else []
+    rankings = [lexical, *([timely] if timely else []), *searched]
+    order = fuse([f.uuid for f in facts], rankings, [1.0] * (len(rankings) - len(searched)) + [SEARCHED_WEIGHT] * len(searched))
     by_uuid = {f.uuid: f for f in facts}
     return [by_uuid[u] for u in order]
 
 
-def rank_messages(query: str, messages: Sequence[MessageView]) -> list[MessageView]:
+def rank_messages(query: str, messages: Sequence[MessageView], period: Period | None = None) -> list[MessageView]:
     """Messages best first for `query`: BM25 over the messages (author and content), fused with the order
-    they came in (the full-text index's)."""
+    they came in (the full-text index's) and, when the message names a `period`, with the order of the
+    messages sent then."""
     found = list({m.id: m for m in messages}.values())
     scores = bm25_scores(query, [f"{m.author_name} {m.content}" for m in found])
-    lexical = [m.id for s, m in sorted(zip(scores, found), key=lambda t: -t[0]) if s > 0]
-    order = fuse([m.id for m in found], [lexical, [m.id for m in found]])
+    pairs = sorted(zip(scores, found), key=lambda t: -t[0])
+    lexical = [m.id for s, m in pairs if s > 0]
+    timely = timely_messages([m for _, m in pairs], period) if TIME_AWARE else []
+    order = fuse([m.id for m in found], [lexical, *([timely] if timely else []), [m.id for m in found]])
     by_id = {m.id: m for m in found}
     return [by_id[i] for i in order]

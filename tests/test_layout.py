@@ -25,8 +25,9 @@ PURE_CORE = (
     "ingest.extraction",
     "recall.assemble",
     "recall.ranking",
+    "recall.when",
 )
-PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.extraction", "recall.ranking")
+PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.extraction", "recall.ranking", "recall.when")
 ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcadedb_embedded", "jpype", "httpx", "os")
 
 
