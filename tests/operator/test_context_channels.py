@@ -4,10 +4,6 @@ joined to the test's ArcadeDB server."""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import subprocess
-import sys
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -16,25 +12,10 @@ from graph.channels import set_visibility
 from graph.models import Channel, FactWrite, NodeRef, Report
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, populate
+from tests.support.cli_process import grapevine
 
 STAFF = "110000000000000077"
 QUESTION = "what is judy's secret word? is it the Austin one?"
-
-
-def _env(store: GraphStore, tmp_path: Path) -> dict[str, str]:
-    engine = store.engine
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_"))}
-    return {
-        **clean,
-        "GRAPEVINE_DATA_DIR": str(tmp_path / "data"),
-        "ARCADEDB_EXTERNAL": "true",
-        "ARCADEDB_HOST": engine.host,  # type: ignore[attr-defined]  # the ArcadeDB engine of the store fixture
-        "ARCADEDB_BOLT_PORT": str(engine.bolt_port),  # type: ignore[attr-defined]
-        "ARCADEDB_HTTP_PORT": str(engine.http_port),  # type: ignore[attr-defined]
-        "ARCADEDB_DATABASE": engine.database,
-        "ARCADEDB_PASSWORD": engine.password,  # type: ignore[attr-defined]
-        "COLUMNS": "200",
-    }
 
 
 def _fact_lines(output: str) -> set[str]:
@@ -50,15 +31,7 @@ def _fact_lines(output: str) -> set[str]:
 
 async def _context(store: GraphStore, tmp_path: Path, channel: str) -> str:
     args = ["context", "--guild", G1, "--channel", channel, "--user", PEOPLE["bob"], "--message", QUESTION]
-    done = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "grapevine", *args],
-        env=_env(store, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    done = await grapevine(store, tmp_path, *args)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
