@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from importlib import resources
 
 from common.settings import ConfigError, EmbeddingSettings
+from graph.models import EpisodeWrite
 
 Embedder = Callable[[str], list[float]]
 
@@ -32,3 +34,12 @@ def load_embedder(settings: EmbeddingSettings) -> Embedder | None:
         return [float(x) for x in model.encode(text, normalize_embeddings=True)]
 
     return embed
+
+
+async def embed_facts(embed: Embedder | None, write: EpisodeWrite) -> EpisodeWrite:
+    """The write with each fact's embedding, computed off the event loop (unchanged without an embedder)."""
+    if embed is None or not write.facts:
+        return write
+    vectors = await asyncio.to_thread(lambda: [embed(f.text) for f in write.facts])
+    facts = tuple(f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))
+    return write.model_copy(update={"facts": facts})

@@ -22,10 +22,11 @@ from common.text import MENTION, keywords
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.session import unreachable
 from graph.store import GraphStore, now_utc
+from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
 from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
 from ingest.reextraction import reextract_edited
-from ingest.resolution import resolve
+from ingest.resolution import keyed_uuids, resolve
 from ingest.windows import ClosedWindow, WindowMessage
 
 TRIMS = 3  # times a prompt too long for the model's context is trimmed before its window fails
@@ -196,25 +197,13 @@ class Ingestor:
     ) -> EpisodeStatus:
         """One window's answer resolved against its own refs and written as its episode (or failed)."""
         key = episode.key
-        counter = iter(range(1_000_000))
-        resolution = resolve(
-            answer,
-            refs,
-            inp,
-            episode_key=key,
-            now=now_utc(),
-            new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#{next(counter)}").hex,
-        )
+        resolution = resolve(answer, refs, inp, episode_key=key, now=now_utc(), new_uuid=keyed_uuids(key))
         if resolution.unusable:
             return await self.fail(
                 episode, "UnusableAnswer", "no fact of the answer resolved: " + "; ".join(resolution.dropped[:5]), tokens
             )
         write = resolution.write.model_copy(update=dict(zip(("prompt_tokens", "completion_tokens"), tokens)))
-        if self.embed is not None and write.facts:
-            vectors = await asyncio.to_thread(lambda: [self.embed(f.text) for f in write.facts])  # type: ignore[misc]  # only called when embed is set
-            write = write.model_copy(
-                update={"facts": tuple(f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))}
-            )
+        write = await embed_facts(self.embed, write)
         outcome = await self.store.write_episode(write)
         emit(
             "ingest",

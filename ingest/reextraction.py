@@ -10,8 +10,6 @@ members are held out as in any extraction (their messages, their mentions, and t
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
@@ -20,9 +18,10 @@ from common.events import emit
 from graph import reextract
 from graph.models import Message
 from graph.store import GraphStore, now_utc
+from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable
 from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
-from ingest.resolution import resolve
+from ingest.resolution import keyed_uuids, resolve
 from ingest.windows import ClosedWindow, WindowMessage
 
 
@@ -79,22 +78,9 @@ async def _episode(ingestor: Ingestor, key: str) -> int:
         emit("ingest", "reextraction_failed", key=key, guild_id=episode.guild_id, error=type(exc).__name__)
         return 0
     stamp = ",".join(f"{c.id}@{c.edit}" for c in waiting)
-    counter = iter(range(1_000_000))
-    resolution = resolve(
-        answer,
-        refs,
-        inp,
-        episode_key=key,
-        now=now_utc(),
-        new_uuid=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"{key}#edit:{stamp}#{next(counter)}").hex,
-    )
+    resolution = resolve(answer, refs, inp, episode_key=key, now=now_utc(), new_uuid=keyed_uuids(f"{key}#edit:{stamp}"))
     write = resolution.write
-    if ingestor.embed is not None and write.facts:
-        embed = ingestor.embed
-        vectors = await asyncio.to_thread(lambda: [embed(f.text) for f in write.facts])
-        write = write.model_copy(
-            update={"facts": tuple(f.model_copy(update={"embedding": tuple(v)}) for f, v in zip(write.facts, vectors))}
-        )
+    write = await embed_facts(ingestor.embed, write)
     outcome = await reextract.write(store, write, waiting)
     emit(
         "ingest",

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from uuid import uuid4
+from uuid import NAMESPACE_URL, uuid4, uuid5
 
 from common.text import name_key, names_word
 from graph.models import (
@@ -397,3 +397,9 @@ def resolve(
     )  # fmt: skip
     unusable = bool(extraction.facts) and not facts and not r.corroborations and r.unresolved > 0
     return Resolution(write=write, dropped=r.dropped, unusable=unusable)
+
+
+def keyed_uuids(seed: str) -> Callable[[], str]:
+    """Ids derived from `seed` (an episode key) in order, so a replayed answer writes the same nodes again."""
+    counter = iter(range(1_000_000))
+    return lambda: uuid5(NAMESPACE_URL, f"{seed}#{next(counter)}").hex
