@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import itertools
 import os
 import random
 import time
@@ -241,13 +242,15 @@ def generate(scale: float, seed: int = 7) -> Guild:
     weights = [1.0 / (r + 1) ** 0.6 for r in range(n_users)]
     rng.shuffle(weights)
     weights[0] = 0.0
+    cum_weights = list(itertools.accumulate(weights))  # given once: `choices` would sum the weights at every call
+    others = g.users[1:]
     names = {u["id"]: u["display_name"] for u in g.users}
     for i in range(n_facts):
         fid = uuid.UUID(int=rng.getrandbits(128)).hex
         if i < forget_facts:
             subject = g.forget_id
         elif rng.random() < 0.7:
-            subject = rng.choices(g.users, weights)[0]["id"]
+            subject = rng.choices(g.users, cum_weights=cum_weights)[0]["id"]
         else:
             subject = None
         entity = rng.choice(g.entities)
@@ -259,11 +262,11 @@ def generate(scale: float, seed: int = 7) -> Guild:
                 text = rng.choice(PLAIN).format(s=names[subject])
             g.about_users.append({"fact_uuid": fid, "target_id": subject})
             g.facts_of_user.setdefault(subject, []).append(fid)
-            reporter = subject if rng.random() < 0.6 or subject == g.forget_id else rng.choice(g.users[1:])["id"]
+            reporter = subject if rng.random() < 0.6 or subject == g.forget_id else rng.choice(others)["id"]
         else:
             text = f"{entity['name']} is {rng.choice(['closed on Mondays', 'very popular', 'getting a sequel', 'on sale', 'recommended by many'])}"
             g.about_entities.append({"fact_uuid": fid, "target_id": entity["uuid"]})
-            reporter = rng.choice(g.users[1:])["id"]
+            reporter = rng.choice(others)["id"]
         msg = rng.choice(by_author[reporter])
         valid = datetime.fromisoformat(msg["created_at"])
         expires = valid + timedelta(days=rng.choice((7, 30))) if rng.random() < 0.1 else None
