@@ -13,6 +13,7 @@ import discord
 from discord.ext import commands
 
 from bot.services import Services
+from bot.shards import Shard
 from common.events import emit
 
 EXTENSIONS = ("bot.listening", "bot.memory", "bot.replying", "bot.upkeep")
@@ -24,12 +25,16 @@ def intents() -> discord.Intents:
 
 class GrapevineBot(commands.Bot):
     def __init__(self, services: Services, *, extensions: Sequence[str] = EXTENSIONS, sync_commands: bool = True) -> None:
+        shard = Shard.of(services.settings.discord) if services is not None else Shard()
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
+            shard_id=shard.id if shard.sharded else None,
+            shard_count=shard.count if shard.sharded else None,
         )
+        self.shard = shard
         self.services = services
         self.initial_extensions = list(extensions)
         self.sync_commands = sync_commands
@@ -42,7 +47,7 @@ class GrapevineBot(commands.Bot):
     async def setup_hook(self) -> None:
         for extension in self.initial_extensions:
             await self.load_extension(extension)
-        if self.sync_commands:
+        if self.sync_commands and self.shard.runs_graph_upkeep:  # the commands are the application's: synced once
             synced = await self.tree.sync()
             emit("bot", "commands_synced", commands=len(synced))
         upkeep = self.get_cog("Upkeep")
@@ -53,7 +58,13 @@ class GrapevineBot(commands.Bot):
         """No prefix commands: the feature modules listen to messages themselves."""
 
     async def on_ready(self) -> None:
-        emit("bot", "ready", user_id=str(self.user.id) if self.user else None, guilds=len(self.guilds))
+        emit(
+            "bot",
+            "ready",
+            user_id=str(self.user.id) if self.user else None,
+            guilds=len(self.guilds),
+            shard=f"{self.shard.id}/{self.shard.count}",
+        )
 
 
 def stop_on_sigterm(bot: GrapevineBot) -> None:

@@ -14,6 +14,7 @@ from discord.ext import commands, tasks
 
 from bot.memory import _unfinished as unfinished_forgets
 from bot.services import Services
+from bot.shards import Shard
 from common.events import emit
 
 if TYPE_CHECKING:
@@ -74,9 +75,10 @@ async def run_upkeep(services: Services) -> UpkeepReport:
     started = time.perf_counter()
     store = services.store
     cap = services.settings.memory.max_facts_per_user
-    report.expired = await _step(report, "retire_expired", store.retire_expired()) or 0
-    report.capped = await _step(report, "enforce_user_cap", store.enforce_user_cap(cap)) or 0
-    await _retention_and_purge(report, services)
+    if Shard.of(services.settings.discord).runs_graph_upkeep:  # once for the whole graph, not once per shard
+        report.expired = await _step(report, "retire_expired", store.retire_expired()) or 0
+        report.capped = await _step(report, "enforce_user_cap", store.enforce_user_cap(cap)) or 0
+        await _retention_and_purge(report, services)
     backlog = await _step(report, "process_backlog", services.ingestor.process_backlog(backoff=True))
     if backlog is not None:
         report.extracted, report.failed = backlog.done, backlog.failed

@@ -155,6 +155,15 @@ class DiscordSettings(_Section):
     PREFIX = "DISCORD_"
 
     token: SecretStr | None = None
+    # One gateway shard per process when one is not enough (bot/shards.py): this process's shard of shard_count.
+    shard_count: int = Field(default=1, ge=1)
+    shard_id: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _shard_in_range(self) -> DiscordSettings:
+        if self.shard_id >= self.shard_count:
+            raise ValueError(f"DISCORD_SHARD_ID must be below DISCORD_SHARD_COUNT ({self.shard_count}), not {self.shard_id}")
+        return self
 
 
 class LogSettings(_Section):

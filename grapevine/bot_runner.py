@@ -9,6 +9,7 @@ import discord
 
 from bot.app import GrapevineBot, stop_on_sigterm
 from bot.services import Services
+from bot.shards import Shard
 from common.settings import Settings
 from grapevine.runtime import open_store
 from graph.consent import Consent
@@ -46,6 +47,7 @@ async def run_bot(settings: Settings) -> None:
             ingestor = BatchingIngestor(
                 store, llm, settings.extraction, settings.window, embed=embed, hidden=lambda uid: not consent.allowed(uid)
             )
+            ingestor.holds = Shard.of(settings.discord).holds  # a shard extracts its own guilds' windows only
             tick = settings.window.record_tick_ms / 1000
             recorder = MessageRecorder(store, tick_seconds=tick) if tick > 0 else None
             live = LiveWindows(store, ingestor, consent, settings.window, recorder=recorder)

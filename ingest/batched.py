@@ -57,7 +57,8 @@ class BatchingIngestor(Ingestor):
         queued = await self.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
         by_guild: dict[str, list[Episode]] = {}
         for episode in queued:
-            by_guild.setdefault(episode.guild_id, []).append(episode)
+            if self.holds(episode.guild_id):
+                by_guild.setdefault(episode.guild_id, []).append(episode)
         out: dict[str, EpisodeStatus] = {}
         for episodes in by_guild.values():
             queue = [await self._queued(e) for e in episodes]

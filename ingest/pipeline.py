@@ -62,6 +62,7 @@ class Ingestor:
         self.rng = rng
         self.embed = embed  # facts get an embedding for the vector index when embeddings are on
         self.hidden = hidden  # opted-out ids: their mentions in others' messages never reach the LLM
+        self.holds: Callable[[str], bool] = lambda _guild_id: True  # whose backlog this process extracts (a shard's)
         self._guild_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._slots = asyncio.Semaphore(extraction.guild_concurrency)
         self._running = asyncio.Event()  # cleared while paused: no extraction starts
@@ -298,7 +299,7 @@ class Ingestor:
         episodes = [
             e
             for e in await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
-            if e.status != EpisodeStatus.FAILED or retry_failed or self._due(e, now, backoff)
+            if self.holds(e.guild_id) and (e.status != EpisodeStatus.FAILED or retry_failed or self._due(e, now, backoff))
         ]
         by_guild: defaultdict[str, list[str]] = defaultdict(list)
         for episode in episodes:  # oldest first: a later window may supersede what an earlier one said

@@ -31,6 +31,7 @@ class Ingestor(Protocol):
     store: GraphStore
     llm: StructuredLLM | None
     hidden: Callable[[str], bool] | None
+    holds: Callable[[str], bool]
     embed: Callable[[str], list[float]] | None
 
     def turn(self, guild_id: str) -> AbstractAsyncContextManager[None]: ...
@@ -45,6 +46,8 @@ async def reextract_edited(ingestor: Ingestor, guild_id: str | None = None) -> i
         return 0
     written = 0
     for key, guild in await reextract.waiting_episodes(ingestor.store, guild_id):
+        if not ingestor.holds(guild):
+            continue
         if ingestor.llm.parked:
             break
         async with ingestor.turn(guild):  # after forget-me, never beside another extraction of the guild
