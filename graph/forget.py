@@ -134,7 +134,12 @@ async def forget_user(
     async def work(tx: Tx) -> tuple[ForgetReport, list[str]]:
         f = _Forget(tx, user_id, guild_id)
         report = ForgetReport(user_id, guild_id)
-        dm_space = await f.run_each("store/forget_dm_space", guild_id=dm_scope(user_id)) if guild_id is None else []
+        dm = dm_scope(user_id)
+        dm_space = (
+            await f.run_each("store/forget_dm_space", guild_id=dm)
+            if guild_id is None and await f.run("store/forget_dm_stored", guild_id=dm)
+            else []
+        )
         account = await f.run("store/forget_user", user_id=user_id)
         names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
         plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
