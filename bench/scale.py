@@ -7,7 +7,8 @@ each engine (embedded ArcadeDB; Neo4j 5 when a Docker engine answers, else skipp
 - load time, per kind of record;
 - the reply context (all parts: author, related, channel, reply chain) for random authors, p50/p95;
 - one episode write (no LLM: 5 facts, 2 entities, a relation, a corroboration, a supersession), p50/p95;
-- forget-me for the user with the most facts, with the residue audit's result;
+- forget-me for the user with the most facts: the transaction and the audit through the indexes the member
+  waits for, then the thorough audit run after their answer (engine and bench CPU of each), with results;
 - resident memory of the ArcadeDB child process (/proc RSS).
 At scale s: 100*s users, 1,000*s entities, 10,000*s facts, 10 messages per user (100k facts,
 10k messages at s=10); the forgotten user has min(1000, 100*s) facts about them.
@@ -44,6 +45,7 @@ from bench.queries import bench_read, bench_write
 from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
 from common.settings import ContextSettings, WindowSettings
 from common.text import name_key
+from graph.forget import finish_audit
 from graph.models import (
     Corroboration,
     EntityWrite,
@@ -349,6 +351,10 @@ class Figures:
     forget_deleted: dict[str, int] = field(default_factory=dict)
     forget_facts_before: int = 0
     residue: list[Any] | None = None
+    forget_indexed_audit_s: float = 0.0  # the audit through the indexes inside the transaction (part of forget_s)
+    forget_indexed_residue: list[Any] | None = None  # what that audit found: the member's answer waits for it
+    forget_cpu: dict[str, tuple[float | None, float]] = field(default_factory=dict)  # engine and bench CPU s, by step
+    engine_pid: int | None = None  # the ArcadeDB child, whose CPU time the forget-me figures read
     rss_loaded: float | None = None
     rss_end: float | None = None
     skipped: str | None = None
@@ -546,14 +552,58 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
             figures.write_ms.append((time.perf_counter() - started) * 1000)
 
 
+def _engine_cpu(pid: int | None) -> float | None:
+    """CPU seconds (user + system) the engine's process has used, from /proc/<pid>/stat; None without it."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure_forget(store: GraphStore, g: Guild, figures: Figures) -> None:
+    """As the bot runs it: the member waits for the transaction (with the audit through the indexes inside it);
+    the thorough audit runs after their answer (bot/memory/_unfinished.py), the files' purge at upkeep."""
     rows = await bench_read(store, "facts_about_user_count", user_id=g.forget_id)
     figures.forget_facts_before = int(rows[0]["facts"]) if rows else 0
-    report = await store.forget_user(g.forget_id)  # the engine's files are purged apart, as upkeep does
-    figures.forget_s, figures.forget_audit_s, figures.forget_statements = report.seconds, report.audit_seconds, report.statements
+
+    def cpu() -> tuple[float | None, float]:
+        return _engine_cpu(figures.engine_pid), time.process_time()
+
+    def spent(before: tuple[float | None, float]) -> tuple[float | None, float]:
+        engine, own = cpu()
+        return (None if engine is None or before[0] is None else engine - before[0]), own - before[1]
+
+    before = cpu()
+    report = await store.forget_user(g.forget_id, thorough_audit=False)
+    figures.forget_cpu["transaction"] = spent(before)
+    figures.forget_s, figures.forget_statements = report.seconds, report.statements
+    figures.forget_indexed_audit_s, figures.forget_indexed_residue = report.indexed_audit_seconds, list(report.indexed_residue)
     figures.forget_deleted = dict(report.deleted)
-    figures.residue = list(report.residue)
+    before, started = cpu(), time.perf_counter()
+    _, residue = await finish_audit(store.runner, g.forget_id, report.names)
+    figures.forget_audit_s, figures.forget_cpu["thorough audit"] = time.perf_counter() - started, spent(before)
+    figures.residue = list(residue)
+    before = cpu()
     figures.forget_files_s = (await store.purge_if_due()).seconds
+    figures.forget_cpu["files purge"] = spent(before)
+
+
+def _forget_lines(f: Figures) -> list[str]:
+    def cpu(step: str) -> str:
+        engine, own = f.forget_cpu.get(step, (None, 0.0))
+        return f"CPU: engine {'n/a' if engine is None else f'{engine:.2f} s'}, bench {own:.2f} s"
+
+    deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
+    indexed = "clean" if not f.forget_indexed_residue else f"NOT clean: {f.forget_indexed_residue[:5]}"
+    return [
+        f"{f.engine}: forget-me of a user with {f.forget_facts_before} facts about them: deleted {deleted}",
+        f"  the member waits for: one write transaction of {f.forget_statements} statements, {f.forget_s:.2f} s "
+        f"({cpu('transaction')}), the audit through the indexes inside it {f.forget_indexed_audit_s:.2f} s: {indexed}",
+        f"  after their answer, the thorough audit (every property of every node and relationship): {f.forget_audit_s:.2f} s "
+        f"({cpu('thorough audit')}): {'clean, nothing left' if not f.residue else f'NOT clean: {f.residue[:5]}'}",
+        f"  the purge of the engine's files (the next upkeep pass, out of the request): {f.forget_files_s:.2f} s ({cpu('files purge')})",
+    ]
 
 
 async def run_engine(
@@ -579,6 +629,7 @@ async def run_arcadedb(g: Guild, authors: int, writes: int, steady_after: int) -
     with TempArcadeDB() as db:
         store = await db.store("scale")
         figures.aot = db.aot_used
+        figures.engine_pid = db.pid
         await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after)
         await db.close_drivers()
     return figures
@@ -692,14 +743,8 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
             f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}"
             f"; the engine started {'with' if f.aot else 'without'} the JDK's AOT cache of an earlier run"
         )
-        deleted = ", ".join(f"{k} {v}" for k, v in f.forget_deleted.items())
-        out.print(
-            f"{f.engine}: forget-me of a user with {f.forget_facts_before} facts about them: deleted {deleted}; "
-            f"one write transaction of {f.forget_statements} statements: {f.forget_s:.2f} s; "
-            f"residue audit (every property of every node, after the commit, {f.forget_audit_s:.2f} s): "
-            f"{'clean, nothing left' if not f.residue else f.residue[:5]}; "
-            f"the purge of the engine's files (the next upkeep pass, out of the request): {f.forget_files_s:.2f} s"
-        )
+        for line in _forget_lines(f):
+            out.print(line)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

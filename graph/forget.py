@@ -2,8 +2,9 @@
 
 The deletion is one write transaction in which every statement starts from an index: the member's node
 (its unique id), their edges, unique keys of what those edges lead to, and the full-text indexes for text
-that names them. Nothing in it reads a whole label. The thorough audit (every property of every node and
-relationship) is a read after the commit, so it never holds the write transaction."""
+that names them. Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
+waits for. The thorough audit (every property of every node and relationship) is a read after the commit, so it
+never holds the write transaction; the bot runs it off the member's path (`finish_audit`)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ class ForgetReport:
     seconds: float = 0.0  # the one write transaction (deletion, redaction, the index-driven audit)
     audit_seconds: float = 0.0  # the thorough audit afterwards (every property of every node), when run
     statements: int = 0  # statements run inside the transaction
+    names: list[str] = field(default_factory=list)  # the names looked for (the account's, and those given)
+    indexed_residue: list[Residue] = field(default_factory=list)  # what the audit inside the transaction found
+    indexed_audit_seconds: float = 0.0  # that audit's share of `seconds`
+    thorough: bool = False  # whether `residue` is the thorough audit's (else the index-driven one's)
 
     @property
     def clean(self) -> bool:
@@ -92,6 +97,10 @@ class _Forget:
             rows += await run_text(self.tx, statement, **params)
         return rows
 
+    def in_scope(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rows of the guild forgotten in (all of them, for a forget everywhere)."""
+        return [r for r in rows if self.guild_id in (None, r["guild_id"])]
+
     async def facts(self, uuids: list[str]) -> dict[str, Any]:
         """Delete facts by uuid: how many, the entities they touched, the episodes they came from."""
         found = (await self.run("store/forget_facts", uuids=uuids))[0] if uuids else {}
@@ -106,7 +115,7 @@ class _Forget:
         """(uuid, property, text) of the given episodes' summaries and errors that name the member."""
         if not uuids:
             return []
-        rows = await self.run("store/forget_episode_texts", uuids=uuids)
+        rows = self.in_scope(await self.run("store/forget_episode_texts", uuids=uuids))
         return [
             (r["key"], prop, r[prop])
             for r in rows
@@ -125,7 +134,12 @@ async def forget_user(
     async def work(tx: Tx) -> tuple[ForgetReport, list[str]]:
         f = _Forget(tx, user_id, guild_id)
         report = ForgetReport(user_id, guild_id)
-        dm_space = await f.run_each("store/forget_dm_space", guild_id=dm_scope(user_id)) if guild_id is None else []
+        dm = dm_scope(user_id)
+        dm_space = (
+            await f.run_each("store/forget_dm_space", guild_id=dm)
+            if guild_id is None and await f.run("store/forget_dm_stored", guild_id=dm)
+            else []
+        )
         account = await f.run("store/forget_user", user_id=user_id)
         names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
         plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
@@ -153,11 +167,15 @@ async def forget_user(
         report.deleted["Entity"] = int(entities.get("entities", 0))
         for row in dm_space:
             report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
-        if report.deleted["User"]:
+        if guild_id is not None and not report.deleted["User"]:  # they stay elsewhere: their membership here goes
+            await f.run("store/leave_guild", user_id=user_id, guild_id=guild_id)
+        if report.deleted["User"] or guild_id is not None:  # in one guild: redacted and audited in that guild
             near = sorted({*held, *plan.get("took_part", []), *facts["episodes"]})
-            left = [r for r in named if not (r["label"] == "Fact" and r["key"] in named_facts)]
+            left = [r for r in f.in_scope(named) if not (r["label"] == "Fact" and r["key"] in named_facts)]
             report.redacted = await _redact(f, names, near, left)
-            report.residue = await _indexed_audit(f, names, near)
+            started = time.perf_counter()
+            report.residue = report.indexed_residue = await _indexed_audit(f, names, near)
+            report.indexed_audit_seconds = time.perf_counter() - started
         if any(report.deleted.values()) or report.redacted:
             await f.run("store/purge_due_mark", now=iso(datetime.now(UTC)))  # graph/purge.py
         report.statements = f.statements
@@ -166,15 +184,24 @@ async def forget_user(
     started = time.perf_counter()
     report, names = await runner.write(work)
     report.seconds = time.perf_counter() - started
+    report.names = names
     if report.deleted["User"] and thorough_audit:
         started = time.perf_counter()
-        found = await residue_audit(runner, user_id, names)
-        if found:  # text the indexes did not find (a name inside a longer term): redacted by a full scan
-            report.redacted += await runner.write(lambda tx: _redact_scanned(tx, user_id, names))
-            found = await residue_audit(runner, user_id, names)
-        report.residue = found
-        report.audit_seconds = time.perf_counter() - started
+        redacted, report.residue = await finish_audit(runner, user_id, names)
+        report.redacted += redacted
+        report.audit_seconds, report.thorough = time.perf_counter() - started, True
     return report
+
+
+async def finish_audit(runner: Runner, user_id: str, names: Sequence[str]) -> tuple[int, list[Residue]]:
+    """The thorough audit after a forget: what it finds (text the indexes did not find, a name inside a longer
+    term the index keeps whole) is redacted by a full scan and audited again. Returns (texts redacted, residue)."""
+    names = list(names)
+    found = await residue_audit(runner, user_id, names)
+    if not found:
+        return 0, []
+    redacted = await runner.write(lambda tx: _redact_scanned(tx, user_id, names))
+    return redacted, await residue_audit(runner, user_id, names)
 
 
 _REDACTABLE = {"Message": ("content",), "Episode": ("summary", "error"), "Fact": ("text",)}
@@ -234,8 +261,11 @@ async def _redact(f: _Forget, names: list[str], episodes: list[str], named: list
 
 async def _indexed_audit(f: _Forget, names: list[str], episodes: list[str]) -> list[Residue]:
     """Inside the transaction, through the same indexes: any text still naming the member."""
-    residue = [Residue(r["label"], r["key"], "text", r["text"] or "") for r in await f.named(names)]
+    residue = [Residue(r["label"], r["key"], "text", r["text"] or "") for r in f.in_scope(await f.named(names))]
     residue += [Residue("Episode", uuid, prop, text) for uuid, prop, text in await f.episode_texts(episodes, names)]
+    if f.guild_id is not None:  # their account stays when they have traces elsewhere: none of its edges into the guild
+        edges = await f.run("store/forget_guild_edges", user_id=f.user_id, guild_id=f.guild_id)
+        residue += [Residue(r["type"], None, "edge", str(r["value"])) for r in edges]
     return residue
 
 

@@ -1,14 +1,18 @@
 """Forget a member in one guild only (a moderator acting on a deletion request there).
 
 `GraphStore.forget_user(user, guild)` deletes what they said in the guild and the facts about, from or
-naming them there, but keeps their account while they have a trace elsewhere; then it neither redacts
-nor audits. This finishes it for the guild: their membership (and nickname) there goes, their id and
-names are redacted from that guild's messages, summaries, facts and entities, and the audit looks
-at that guild's nodes and edges. Their other guilds and their DMs are untouched.
+naming them there, keeps their account while they have a trace elsewhere, and in the same transaction
+(every statement from an index) drops their membership (and nickname) there, redacts their id and names
+from that guild's texts the full-text indexes find, and audits that guild through the same indexes and
+their own edges. What the moderator waits for stops there. The thorough guild audit (every property of
+that guild's nodes and edges, a scan of the guild) runs after (`finish_guild_audit`: the bot's in the
+background, the CLI's before it prints), and redacts by that scan what the indexes did not find.
+Their other guilds and their DMs are untouched.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -49,8 +53,7 @@ async def _audit(tx: Tx, user_id: str, guild_id: str, names: list[str]) -> list[
 
 
 async def _scrub(tx: Tx, user_id: str, guild_id: str, names: list[str]) -> int:
-    """Their membership goes; their id and names are redacted from the guild's texts. Returns nodes redacted."""
-    await run(tx, "store/leave_guild", user_id=user_id, guild_id=guild_id)
+    """The fallback: their id and names redacted from what the guild scan finds. Returns nodes redacted."""
     needles = [user_id, *names]
     by_node: dict[str, dict[str, Any]] = {}
     entities: set[str] = set()
@@ -70,6 +73,8 @@ async def _scrub(tx: Tx, user_id: str, guild_id: str, names: list[str]) -> int:
         }
     for element_id, props in by_node.items():
         await run(tx, "store/redact_node", element_id=element_id, props=props)
+    if by_node:  # the redacted texts' old index entries must leave the engine's files
+        await mark_due(tx, datetime.now(UTC))
     return len(by_node)
 
 
@@ -78,26 +83,37 @@ async def guild_residue(runner: Runner, user_id: str, guild_id: str, names: list
     return await runner.read_tx(lambda tx: _audit(tx, user_id, guild_id, names))
 
 
+async def finish_guild_audit(runner: Runner, user_id: str, guild_id: str, names: Sequence[str]) -> tuple[int, list[Residue]]:
+    """The thorough audit of one guild after a forget there; what it finds is redacted by that scan and audited
+    again. Returns (texts redacted, residue)."""
+    names = list(names)
+    found = await guild_residue(runner, user_id, guild_id, names)
+    if not found:
+        return 0, []
+    redacted = await runner.write(lambda tx: _scrub(tx, user_id, guild_id, names))
+    return redacted, await guild_residue(runner, user_id, guild_id, names)
+
+
 async def forget_in_guild(
-    store: GraphStore, user_id: str, guild_id: str, known_names: Sequence[str] = (), *, purge: bool = False
+    store: GraphStore,
+    user_id: str,
+    guild_id: str,
+    known_names: Sequence[str] = (),
+    *,
+    purge: bool = False,
+    thorough_audit: bool = True,
 ) -> ForgetReport:
-    """Forget the member in `guild_id` only, then audit that guild; the report's residue is that guild's.
-    The engine's files are purged at once with `purge`, else by the next upkeep pass (graph/purge.py)."""
+    """Forget the member in `guild_id` only, audited in that guild through the indexes, then (unless not
+    `thorough_audit`) by a scan of that guild; the report's residue is that guild's. The engine's files are
+    purged at once with `purge`, else by the next upkeep pass (graph/purge.py)."""
     names = await member_names(store.runner, user_id, known_names)
-    report = await store.forget_user(user_id, guild_id, known_names=names, purge=purge)
-    if report.deleted.get("User"):  # nothing of them was left elsewhere: forget_user redacted and audited everywhere
-        return report
-
-    async def finish(tx: Tx) -> tuple[int, list[Residue]]:
-        redacted = await _scrub(tx, user_id, guild_id, names)
-        if redacted:  # the redacted texts' old index entries must leave the engine's files
-            await mark_due(tx, datetime.now(UTC))
-        return redacted, await _audit(tx, user_id, guild_id, names)
-
-    redacted, residue = await store.runner.write(finish)
-    report.redacted += redacted
-    report.residue = [*report.residue, *residue]
-    if purge and redacted and not report.files_failed:
+    report = await store.forget_user(user_id, guild_id, known_names=names, thorough_audit=thorough_audit)
+    if not report.deleted.get("User") and thorough_audit:  # else forget_user audited everywhere
+        started = time.perf_counter()
+        redacted, report.residue = await finish_guild_audit(store.runner, user_id, guild_id, report.names or names)
+        report.redacted += redacted
+        report.audit_seconds, report.thorough = time.perf_counter() - started, True
+    if purge and (any(report.deleted.values()) or report.redacted):
         done = await store.purge_if_due()
         report.files_failed, report.files_seconds, report.files_purged = done.failed, done.seconds, True
     return report

@@ -542,11 +542,18 @@ class GraphStore:
         return await self.runner.write(work)
 
     async def forget_user(
-        self, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = (), *, purge: bool = False
+        self,
+        user_id: str,
+        guild_id: str | None = None,
+        known_names: Sequence[str] = (),
+        *,
+        purge: bool = False,
+        thorough_audit: bool = True,
     ) -> ForgetReport:
-        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit.
-        The engine's files are purged at once with `purge`, else by the next upkeep pass (graph/purge.py)."""
-        report = await forget_user(self.runner, user_id, guild_id, known_names)
+        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit (through
+        the indexes; then of every property unless not `thorough_audit`). The engine's files are purged at once
+        with `purge`, else by the next upkeep pass (graph/purge.py)."""
+        report = await forget_user(self.runner, user_id, guild_id, known_names, thorough_audit=thorough_audit)
         if purge and (any(report.deleted.values()) or report.redacted):
             done = await self.purge_if_due()
             report.files_failed, report.files_seconds, report.files_purged = done.failed, done.seconds, True

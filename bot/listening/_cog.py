@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands, tasks
 
+from bot.addressing import addressed_text
 from bot.listening._changes import Changes
 from bot.listening._recorder import Recorder
 from common.events import emit
@@ -36,7 +37,8 @@ class Listening(commands.Cog):
     async def on_message(self, message: discord.Message) -> None:
         if self.bot.user is None:
             return
-        await self.recorder.on_message(message, self.bot.user.id)
+        text = addressed_text(message, self.bot.user)
+        await self.recorder.on_message(message, self.bot.user.id, command=text is not None and self.bot.claimed(text))
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:

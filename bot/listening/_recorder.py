@@ -28,12 +28,21 @@ class Recorder:
             await self.channels.remember(place.guild.id, place.channel.id, "public" if visibility == "public" else "restricted")
         self._known.add(key)
 
-    async def on_message(self, message: discord.Message, me_id: int) -> bool:
-        """Store and buffer one message; False when it is not stored (opted out, system message, no place)."""
+    async def _stored(self, user_id: str) -> bool:
+        try:
+            return bool(await self.services.store.users([user_id]))
+        except Exception:  # noqa: BLE001 - the graph is down: a command is not conversation, it need not be kept
+            return False
+
+    async def on_message(self, message: discord.Message, me_id: int, *, command: bool = False) -> bool:
+        """Store and buffer one message; False when it is not stored (opted out, system message, no place, or a
+        memory `command` from a member never stored: it leaves no trace of them)."""
         if message.type not in STORED_TYPES:
             return False
         author = to_user(message.author)
         if not self.services.consent.allowed(author.id):
+            return False
+        if command and not await self._stored(author.id):
             return False
         place = place_of(message, me_id)
         if place is None:

@@ -12,9 +12,10 @@ import pytest
 import graph.forget
 import queries
 from graph.forget import forget_user, residue_audit
+from graph.guild_forget import guild_residue
 from graph.session import Tx
 from graph.store import GraphStore
-from tests.support.busy_server import PEOPLE, populate
+from tests.support.busy_server import G2, PEOPLE, populate
 
 # The cost-based planner names its scans; the traditional one starts a pattern with "+ MATCH NODE (x...)" and
 # says "[index: ...]" or "[id: ...]" when it seeks (an indented "MATCH NODE (u)" expands from a bound node).
@@ -60,6 +61,28 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     assert seeks >= 10
     monkeypatch.undo()
     assert await residue_audit(store.runner, PEOPLE["charlie"], ["Charlie", "charlie"]) == []  # no fallback needed
+
+
+@pytest.mark.parametrize("store", ["arcadedb"], indirect=True)
+async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_indexes(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A moderator's forget (one guild, the account kept for the other): membership, redaction and the audit of
+    that guild are in the same transaction, every statement from an index; the whole-guild scan is not in it."""
+    await populate(store)
+    PLANS.clear()
+    monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
+    monkeypatch.setattr(graph.forget, "run_text", _profiled)
+
+    report = await forget_user(store.runner, PEOPLE["charlie"], guild_id=G2, known_names=["Charlie"], thorough_audit=False)
+
+    assert report.deleted["User"] == 0 and report.deleted["Message"] >= 1 and not report.indexed_residue
+    assert len(PLANS) == report.statements
+    names = [text.splitlines()[0] for text, _ in PLANS]
+    assert any("membership" in n for n in names) and any("own node" in n for n in names)  # leave_guild, the edges' audit
+    assert [(text.splitlines()[0], plan) for text, plan in PLANS if _SCAN.search(plan)] == []
+    monkeypatch.undo()
+    assert await guild_residue(store.runner, PEOPLE["charlie"], G2, ["Charlie", "charlie"]) == []
 
 
 @pytest.mark.parametrize("store", ["arcadedb"], indirect=True)
