@@ -142,12 +142,12 @@ async def offered(
     run.offered_seconds = time.perf_counter() - started
     if recorder is not None:
         run.written_while_offered, run.backlog_at_end = recorder.recorded, recorder.pending()
-    else:  # one by one: each message is written before its handler returns
-        run.written_while_offered = len(batch)
         while recorder.pending():
             run.backlog = max(run.backlog, recorder.pending())
             await asyncio.sleep(0.005)
         await recorder.flush()
+    else:  # one by one: each message is written before its handler returns
+        run.written_while_offered = len(batch)
     run.seconds = time.perf_counter() - started
     run.bench_cpu_s = time.process_time() - cpu
     engine_after = process_cpu(engine_pid)
