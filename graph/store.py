@@ -46,6 +46,7 @@ RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never 
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
+CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
 
 
 def now_utc() -> datetime:
@@ -68,6 +69,7 @@ class GraphStore:
     engine: Engine
     runner: Runner = field(init=False)
     _salt: str | None = field(default=None, init=False)
+    _consent_keys: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.runner = Runner(self.driver, self.engine.database)
@@ -107,6 +109,7 @@ class GraphStore:
                 f"{embedding_model or 'off'!r}: set EMBEDDINGS_MODEL to match, or use a new database"
             )
         self._salt = found["salt"]
+        self._consent_keys.clear()
 
     # --- Discord records ------------------------------------------------------------------
     async def upsert_guild(self, guild: Guild) -> None:
@@ -581,7 +584,12 @@ class GraphStore:
         """A keyed hash of a user id: remembers an opt-out without storing the id."""
         if self._salt is None:
             raise RuntimeError("setup_schema() first: the consent key needs the graph's salt")
-        return hmac.new(self._salt.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+        key = self._consent_keys.get(user_id)  # asked for every message recorded: kept, as the salt never changes
+        if key is None:
+            if len(self._consent_keys) >= CONSENT_KEYS_KEPT:
+                self._consent_keys.clear()
+            key = self._consent_keys[user_id] = hmac.new(self._salt.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+        return key
 
     async def opt_out(self, user_id: str) -> None:
         await self.runner.write_one("store/opt_out", key=self.consent_key(user_id), now=iso(now_utc()))

@@ -145,3 +145,18 @@ async def test_a_window_does_not_record_again_what_the_recorder_wrote(
     assert sorted(e.message_count for e in episodes) == [3, 4]
     assert await stored(store) == 7
     await live.stop()
+
+
+async def test_consent_keys_are_the_keyed_hash_whether_kept_or_not(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every recorded message asks for its author's consent key: kept in memory, the same keyed hash as computed afresh."""
+    import hashlib
+    import hmac
+
+    import graph.store
+
+    monkeypatch.setattr(graph.store, "CONSENT_KEYS_KEPT", 2)
+    salt = store._salt or ""
+    fresh = {p.id: hmac.new(salt.encode(), p.id.encode(), hashlib.sha256).hexdigest() for p in PEOPLE}
+    for _ in range(2):  # the second round reads kept keys, and the memo starts again past two
+        assert {p.id: store.consent_key(p.id) for p in PEOPLE} == fresh
+    assert len(store._consent_keys) <= 2
