@@ -204,18 +204,18 @@ async def go(args: argparse.Namespace) -> list[Run]:
             count = int(rate * args.seconds)
             for label, kind in kinds:
                 batch = messages(n, count, args.channels, users)
-                name = f"{rate:,.0f}/s offered{label}"
+                name = f"{rate:,.0f}/s{label}"
                 runs.append(await offered(store, consent, batch, rate, tick, name, engine_pid=db.pid, recorder_class=kind))
                 n += count
         for i, tick_ms in enumerate(args.tick_ms):  # the tick sizes side by side, on the same graph, one after another
             for label, kind in kinds if i == 0 else kinds[-1:]:
                 batch = messages(n, args.messages, args.channels, users)
-                name = f"flat out, tick {tick_ms:g} ms{label}"
+                name = f"flat out {tick_ms:g} ms{label}"
                 runs.append(await offered(store, consent, batch, 0, tick_ms / 1000, name, engine_pid=db.pid, recorder_class=kind))
                 n += args.messages
         one = min(args.messages, args.one_by_one)
         batch = messages(n, one, args.channels, users)
-        runs.append(await offered(store, consent, batch, 0, 0, "flat out, one by one (no recorder)", engine_pid=db.pid))
+        runs.append(await offered(store, consent, batch, 0, 0, "one by one (no recorder)", engine_pid=db.pid))
         await db.close_drivers()
         return runs
 
@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in runs:
         py_us, engine_us = r.cpu_us_per_message()
         rows.append([
-            r.name, f"{r.sent:,}", f"{r.stored:,}", "yes" if r.stored == r.sent else f"NO: {r.sent - r.stored:,} missing",
+            r.name, f"{r.sent:,}", f"{r.stored:,}" if r.stored == r.sent else f"{r.stored:,}: {r.sent - r.stored:,} LOST",
             f"{r.sent / r.offered_seconds:,.0f}" if r.offered_seconds else "-",
             f"{r.rate_while_offered():,.0f}",
             f"{r.sent / r.seconds:,.0f}" if r.seconds else "-",
@@ -266,14 +266,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             [
                 "load",
                 "sent",
-                "in the graph",
-                "none lost",
-                "handed over/s",
-                "written/s while offered",
-                "sent/(offer+drain) s",
-                "backlog max/at end",
-                "CPU µs/msg bench/engine",
-                "loop late ms p50/p99/max",
+                "stored",
+                "handed/s",
+                "written/s offered",
+                "sent/(offer+drain)",
+                "backlog max/end",
+                "CPU µs/msg py/engine",
+                "loop late ms p50/99/max",
                 "stolen",
             ],
             rows,
@@ -287,10 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         " stime from /proc), per message sent: unlike wall-clock time, not inflated by other processes' load."
     )
     for r in runs:
-        if "offered" in r.name and "before" not in r.name:
+        if r.name.endswith("/s"):
             bounded = "bounded" if r.backlog_at_end <= max(1, r.sent // 10) else "NOT bounded"
             out.print(
-                f"sustained at {r.name}: {r.rate_while_offered():,.0f} messages/s written while offered, backlog"
+                f"sustained at {r.name} offered: {r.rate_while_offered():,.0f} messages/s written while offered, backlog"
                 f" {r.backlog_at_end:,} at the offer's end ({bounded}), {'none lost' if r.stored == r.sent else 'SOME LOST'}"
             )
     out.print(machine_note(counters))
