@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,31 @@ class Run:
     backlog: int = 0
     lag_ms: list[float] = field(default_factory=list)
     steal: float | None = None
+    offered_seconds: float = 0.0  # from the first message handed over to the last (the offer itself)
+    written_while_offered: int = 0  # written by the recorder before the last message was handed over
+    backlog_at_end: int = 0  # what the recorder still held when the last message was handed over
+    bench_cpu_s: float = 0.0  # this process's CPU time (time.process_time) over the run
+    engine_cpu_s: float | None = None  # the engine child's CPU time (utime + stime) over the run
+
+    def rate_while_offered(self) -> float:
+        """Messages written per second during the offer: unlike sent / seconds, not capped by the offered rate."""
+        return self.written_while_offered / self.offered_seconds if self.offered_seconds else 0.0
+
+    def cpu_us_per_message(self) -> tuple[float, float | None]:
+        per = 1e6 / self.sent if self.sent else 0.0
+        return self.bench_cpu_s * per, None if self.engine_cpu_s is None else self.engine_cpu_s * per
+
+
+def process_cpu(pid: int | None) -> float | None:
+    """CPU seconds (user + system) a process has used, from /proc/<pid>/stat; None without one."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def messages(start: int, count: int, channels: int, users: Sequence[User]) -> list[tuple[Message, User]]:
@@ -77,7 +103,15 @@ async def _stored(store: GraphStore, guild: str) -> int:
 
 
 async def offered(
-    store: GraphStore, consent: Consent, batch: list[tuple[Message, User]], rate: float, tick: float, name: str
+    store: GraphStore,
+    consent: Consent,
+    batch: list[tuple[Message, User]],
+    rate: float,
+    tick: float,
+    name: str,
+    *,
+    engine_pid: int | None = None,
+    recorder_class: type[MessageRecorder] = MessageRecorder,
 ) -> Run:
     guild = batch[0][0].guild_id
     # the batch is built before it is handed over (a bot never holds it): frozen, so the collector's full passes
@@ -85,7 +119,7 @@ async def offered(
     gc.collect()
     gc.freeze()
     """Hand `batch` over at `rate` messages per second (flat out when 0), each as its own task."""
-    recorder = MessageRecorder(store, tick_seconds=tick) if tick > 0 else None
+    recorder = recorder_class(store, tick_seconds=tick) if tick > 0 else None
     ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())
     live = LiveWindows(store, ingestor, consent, WindowSettings(), recorder=recorder)
     await live.start()
@@ -93,6 +127,7 @@ async def offered(
     run, stop = Run(name, sent=len(batch)), asyncio.Event()
     lag = asyncio.create_task(_loop_lag(run.lag_ms, stop))
     counters = cpu_counters()
+    cpu, engine_cpu = time.process_time(), process_cpu(engine_pid)
     started = time.perf_counter()
     tasks = []
     for i, (message, author) in enumerate(batch):
@@ -104,12 +139,19 @@ async def offered(
         if recorder is not None:
             run.backlog = max(run.backlog, recorder.pending())
     await asyncio.gather(*tasks)
+    run.offered_seconds = time.perf_counter() - started
     if recorder is not None:
+        run.written_while_offered, run.backlog_at_end = recorder.recorded, recorder.pending()
         while recorder.pending():
             run.backlog = max(run.backlog, recorder.pending())
             await asyncio.sleep(0.005)
         await recorder.flush()
+    else:  # one by one: each message is written before its handler returns
+        run.written_while_offered = len(batch)
     run.seconds = time.perf_counter() - started
+    run.bench_cpu_s = time.process_time() - cpu
+    engine_after = process_cpu(engine_pid)
+    run.engine_cpu_s = None if engine_cpu is None or engine_after is None else engine_after - engine_cpu
     run.steal = steal_share(counters, cpu_counters())
     stop.set()
     await lag
@@ -117,6 +159,26 @@ async def offered(
     await live.drain()
     run.stored = await _stored(store, guild) - before
     return run
+
+
+class BeforeRecorder(MessageRecorder):
+    """The recorder before issue 20's second pass, for the side-by-side: each batch upserts all its authors in a
+    transaction of their own before the messages' transaction, and a closing window records its messages again."""
+
+    async def _write(self, batch: list[tuple[Message, User]]) -> None:
+        if not batch:
+            return
+        by_guild: dict[str, dict[str, User]] = {}
+        for message, author in batch:
+            by_guild.setdefault(message.guild_id, {})[author.id] = author
+        for guild_id, authors in by_guild.items():
+            await self.store.upsert_users(list(authors.values()), guild_id)
+        refused = await self.store.record_messages([m for m, _ in batch])
+        self.recorded += len(batch) - len(refused)
+        self.batches += 1
+
+    def unsettled(self, message_ids: list[str]) -> tuple[set[str], set[str]]:
+        return set(message_ids), set()
 
 
 async def go(args: argparse.Namespace) -> list[Run]:
@@ -132,23 +194,28 @@ async def go(args: argparse.Namespace) -> list[Run]:
         tick = args.tick_ms[0] / 1000
         runs = []
         n = 0
+        kinds: list[tuple[str, type[MessageRecorder]]] = [("", MessageRecorder)]
+        if args.before:
+            kinds = [(", before", BeforeRecorder), *kinds]  # one after the other on the same graph, before first
         warm = messages(n, min(2000, args.messages), args.channels, users)
         n += len(warm)
         await offered(store, consent, warm, 0, tick, "warm-up")  # the engine's JIT, not timed
         for rate in args.rates:
             count = int(rate * args.seconds)
-            runs.append(
-                await offered(
-                    store, consent, messages(n, count, args.channels, users), rate, tick, f"{rate:,.0f}/s offered, batched"
-                )
-            )
-            n += count
-        for tick_ms in args.tick_ms:  # the tick sizes side by side, on the same graph, one after another
-            batch = messages(n, args.messages, args.channels, users)
-            runs.append(await offered(store, consent, batch, 0, tick_ms / 1000, f"flat out, batched, tick {tick_ms:g} ms"))
-            n += args.messages
+            for label, kind in kinds:
+                batch = messages(n, count, args.channels, users)
+                name = f"{rate:,.0f}/s{label}"
+                runs.append(await offered(store, consent, batch, rate, tick, name, engine_pid=db.pid, recorder_class=kind))
+                n += count
+        for i, tick_ms in enumerate(args.tick_ms):  # the tick sizes side by side, on the same graph, one after another
+            for label, kind in kinds if i == 0 else kinds[-1:]:
+                batch = messages(n, args.messages, args.channels, users)
+                name = f"flat out {tick_ms:g} ms{label}"
+                runs.append(await offered(store, consent, batch, 0, tick_ms / 1000, name, engine_pid=db.pid, recorder_class=kind))
+                n += args.messages
         one = min(args.messages, args.one_by_one)
-        runs.append(await offered(store, consent, messages(n, one, args.channels, users), 0, 0, "flat out, one by one (before)"))
+        batch = messages(n, one, args.channels, users)
+        runs.append(await offered(store, consent, batch, 0, 0, "one by one (no recorder)", engine_pid=db.pid))
         await db.close_drivers()
         return runs
 
@@ -168,6 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[WindowSettings().record_tick_ms, 10.0, 250.0],
         help="tick sizes of the flat-out runs (the first also for the offered rates)",
     )
+    parser.add_argument(
+        "--before", action=argparse.BooleanOptionalAction, default=True, help="also run the recorder as it was, side by side"
+    )
     parser.add_argument("--quick", action="store_true", help="20 channels, 500/s for 2 s, 1,000 flat out")
     args = parser.parse_args(argv)
     if args.quick:
@@ -176,19 +246,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     counters = cpu_counters()
     out = console()
     runs = asyncio.run(go(args))
-    rows = [
-        [
-            r.name,
-            f"{r.sent:,}",
-            f"{r.stored:,}",
-            "yes" if r.stored == r.sent else f"NO: {r.sent - r.stored:,} missing",
+    rows = []
+    for r in runs:
+        py_us, engine_us = r.cpu_us_per_message()
+        rows.append([
+            r.name, f"{r.sent:,}", f"{r.stored:,}" if r.stored == r.sent else f"{r.stored:,}: {r.sent - r.stored:,} LOST",
+            f"{r.sent / r.offered_seconds:,.0f}" if r.offered_seconds else "-",
+            f"{r.rate_while_offered():,.0f}",
             f"{r.sent / r.seconds:,.0f}" if r.seconds else "-",
-            f"{r.backlog:,}",
-            f"{percentile(r.lag_ms, 50):.1f} / {percentile(r.lag_ms, 99):.1f} / {max(r.lag_ms, default=0):.1f}",
+            f"{r.backlog:,}/{r.backlog_at_end:,}",
+            f"{py_us:,.0f}/{engine_us:,.0f}" if engine_us is not None else f"{py_us:,.0f}/-",
+            f"{percentile(r.lag_ms, 50):.1f}/{percentile(r.lag_ms, 99):.0f}/{max(r.lag_ms, default=0):.0f}",
             f"{r.steal:.1%}" if r.steal is not None else "-",
-        ]
-        for r in runs
-    ]
+        ])  # fmt: skip
     out.print(
         table(
             f"Recording: {args.channels} channels, {args.users} members, offered rates at tick {args.tick_ms[0]:g} ms"
@@ -196,16 +266,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             [
                 "load",
                 "sent",
-                "in the graph",
-                "none lost",
-                "messages/s written",
-                "largest backlog",
-                "loop late p50/p99/max ms",
+                "stored",
+                "handed/s",
+                "written/s offered",
+                "sent/(offer+drain)",
+                "backlog max/end",
+                "CPU µs/msg py/engine",
+                "loop late ms p50/99/max",
                 "stolen",
             ],
             rows,
         )
     )
+    out.print(
+        "handed over/s: messages handed over per second of the offer (below the offered rate when the event loop"
+        " cannot keep up); written/s while offered: what the recorder wrote before the last hand-over, per second of"
+        " the offer (sustained when the backlog at the offer's end stays small); the third rate also counts the drain"
+        " and cannot exceed the offered rate. CPU: this process (time.process_time) and the engine child (utime +"
+        " stime from /proc), per message sent: unlike wall-clock time, not inflated by other processes' load."
+    )
+    for r in runs:
+        if r.name.endswith("/s"):
+            bounded = "bounded" if r.backlog_at_end <= max(1, r.sent // 10) else "NOT bounded"
+            out.print(
+                f"sustained at {r.name} offered: {r.rate_while_offered():,.0f} messages/s written while offered, backlog"
+                f" {r.backlog_at_end:,} at the offer's end ({bounded}), {'none lost' if r.stored == r.sent else 'SOME LOST'}"
+            )
     out.print(machine_note(counters))
     return 0
 

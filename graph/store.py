@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import keywords, lucene_query, name_key
-from graph import optout_guard, purge, retention, rows
+from graph import message_writes, optout_guard, purge, retention, rows
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -46,6 +46,7 @@ RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never 
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
+CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
 
 
 def now_utc() -> datetime:
@@ -68,6 +69,7 @@ class GraphStore:
     engine: Engine
     runner: Runner = field(init=False)
     _salt: str | None = field(default=None, init=False)
+    _consent_keys: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.runner = Runner(self.driver, self.engine.database)
@@ -107,6 +109,7 @@ class GraphStore:
                 f"{embedding_model or 'off'!r}: set EMBEDDINGS_MODEL to match, or use a new database"
             )
         self._salt = found["salt"]
+        self._consent_keys.clear()
 
     # --- Discord records ------------------------------------------------------------------
     async def upsert_guild(self, guild: Guild) -> None:
@@ -143,41 +146,14 @@ class GraphStore:
         of another guild, channel or author has them."""
         if not messages:
             return []
+        return (await self.runner.write(lambda tx: message_writes.record(tx, self.consent_key, messages))).refused
 
-        async def work(tx: Tx) -> list[str]:
-            ids = {m.author_id for m in messages} | optout_guard.mentioned(messages)
-            allowed = optout_guard.allowed_messages(messages, await optout_guard.opted_out(tx, self.consent_key, ids))
-            data = [
-                {
-                    **m.model_dump(exclude={"created_at", "edited_at"}),
-                    "created_at": iso(m.created_at),
-                    "edited_at": iso(m.edited_at),
-                    "channel_time": channel_time(m.channel_id, m.created_at),
-                }
-                for m in allowed
-            ]
-            data, refused = _once_each(data)
-            if not data:
-                return refused
-            stored = {r["id"]: r for r in await run(tx, "store/messages_stored", ids=[r["id"] for r in data])}
-            new, edits, replies = [], [], []
-            for row in data:
-                old = stored.get(row["id"])
-                if old is None:
-                    new.append(row)
-                elif any(old[k] != row[k] for k in ("guild_id", "channel_id", "author_id")):
-                    refused.append(str(row["id"]))
-                    continue
-                elif row["edited_at"] is not None:
-                    edits.append(row)
-                if row["reply_to_id"]:
-                    replies.append({"id": row["id"], "reply_to_id": row["reply_to_id"]})
-            for name, batch in (("store/record_messages", new), ("store/edit_messages", edits), ("store/link_replies", replies)):
-                if batch:
-                    await run(tx, name, rows=batch)
-            return refused
-
-        return await self.runner.write(work)
+    async def record_batch(
+        self, messages: list[Message], authors: Mapping[str, User], upsert: Mapping[str, Sequence[User]]
+    ) -> message_writes.Recorded:
+        """A recorder's batch in one transaction: `upsert` (guild id -> new or changed users) and the messages;
+        an author of `authors` found missing from the graph is upserted too (graph/message_writes.py)."""
+        return await self.runner.write(lambda tx: message_writes.record(tx, self.consent_key, messages, authors, upsert))
 
     async def edit_message(self, message_id: str, content: str, edited_at: datetime) -> bool:
         return bool(await self.runner.write_one("store/edit_message", id=message_id, content=content, edited_at=iso(edited_at)))
@@ -615,7 +591,12 @@ class GraphStore:
         """A keyed hash of a user id: remembers an opt-out without storing the id."""
         if self._salt is None:
             raise RuntimeError("setup_schema() first: the consent key needs the graph's salt")
-        return hmac.new(self._salt.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+        key = self._consent_keys.get(user_id)  # asked for every message recorded: kept, as the salt never changes
+        if key is None:
+            if len(self._consent_keys) >= CONSENT_KEYS_KEPT:
+                self._consent_keys.clear()
+            key = self._consent_keys[user_id] = hmac.new(self._salt.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+        return key
 
     async def opt_out(self, user_id: str) -> None:
         await self.runner.write_one("store/opt_out", key=self.consent_key(user_id), now=iso(now_utc()))
@@ -739,21 +720,3 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
         entities=len(entities),
         relations=len(relations),
     )
-
-
-def _once_each(rows_: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """One row per message id (record_messages.cypher creates a new id once): a later copy of the same
-    message is an edit when its edited_at is later; a copy naming another guild, channel or author is refused."""
-    first: dict[str, dict[str, Any]] = {}
-    refused = []
-    for row in rows_:
-        kept = first.get(row["id"])
-        if kept is None:
-            first[row["id"]] = dict(row)
-        elif any(kept[k] != row[k] for k in ("guild_id", "channel_id", "author_id")):
-            refused.append(str(row["id"]))
-        elif row["edited_at"] is not None and (
-            kept["edited_at"] is None or datetime.fromisoformat(row["edited_at"]) > datetime.fromisoformat(kept["edited_at"])
-        ):
-            kept.update(content=row["content"], edited_at=row["edited_at"])
-    return list(first.values()), refused

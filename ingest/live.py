@@ -144,6 +144,8 @@ class LiveWindows:
         dropped = self.buffer.drop_user(user_id, guild_id)
         if self.recorder is not None and guild_id is None:
             self.recorder.drop_user(user_id)  # counted once: the buffer holds the same messages
+        elif self.recorder is not None:
+            self.recorder.forget_author(user_id)  # their node or membership may be gone: upserted again if they return
         kept = []
         for window in self._unsubmitted:
             if guild_id is not None and window.guild_id != guild_id:
@@ -218,8 +220,7 @@ class LiveWindows:
                 return
             window = kept_window
             await self._flush_recorder()  # every message handed over is written before its window goes on
-            await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
-            refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
+            refused = await self._record_window(window)
             if refused:  # ids another guild, channel or author holds: never part of this window's episode
                 kept = tuple(wm for wm in window.messages if wm.message.id not in refused)
                 if not kept:
@@ -229,6 +230,21 @@ class LiveWindows:
         except Exception as exc:  # noqa: BLE001 - the window must not be lost whatever failed
             self._unsubmitted.append(window)
             emit("ingest", "window_parked", key=window.key, error=type(exc).__name__, reason=str(exc)[:300])
+
+    async def _record_window(self, window: ClosedWindow) -> set[str]:
+        """The window's messages in the graph; the refused ids among them. What the recorder wrote (all of a
+        window, but for a batch it dropped or a member it held back) is not written a second time."""
+        ids = [wm.message.id for wm in window.messages]
+        if self.recorder is not None:
+            unwritten, refused = self.recorder.unsettled(ids)
+            if not unwritten:
+                self.recorder.release(ids)
+                return refused
+        await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
+        refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
+        if self.recorder is not None:
+            self.recorder.release(ids)
+        return refused
 
     async def _without_opted_out(self, window: ClosedWindow) -> ClosedWindow | None:
         """The window without the messages of members opted out now, in the store (one indexed read of its

@@ -1,0 +1,83 @@
+"""An episode write (GraphStore.write_episode: entities, facts, their links, relations, reports, a corroboration
+and a supersession) is one transaction whose every statement starts from an index: ArcadeDB's PROFILE of each
+shows index seeks and work on bound nodes, never a scan of a label, whose cost would grow with the guild's
+history. The plan is read, not a timing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+import graph.optout_guard
+import graph.store
+import queries
+from graph.models import Corroboration, EpisodeWrite, RelationWrite, Report
+from graph.session import Tx
+from graph.store import GraphStore
+from tests.graph.test_forget_plan import _SCAN
+from tests.support.busy_server import GENERAL, T0, E, U, populate
+
+PLANS: list[tuple[str, str]] = []
+
+
+async def _profiled(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    result = await tx.run("PROFILE " + queries.load(name), params)
+    rows = [record.data() async for record in result]
+    summary = await result.consume()
+    PLANS.append((name, str((summary.profile or {}).get("args", {}).get("string-representation", ""))))
+    return rows
+
+
+@pytest.mark.parametrize("store", ["arcadedb"], indirect=True)
+async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = await populate(store)
+    t = T0 + timedelta(days=60)
+    m1 = await p.say(GENERAL, "alice", "we moved to Denver after all, Luna loves it", t)
+    m2 = await p.say(GENERAL, "bob", "yes she did move to Denver", t + timedelta(seconds=20))
+    key = await p.episode(GENERAL, [m1, m2])
+    denver = p.entity("denver", "Denver", "place")
+    luna = p.entity("luna", "Luna", "pet", ("the fluffball",))  # known: gains an alias
+    moved = p.fact(
+        "alice_denver", "Alice moved to Denver", [U("alice")], m1, mentions=[E(denver.uuid)], supersedes=["alice_austin"]
+    )
+    loves = p.fact("luna_denver", "Luna loves Denver", [E(luna.uuid)], m1, mentions=[E(denver.uuid), U("alice")])
+    write = EpisodeWrite(
+        key=key,
+        guild_id=m1.guild_id,
+        summary="Alice moved to Denver.",
+        entities=(denver, luna),
+        relations=(RelationWrite(entity_uuid=denver.uuid, kind="home", target=U("alice")),),
+        facts=(moved, loves),
+        corroborations=(
+            Corroboration(fact_uuid=moved.uuid, report=Report(user_id=m2.author_id, message_id=m2.id, at=m2.created_at)),
+        ),
+    )
+    PLANS.clear()
+    monkeypatch.setattr(graph.store, "run", _profiled)
+    monkeypatch.setattr(graph.optout_guard, "run", _profiled)
+    writes = 0
+    write_tx = store.runner.write
+
+    async def counted(work: Any) -> Any:
+        nonlocal writes
+        writes += 1
+        return await write_tx(work)
+
+    monkeypatch.setattr(store.runner, "write", counted)
+
+    outcome = await store.write_episode(write)
+
+    assert outcome.written and outcome.facts == 2 and outcome.superseded == 1 and outcome.corroborations == 1
+    assert writes == 1
+    names = [name for name, _ in PLANS]
+    for name in ("store/write_entities", "store/write_facts", "store/write_fact_links", "store/write_relations",
+                 "store/write_reports", "store/write_supersessions", "store/finish_episode"):  # fmt: skip
+        assert name in names
+    assert len(PLANS) <= 10  # statements (and round trips) per episode write, whatever its size
+    assert all(plan for _, plan in PLANS), "every statement was profiled"
+    scans = [(name, plan) for name, plan in PLANS if _SCAN.search(plan)]
+    assert scans == []
+    seeks = sum(plan.count("NodeIndexSeek") + plan.count("[index") for _, plan in PLANS)
+    assert seeks >= 10
