@@ -25,13 +25,16 @@ TIME_AWARE = True  # a message naming a date ranks what was said then first amon
 def stem(word: str) -> str:
     """A word without its common English inflection ("books", "camped", "camping", "painted" -> "book",
     "camp", "camp", "paint"), so a question and the fact that answers it match on the word, not its form.
-    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept."""
+    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept; the
+    plural of an "-ing" word loses both endings ("writings", "paintings" -> "writ", "paint")."""
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith("ss"):
                 return word
             if suffix == "es" and not word.endswith(("shes", "ches", "xes", "sses", "zes")):
                 continue  # "games" -> "game" (by "s"), but "watches" -> "watch"
+            if suffix == "s" and word.endswith("ings"):
+                return stem(word[:-1])  # "writings" -> "writing" -> "writ", as "writing" does
             return _base(word[: -len(suffix)] + replacement)
     return _base(word)
 
