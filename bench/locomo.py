@@ -38,6 +38,7 @@ from typing import Any
 import recall.assemble as recall_assemble
 import recall.expand as recall_expand
 import recall.gather as recall_gather
+import recall.history as recall_history
 import recall.ranking as recall_ranking
 from bench.common import (
     TempArcadeDB,
@@ -435,6 +436,8 @@ LEVERS: tuple[tuple[str, Any, str, Any], ...] = (
     ("second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
     ("a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
     ("nearest facts by embedding fused with BM25 at equal weight (with embeddings)", recall_ranking, "SEARCHED_WEIGHT", 0.0),
+    ('the plural of an -ing word meets its singular ("writings", "writing")', recall_ranking, "PLURAL_ING", False),
+    ("a quiet channel's older windows searched for recalled messages", recall_history, "OLDER_EPISODES", 0),
 )
 
 
@@ -457,8 +460,10 @@ async def gathered_outcomes(
     at: datetime,
     dia_of: dict[str, str],
     embed: Callable[[str], list[float]] | None = None,
+    misses: dict[str, int] | None = None,
 ) -> dict[int, float]:
-    """Evidence recall at each budget (0: unbounded) from one gathering, as build_context would assemble it."""
+    """Evidence recall at each budget (0: unbounded) from one gathering, as build_context would assemble it;
+    with `misses`, the evidence turns the unbounded context lacks are counted there by kind (`miss_kind`)."""
     req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
     gathered = await recall_expand.with_evidence(store, req, await gather(store, req, context_settings(1000), embed=embed))
     out = {}
@@ -467,7 +472,34 @@ async def gathered_outcomes(
         found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
         found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
         out[budget] = recall(question.evidence, found)
+        if budget == 0 and misses is not None:
+            candidates = {f.uuid for f in gathered.author_facts} | {f.uuid for group in gathered.related for f in group}
+            for turn in question.evidence:
+                if turn not in found:
+                    kind = miss_kind(
+                        turn, found, {f for f, ms in sources.items() if any(dia_of.get(m) == turn for m in ms)}, candidates
+                    )
+                    misses[kind] = misses.get(kind, 0) + 1
     return out
+
+
+MISS_KINDS = (
+    "no fact cites the turn, none of its neighbours (2 each side) is in the context",
+    "no fact cites the turn, a neighbour is in the context",
+    "a fact cites it, none was gathered",
+    "a fact citing it was gathered, and left out (the related facts considered)",
+)
+
+
+def miss_kind(turn: str, found: set[str], citing: set[str], gathered: set[str]) -> str:
+    """Why an evidence turn is not in the unbounded context (one of MISS_KINDS)."""
+    if citing & gathered:
+        return MISS_KINDS[3]
+    if citing:
+        return MISS_KINDS[2]
+    session, index = (int(x) for x in turn[1:].split(":"))
+    near = any(f"D{session}:{index + k}" in found for k in (-2, -1, 1, 2))
+    return MISS_KINDS[1] if near else MISS_KINDS[0]
 
 
 async def grapevine_outcome(
@@ -516,6 +548,7 @@ class Run:
     ceiling: list[float] = field(default_factory=list)  # per question: share of evidence some annotated fact cites
     # lever name -> (budget, category or 0 for all) -> recalls with that lever off, and with every lever on
     levers: dict[str, dict[tuple[int, int], list[float]]] = field(default_factory=dict)
+    misses: dict[str, int] = field(default_factory=dict)  # evidence turns the unbounded context lacks, by kind
 
 
 def over_caps(conv: Conversation) -> int:
@@ -589,7 +622,8 @@ async def run(
                     scores = out.levers.setdefault(name, defaultdict(list))
                     with lever_off(*off) if off[0] is not None else contextlib.nullcontext():
                         for question in conv.questions:
-                            got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed)
+                            misses = out.misses if not name else None
+                            got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed, misses)
                             for budget, value in got.items():
                                 scores[(budget, 0)].append(value)
                                 scores[(budget, question.category)].append(value)
@@ -695,6 +729,10 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
                     f"({100 * (hop_on - hop_off):+.1f})"
                 )
             out.print(f"  {name}: " + "; ".join(cells))
+    if result.misses:
+        out.print(f"Evidence turns missing from the context without a budget ({sum(result.misses.values())}), by kind:")
+        for kind in MISS_KINDS:
+            out.print(f"  {kind}: {result.misses.get(kind, 0)}")
     for budget in budgets:
         g, b = result.scores.get((GRAPEVINE, budget)), result.scores.get(("BM25 over raw messages", budget))
         if g and b:

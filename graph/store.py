@@ -501,6 +501,28 @@ class GraphStore:
             recalled=tuple(view for _, view in matches),
         )
 
+    async def recalled_before(
+        self, guild_id: str, channel_id: str, *, before: datetime, text: str, episodes: int, recall: int
+    ) -> list[MessageView]:
+        """Up to `recall` messages of the channel's last `episodes` windows that ended before `before`, holding
+        words of `text`, best first (as `conversation` recalls within RECALL_SPAN; issue 19)."""
+        words = keywords(text) if recall > 0 and episodes > 0 else []
+        if not words:
+            return []
+        found = await self.runner.read_plain(
+            "context/recalled_before",
+            guild_id=guild_id,
+            channel_id=channel_id,
+            before=utc(before),
+            episodes=episodes,
+            recall=recall,
+            words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
+            pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+        )
+        matches = [(m["score"], rows.message_view(m)) for m in found[0]["recalled"]] if found else []
+        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
+        return [view for _, view in matches]
+
     # --- what members take back ----------------------------------------------------------
     async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
         """The facts a member may forget in one guild (about them, or only they reported), with the

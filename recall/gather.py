@@ -21,6 +21,7 @@ from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import second_hop, with_evidence
+from recall.history import older_recalled
 from recall.names import named_apart
 from recall.ranking import rank_messages
 from recall.when import named_period
@@ -155,6 +156,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         ),
         nearest=_nearest(store, req, embed),
         hop=second_hop(store, req, entity_keys=keys, skip_ids=skip),
+        older=older_recalled(store, req, settings),  # issue 19: a quiet channel's matches before the recalled span
     )
     talk = reads["talk"]
     facts, nearest = await named_apart(reads["facts"], reads["nearest"], lambda ids: store.users(ids, req.guild_id))
@@ -169,7 +171,8 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
     period = named_period(text, req.at)
-    recalled = rank_messages(text, [m for m in talk.recalled if keep_message(m, req)], period)
+    found = [m for m in [*talk.recalled, *reads["older"]] if keep_message(m, req)]
+    recalled = rank_messages(text, found, period)[: settings.recalled_messages]
     messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())

@@ -20,18 +20,22 @@ from recall.when import Period, timely_facts, timely_messages
 RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
 SEARCHED_WEIGHT = 1.0  # weight in the fusion of each search index's order (vectors), BM25's being 1
 TIME_AWARE = True  # a message naming a date ranks what was said then first among what matches it (recall.when)
+PLURAL_ING = True  # "writings" meets "writing": the plural of an -ing word loses both endings (stem)
 
 
 def stem(word: str) -> str:
     """A word without its common English inflection ("books", "camped", "camping", "painted" -> "book",
     "camp", "camp", "paint"), so a question and the fact that answers it match on the word, not its form.
-    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept."""
+    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept; the
+    plural of an "-ing" word loses both endings ("writings", "paintings" -> "writ", "paint")."""
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith("ss"):
                 return word
             if suffix == "es" and not word.endswith(("shes", "ches", "xes", "sses", "zes")):
                 continue  # "games" -> "game" (by "s"), but "watches" -> "watch"
+            if suffix == "s" and word.endswith("ings") and PLURAL_ING:
+                return stem(word[:-1])  # "writings" -> "writing" -> "writ", as "writing" does
             return _base(word[: -len(suffix)] + replacement)
     return _base(word)
 

@@ -77,6 +77,8 @@ def test_locomo_quick_prints_recall_rows() -> None:
     assert "BM25 over raw messages" in out and "last messages of the channel" in out
     assert "nearest messages (all-MiniLM-L6-v2)" in out or "nearest messages by embedding: skipped" in out
     assert "measure storage and retrieval, not extraction" in out
+    assert "Evidence turns missing from the context without a budget" in out  # issue 19: the misses by kind
+    assert "a quiet channel's older windows searched for recalled messages:" in out  # a line per lever
 
 
 def test_scale_quick_prints_engine_rows() -> None:

@@ -106,3 +106,12 @@ def test_only_the_best_related_facts_are_considered() -> None:
     ctx = assemble(gathered, ContextSettings(total_tokens=big, related_tokens=big))
     part = ctx.part("related")
     assert part.items == RELATED_FACTS and part.ids[0] == "group"  # the best first; the weakest never gathered
+
+
+def test_a_plural_of_an_ing_word_meets_its_singular() -> None:
+    # "writings" lost only its "s" and never met "writing" (-> "writ"): one suffix was removed, never two
+    assert {stem(w) for w in ("writings", "writing", "writes")} == {"writ"}
+    assert [stem(w) for w in ("paintings", "meetings", "things", "kings", "sings")] == ["paint", "meet", "thing", "king", "sing"]
+    prior = [fact(f"p{i}", f"Joanna mentioned hobby number {i}") for i in range(10)]
+    prior.append(fact("w", "Joanna is heavily invested in writing projects"))
+    assert rank_facts("What kind of writings does Joanna do?", prior)[0].uuid == "w"
