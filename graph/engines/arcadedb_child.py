@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from graph.engines.arcadedb_aot import AotCache
 
+REGEX_TIMEOUT_MS = 60_000
 ENGINE_LOCK = "engine.lock"  # in the engine's root, held by the one child serving it until it exits
 
 
@@ -31,8 +32,18 @@ def jvm_args(heap: str) -> list[str]:
       is small (under 100 MB at 100,000 facts) and its reads allocate a lot (about 500 MB/s under a
       reply load), so G1's barriers and concurrent threads cost more than they save. At 100,000
       facts, the engine used about a sixth less CPU per reply context, and young pauses stayed at
-      1-3 ms."""
-    return [f"-Xmx{heap}", "-XX:+DisableExplicitGC", "-XX:+UseParallelGC", "-Darcadedb.txWalFlush=1"]
+      1-3 ms.
+    - Regular expressions may run 60 s in all per statement, not 1 s: the deadline is wall-clock time
+      shared by every regex of a statement, so on a loaded machine the reply's whole-word search over a
+      channel's recent messages was aborted (TransactionTimedOut). Its patterns are escaped word lists,
+      which cannot backtrack without bound (tests/faults/test_regex_bound.py)."""
+    return [
+        f"-Xmx{heap}",
+        "-XX:+DisableExplicitGC",
+        "-XX:+UseParallelGC",
+        "-Darcadedb.txWalFlush=1",
+        f"-Darcadedb.command.regexTimeout={REGEX_TIMEOUT_MS}",
+    ]
 
 
 READER_GROUP = "grapevine_reader"
