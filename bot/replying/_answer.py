@@ -68,7 +68,8 @@ async def gather_context(services: Services, request: ContextRequest) -> tuple[R
             level=logging.ERROR,
             guild_id=request.guild_id,
             error=type(exc).__name__,
-            reason=str(exc)[:300],
+            code=getattr(exc, "code", None),  # the engine's error code; its message may quote the reply's words
+            content=str(exc)[:300],
         )
         context, memory = no_memory(), False
     emit(

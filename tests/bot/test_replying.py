@@ -235,3 +235,23 @@ def test_a_guild_s_daily_budget_is_said_once_per_channel_and_resets_the_next_day
     assert limits.check("g", "c2", "u9", day) == (False, GUILD_SPENT)
     assert limits.check("other", "c3", "u9", day) == (True, None)  # another guild has its own budget
     assert limits.check("g", "c", "u1", day + timedelta(days=1)) == (True, None)
+
+
+async def test_a_failed_read_is_logged_without_the_words_of_the_message(
+    harness: Harness, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def aborted(*_: object, **params: object) -> None:  # what ArcadeDB said when a regex search timed out
+        words = "|".join(str(w) for w in str(params["text"]).split())
+        raise RuntimeError(
+            f"Regular expression operation aborted (arcadedb.command.regexTimeout): pattern '(?isU).*\\b(?:{words})\\b.*'"
+        )
+
+    monkeypatch.setattr(harness.bot.services.store, "conversation", aborted)
+    llm_server.push("Sorry, I remember nothing right now.")
+    ask = harness.message(harness.member("bob"), "where is the xylophone rehearsal", to_bot=True)
+    with caplog.at_level(logging.INFO, logger="common.events"):
+        await harness.deliver(ask)
+    assert sent_texts(ask.reply) == ["Sorry, I remember nothing right now."]
+    failed = next(getattr(r, "payload", {}) for r in caplog.records if getattr(r, "payload", {}).get("event") == "context_failed")
+    assert failed["error"] == "RuntimeError"
+    assert not [r for r in caplog.records if "xylophone" in r.getMessage() or "xylophone" in str(getattr(r, "payload", ""))]
