@@ -14,6 +14,8 @@
 // reply cost about a tenth less CPU on both sides of Bolt.
 // Sort keys are projected before each ORDER BY (ArcadeDB evaluates the keys at every comparison; a variable
 // costs less than a property read); in one channel channel_time orders as created_at does.
+// The span is sorted for its last $recall_window messages only when it holds more: most channels' 30 days
+// hold fewer, and that sort was a fifth of this read's CPU on the engine.
 OPTIONAL MATCH (author:User {id: $author_id})
 CALL () {
   MATCH (e:Episode {channel_id: $channel_id})
@@ -52,8 +54,18 @@ CALL () {
   WITH $words AS words WHERE size(words) > 0
   MATCH (m:Message)
   WHERE m.channel_time >= $recall_from AND m.channel_time < $recall_to
-  WITH m, m.channel_time AS t ORDER BY t DESC LIMIT $recall_window
-  WITH m, t WHERE m.guild_id = $guild_id AND m.content =~ $pattern
+  WITH collect(m) AS span
+  CALL (span) {
+    WITH span WHERE size(span) <= $recall_window
+    UNWIND span AS m
+    RETURN m
+    UNION ALL
+    WITH span WHERE size(span) > $recall_window
+    UNWIND span AS m
+    WITH m, m.channel_time AS t ORDER BY t DESC LIMIT $recall_window
+    RETURN m
+  }
+  WITH m, m.channel_time AS t WHERE m.guild_id = $guild_id AND m.content =~ $pattern
   WITH m, t, m.id AS id, size([word IN $words WHERE m.content =~ word]) AS score
   ORDER BY score DESC, t DESC, id
   LIMIT $recall
