@@ -421,9 +421,11 @@ async def measure_context(
         figures.steady_after = built
 
 
-def _reads(store: GraphStore) -> dict[str, Any]:
-    """Each graph read of one context build, as build_context issues it (for the per-read breakdown)."""
+def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Each graph read of one context build, as build_context issues it (for the per-read breakdown); the
+    evidence read for the facts `evidence` holds about the author (as the best facts of a build would be)."""
     from common.text import keywords
+    from recall.expand import EVIDENCE_FACTS
     from recall.gather import (
         AUTHOR_FACTS,
         CHAIN_DEPTH,
@@ -434,6 +436,7 @@ def _reads(store: GraphStore) -> dict[str, Any]:
     )
 
     settings = ContextSettings()
+    evidence = evidence or {}
     return {
         "context/facts (every fact source)": lambda q: store.reply_facts(
             GUILD,
@@ -447,6 +450,7 @@ def _reads(store: GraphStore) -> dict[str, Any]:
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            channel_id=q.channel_id,
         ),
         "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
             GUILD,
@@ -460,6 +464,18 @@ def _reads(store: GraphStore) -> dict[str, Any]:
             text=q.message_text,
             recall=settings.recalled_messages,
         ),
+        "context/neighbourhood (second hop)": lambda q: store.neighbourhood_facts(
+            GUILD,
+            mentioned_ids=[],
+            names=keywords(q.message_text),
+            entity_keys=name_candidates(q.message_text),
+            skip_ids=[q.author_id],
+            now=q.at,
+            channel_id=q.channel_id,
+        ),
+        "context/evidence (the best facts' turns; its second round trip)": lambda q: store.evidence_messages(
+            GUILD, q.channel_id, evidence.get(q.author_id, [])[:EVIDENCE_FACTS], at=q.at
+        ),
         # not part of a build: the other reads that must not grow with history (issue 20)
         "store/messages_before (a window's earlier messages, extraction)": lambda q: store.messages_before(
             q.channel_id, q.at, WindowSettings().context_messages
@@ -471,7 +487,7 @@ def _reads(store: GraphStore) -> dict[str, Any]:
 async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
     """Each read of the context alone, one at a time: where a build's time goes."""
     requests = [_request(g, rng) for _ in range(count)]
-    for name, read in _reads(store).items():
+    for name, read in _reads(store, g.facts_of_user).items():
         for req in requests[:5]:
             await read(req)
         times = []
