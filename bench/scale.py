@@ -41,6 +41,7 @@ from bench.common import (
     steal_share,
     table,
 )
+from bench.cpu import CpuClock, CpuPerOp
 from bench.queries import bench_read, bench_write
 from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
 from common.settings import ContextSettings, WindowSettings
@@ -360,6 +361,10 @@ class Figures:
     skipped: str | None = None
     recording: Any = None  # bench.scale_growth.Recording: messages recorded into the full-size graph
     aot: bool = False  # whether the engine started with the JDK's AOT cache of an earlier run
+    engine_pid: int | None = None  # the embedded engine's process, whose CPU time is read from /proc
+    context_cpu: CpuPerOp | None = None  # CPU per context build, engine and this process, after WARM_UP builds
+    steady_cpu: CpuPerOp | None = None
+    reads_cpu: dict[str, CpuPerOp] = field(default_factory=dict)
 
 
 def _request(g: Guild, rng: random.Random) -> ContextRequest:
@@ -381,19 +386,20 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
 
 
 async def _timed_builds(
-    store: GraphStore, g: Guild, count: int, rng: random.Random
-) -> tuple[list[tuple[float, ReplyContext]], float | None]:
-    """`count` builds for random requests, each with its ms, and the share of CPU time the hypervisor
-    stole while they ran."""
+    store: GraphStore, g: Guild, count: int, rng: random.Random, engine_pid: int | None = None
+) -> tuple[list[tuple[float, ReplyContext]], float | None, CpuPerOp]:
+    """`count` builds for random requests, each with its ms, the share of CPU time the hypervisor
+    stole while they ran, and the CPU per build (the engine's process and this one: load does not inflate it)."""
     settings = ContextSettings()
     timed = []
     before = cpu_counters()
+    clock = CpuClock(engine_pid)
     for _ in range(count):
         req = _request(g, rng)
         started = time.perf_counter()
         ctx = await build_context(store, req, settings)
         timed.append(((time.perf_counter() - started) * 1000, ctx))
-    return timed, steal_share(before, cpu_counters())
+    return timed, steal_share(before, cpu_counters()), clock.per_op(count)
 
 
 async def measure_context(
@@ -403,7 +409,7 @@ async def measure_context(
     then more in blocks of CURVE_BLOCK until `steady_after` builds in all, then `authors` timed again
     (a bot that has been running: the engine's JIT keeps compiling for the first thousands of reads)."""
     await _timed_builds(store, g, WARM_UP, rng)  # the JIT's first pass and the driver's connection pool
-    early, figures.context_steal = await _timed_builds(store, g, authors, rng)
+    early, figures.context_steal, figures.context_cpu = await _timed_builds(store, g, authors, rng, figures.engine_pid)
     figures.context_ms = [ms for ms, _ in early]
     figures.context_tokens = [ctx.total_tokens for _, ctx in early]
     figures.parts_filled = dict.fromkeys(PART_ORDER, 0)
@@ -412,18 +418,20 @@ async def measure_context(
             figures.parts_filled[part.name] += part.items > 0
     built = WARM_UP + authors
     while built < steady_after:
-        block, steal = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
+        block, steal, _ = await _timed_builds(store, g, min(CURVE_BLOCK, steady_after - built), rng)
         figures.curve.append((built, [ms for ms, _ in block], steal))
         built += len(block)
     if steady_after > WARM_UP + authors:
-        steady, figures.steady_steal = await _timed_builds(store, g, authors, rng)
+        steady, figures.steady_steal, figures.steady_cpu = await _timed_builds(store, g, authors, rng, figures.engine_pid)
         figures.steady_ms = [ms for ms, _ in steady]
         figures.steady_after = built
 
 
-def _reads(store: GraphStore) -> dict[str, Any]:
-    """Each graph read of one context build, as build_context issues it (for the per-read breakdown)."""
+def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Each graph read of one context build, as build_context issues it (for the per-read breakdown); the
+    evidence read for the facts `evidence` holds about the author (as the best facts of a build would be)."""
     from common.text import keywords
+    from recall.expand import EVIDENCE_FACTS
     from recall.gather import (
         AUTHOR_FACTS,
         CHAIN_DEPTH,
@@ -434,6 +442,7 @@ def _reads(store: GraphStore) -> dict[str, Any]:
     )
 
     settings = ContextSettings()
+    evidence = evidence or {}
     return {
         "context/facts (every fact source)": lambda q: store.reply_facts(
             GUILD,
@@ -447,6 +456,7 @@ def _reads(store: GraphStore) -> dict[str, Any]:
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            channel_id=q.channel_id,
         ),
         "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
             GUILD,
@@ -460,6 +470,18 @@ def _reads(store: GraphStore) -> dict[str, Any]:
             text=q.message_text,
             recall=settings.recalled_messages,
         ),
+        "context/neighbourhood (second hop)": lambda q: store.neighbourhood_facts(
+            GUILD,
+            mentioned_ids=[],
+            names=keywords(q.message_text),
+            entity_keys=name_candidates(q.message_text),
+            skip_ids=[q.author_id],
+            now=q.at,
+            channel_id=q.channel_id,
+        ),
+        "context/evidence (the best facts' turns; its second round trip)": lambda q: store.evidence_messages(
+            GUILD, q.channel_id, evidence.get(q.author_id, [])[:EVIDENCE_FACTS], at=q.at
+        ),
         # not part of a build: the other reads that must not grow with history (issue 20)
         "store/messages_before (a window's earlier messages, extraction)": lambda q: store.messages_before(
             q.channel_id, q.at, WindowSettings().context_messages
@@ -471,15 +493,17 @@ def _reads(store: GraphStore) -> dict[str, Any]:
 async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
     """Each read of the context alone, one at a time: where a build's time goes."""
     requests = [_request(g, rng) for _ in range(count)]
-    for name, read in _reads(store).items():
+    for name, read in _reads(store, g.facts_of_user).items():
         for req in requests[:5]:
             await read(req)
         times = []
+        clock = CpuClock(figures.engine_pid)
         for req in requests:
             started = time.perf_counter()
             await read(req)
             times.append((time.perf_counter() - started) * 1000)
         figures.reads[name] = times
+        figures.reads_cpu[name] = clock.per_op(len(requests))
 
 
 async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
@@ -718,8 +742,16 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
                 table(
                     f"{f.engine}: each read of a context build alone, one at a time (build_context runs them concurrently), "
                     "then the extraction prompt's earlier messages and the memory status counts",
-                    ["read", "p50 ms", "p95 ms"],
-                    [[n, f"{percentile(v, 50):.1f}", f"{percentile(v, 95):.1f}"] for n, v in f.reads.items()],
+                    ["read", "p50 ms", "p95 ms", "CPU ms per read (engine + client)"],
+                    [
+                        [
+                            n,
+                            f"{percentile(v, 50):.1f}",
+                            f"{percentile(v, 95):.1f}",
+                            f.reads_cpu[n].text() if n in f.reads_cpu else "n/a",
+                        ]
+                        for n, v in f.reads.items()
+                    ],
                 )
             )
         if f.curve:
@@ -743,6 +775,13 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
             f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}"
             f"; the engine started {'with' if f.aot else 'without'} the JDK's AOT cache of an earlier run"
         )
+        if f.context_cpu is not None:
+            steady_cpu = f", after {f.steady_after:,}: {f.steady_cpu.text()}" if f.steady_cpu else ""
+            out.print(
+                f"{f.engine}: CPU per context build (the engine's process from /proc and this process; the machine's "
+                f"load does not inflate it as it does the wall-clock ms): after {WARM_UP} builds {f.context_cpu.text()}"
+                f"{steady_cpu}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+            )
         for line in _forget_lines(f):
             out.print(line)
 
@@ -813,7 +852,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     full = all_figures[0]
     if not full.skipped:
         sizes.append(Size(args.scale, len(g.facts), len(g.messages), sum(s for _, _, s in full.load), full.context_ms,
-                          full.steady_ms, full.context_steal, full.steady_steal, full.aot))  # fmt: skip
+                          full.steady_ms, full.context_steal, full.steady_steal, full.aot, full.context_cpu,
+                          full.steady_cpu))  # fmt: skip
         out.print(
             table(
                 f"{full.engine}: the reply context as the guild grows ({args.authors} random authors per size, each size "
@@ -829,6 +869,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"p50 / p95 ms after {full.steady_after:,}",
                     "stolen",
                     "growth",
+                    f"CPU ms per build after {WARM_UP} (engine + client)",
+                    f"after {full.steady_after:,}",
                 ],  # fmt: skip
                 growth_rows(sizes),
             )

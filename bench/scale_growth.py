@@ -17,6 +17,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from bench.common import TempArcadeDB, percentile
+from bench.cpu import CpuPerOp
 from graph.consent import Consent
 from graph.models import Message, User
 from graph.store import GraphStore
@@ -37,6 +38,8 @@ class Size:
     early_steal: float | None = None
     steady_steal: float | None = None
     aot: bool = False  # whether its engine started with the JDK's AOT cache of an earlier run
+    early_cpu: CpuPerOp | None = None  # CPU per build (engine's process and the bench's) after the warm-up builds
+    steady_cpu: CpuPerOp | None = None
 
     def p95(self, steady: bool = False) -> float:
         return percentile(self.steady_ms if steady else self.early_ms, 95)
@@ -50,6 +53,7 @@ async def measure_size(scale: float, authors: int, steady_after: int, aot: bool 
     figures = Figures("ArcadeDB (embedded, Bolt)")
     with TempArcadeDB(aot=aot) as db:
         store = await db.store("size")
+        figures.engine_pid = db.pid
         steps = await load(store, g)
         gc.collect()
         await measure_context(store, g, figures, authors, random.Random(11), steady_after)
@@ -64,6 +68,8 @@ async def measure_size(scale: float, authors: int, steady_after: int, aot: bool 
         figures.context_steal,
         figures.steady_steal,
         db.aot_used,
+        figures.context_cpu,
+        figures.steady_cpu,
     )
 
 
@@ -112,9 +118,14 @@ def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:
             f"{s.facts:,}", f"{s.messages:,}", f"{s.load_s:.0f}", "yes" if s.aot else "no (records it)",
             f"{percentile(s.early_ms, 50):.1f} / {s.p95():.1f}", _share(s.early_steal), ratio,
             f"{percentile(s.steady_ms, 50):.1f} / {s.p95(True):.1f}" if s.steady_ms else "not run",
-            _share(s.steady_steal), steady_ratio,
+            _share(s.steady_steal), steady_ratio, _cpu(s.early_cpu), _cpu(s.steady_cpu),
         ])  # fmt: skip
     return rows
+
+
+def _cpu(value: CpuPerOp | None) -> str:
+    total = value.total_ms if value else None
+    return "n/a" if value is None or total is None else f"{total:.1f} ({value.engine_ms:.1f} + {value.client_ms:.1f})"
 
 
 def _share(value: float | None) -> str:

@@ -12,11 +12,15 @@
 // datetimes come back as ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
 // The matching messages are searched here rather than in a read of their own: one statement fewer per
 // reply cost about a tenth less CPU on both sides of Bolt.
+// Sort keys are projected before each ORDER BY (ArcadeDB evaluates the keys at every comparison; a variable
+// costs less than a property read); in one channel channel_time orders as created_at does.
+// The span is sorted for its last $recall_window messages only when it holds more: most channels' 30 days
+// hold fewer, and that sort was a fifth of this read's CPU on the engine.
 OPTIONAL MATCH (author:User {id: $author_id})
 CALL () {
   MATCH (e:Episode {channel_id: $channel_id})
   WHERE e.guild_id = $guild_id AND e.started_at < $at
-  WITH e ORDER BY e.ended_at DESC LIMIT $episodes
+  WITH e, e.ended_at AS ended ORDER BY ended DESC LIMIT $episodes
   RETURN collect(e) AS episodes
 }
 CALL (episodes) {
@@ -30,7 +34,7 @@ CALL (episodes) {
     RETURN m
   }
   WITH m WHERE m.guild_id = $guild_id AND m.created_at < $at AND ($skip_id IS NULL OR m.id <> $skip_id)
-  WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $messages
+  WITH m, m.created_at AS created, m.id AS id ORDER BY created DESC, id DESC LIMIT $messages
   MATCH (u:User)-[:SENT]->(m)
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
@@ -41,7 +45,7 @@ CALL () {
   MATCH (:Message {id: reply_to_id})-[:REPLIES_TO*0..40]->(m:Message)
   WITH DISTINCT m WHERE m.guild_id = $guild_id
   MATCH (u:User)-[:SENT]->(m)
-  WITH m, u ORDER BY m.created_at DESC LIMIT $chain
+  WITH m, u, m.created_at AS created ORDER BY created DESC LIMIT $chain
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
                   author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot}) AS chain
@@ -50,10 +54,20 @@ CALL () {
   WITH $words AS words WHERE size(words) > 0
   MATCH (m:Message)
   WHERE m.channel_time >= $recall_from AND m.channel_time < $recall_to
-  WITH m ORDER BY m.channel_time DESC LIMIT $recall_window
-  WITH m WHERE m.guild_id = $guild_id AND m.content =~ $pattern
-  WITH m, size([word IN $words WHERE m.content =~ word]) AS score
-  ORDER BY score DESC, m.created_at DESC, m.id
+  WITH collect(m) AS span
+  CALL (span) {
+    WITH span WHERE size(span) <= $recall_window
+    UNWIND span AS m
+    RETURN m
+    UNION ALL
+    WITH span WHERE size(span) > $recall_window
+    UNWIND span AS m
+    WITH m, m.channel_time AS t ORDER BY t DESC LIMIT $recall_window
+    RETURN m
+  }
+  WITH m, m.channel_time AS t WHERE m.guild_id = $guild_id AND m.content =~ $pattern
+  WITH m, t, m.id AS id, size([word IN $words WHERE m.content =~ word]) AS score
+  ORDER BY score DESC, t DESC, id
   LIMIT $recall
   MATCH (u:User)-[:SENT]->(m)
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
