@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import keywords, lucene_query, name_key
-from graph import optout_guard, purge, retention, rows
+from graph import optout_guard, purge, retention, rows, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -600,8 +600,8 @@ class GraphStore:
         return int(result[0]["retired"]) if result else 0
 
     async def enforce_user_cap(self, cap: int, now: datetime | None = None) -> int:
-        result = await self.runner.write_one("store/enforce_user_cap", cap=cap, now=iso(now or now_utc()))
-        return int(result[0]["retired"]) if result else 0
+        """Retire what exceeds `cap` per member, reading only members given facts since the last pass."""
+        return await user_cap.enforce(self.runner, cap, now or now_utc())
 
     # --- consent --------------------------------------------------------------------------
     def consent_key(self, user_id: str) -> str:

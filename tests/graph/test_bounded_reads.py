@@ -265,3 +265,48 @@ async def test_the_guild_overview_counts_each_label_through_its_guild_index(stor
         "Entity": counts["entities"],
         "Episode": counts["episodes"],
     }
+
+
+# --- upkeep's per-member fact cap: the new facts' members, never every member's facts -----------------------
+
+
+async def _facts_about(store: GraphStore, guild_id: str, user_id: str, n: int, created: datetime, tag: str) -> None:
+    await store.driver.execute_query(
+        "MATCH (u:User {id: $user}) UNWIND range(1, $n) AS i "
+        "CREATE (u)<-[:ABOUT]-(:Fact {uuid: $tag + toString(i), guild_id: $g, text: $tag, importance: i % 10, "
+        "valid_at: datetime($created), created_at: datetime($created)})",  # as the store writes them: from ISO text
+        {"user": user_id, "n": n, "g": guild_id, "created": created.isoformat(), "tag": tag},
+        database_=store.engine.database,
+    )
+
+
+async def test_the_fact_cap_reads_only_the_members_given_facts_since_the_last_pass(store: GraphStore) -> None:
+    await store.upsert_guild(Guild(id=G, name="bounded"))
+    members = [User(id=f"u-cap-{i}", name=f"m{i}", display_name=f"M{i}") for i in range(4)]
+    await store.upsert_users(members, G)
+    old = NOW - timedelta(days=90)
+    for member in members:
+        await _facts_about(store, G, member.id, 6, old, f"{member.id}-old-")
+    assert await store.enforce_user_cap(5, now=NOW - timedelta(days=1)) == 4  # the first pass reads everything once
+    await _facts_about(store, G, members[0].id, 3, NOW, "fresh-")
+
+    text, rows = await _profile(store, "store/user_cap_members", since=NOW - timedelta(minutes=5))
+    assert "NodeIndexRangeScan(f:Fact) [index=fact_created_at, created_at >= $since" in text, text
+    assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
+    assert rows[:1] == [3], text  # the three new facts, none of the 24 older ones
+    text, rows = await _profile(
+        store, "store/enforce_user_cap", members=[{"user_id": members[0].id, "guild_id": G}], cap=5, now=NOW.isoformat()
+    )
+    assert "Scan" not in text, text  # member 0 through the User.id index, then their own facts
+    assert max(rows) <= 9, text  # their 9 facts (6 old, of which 1 capped, and 3 new), never the 27 of the others
+
+    await _facts_about(store, G, members[1].id, 2, NOW, "fresh1-")
+    assert await store.enforce_user_cap(5, now=NOW) == 2  # member 1 only (PROFILE capped member 0: it runs)
+    active, _, _ = await store.driver.execute_query(
+        "MATCH (u:User)<-[:ABOUT]-(f:Fact) WHERE f.expired_at IS NULL AND f.invalid_at IS NULL "
+        "RETURN u.id AS id, count(f) AS n ORDER BY id",
+        database_=store.engine.database,
+    )
+    assert {r["id"]: r["n"] for r in active} == {m.id: 5 for m in members}
+    assert await store.enforce_user_cap(5, now=NOW + timedelta(hours=1)) == 0
+    assert await store.enforce_user_cap(3, now=NOW + timedelta(hours=2)) == 4 * 2  # a lower cap: every member again
