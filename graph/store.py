@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import keywords, lucene_query, name_key
-from graph import optout_guard, purge, retention, rows, user_cap
+from graph import guild_activity, optout_guard, purge, retention, rows, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -643,6 +643,10 @@ class GraphStore:
             return counts
 
         return await self.runner.read_tx(work)
+
+    async def recent_activity(self, guild_id: str, days: int = 7, now: datetime | None = None) -> guild_activity.Activity:
+        """What the guild recorded and learned in the last `days` (graph/guild_activity.py): range reads only."""
+        return await guild_activity.recent_activity(self.runner, guild_id, now or now_utc(), days)
 
     async def stats(self) -> dict[str, Any]:
         nodes = await self.runner.read("store/stats_nodes")
