@@ -38,7 +38,7 @@ async def recent_activity(runner: Runner, guild_id: str, now: datetime, days: in
             per_channel[channel] = int(found[0]["count"]) if found else 0  # ArcadeDB: no row when the range is empty
         facts = {"learned": 0, "closed": 0}
         for statement in queries.statements(queries.load("store/guild_facts_since")):
-            for row in await run_text(tx, statement, since=since, guild_id=guild_id):
+            for row in await run_text(tx, statement, since=since, until=now, guild_id=guild_id):
                 facts[str(row["kind"])] = int(row["count"])
         messages, active = sum(per_channel.values()), sum(1 for n in per_channel.values() if n)
         return Activity(days, messages, active, facts["learned"], facts["closed"], per_channel)

@@ -31,7 +31,8 @@ async def enforce(runner: Runner, cap: int, now: datetime) -> int:
 
     async def work(tx: Tx) -> int:
         start = await since(tx, cap)
-        members = await run(tx, "store/user_cap_members", since=start)
+        until = max(now, datetime.now(UTC)) + OVERLAP  # a closed range: an open one may be read as a label scan
+        members = await run(tx, "store/user_cap_members", since=start, until=until)
         retired = 0
         if members:
             rows = await run(tx, "store/enforce_user_cap", members=members, cap=cap, now=iso(now))

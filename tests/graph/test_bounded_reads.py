@@ -292,7 +292,9 @@ async def test_the_fact_cap_reads_only_the_members_given_facts_since_the_last_pa
     assert await store.enforce_user_cap(5, now=NOW - timedelta(days=1)) == 4  # the first pass reads everything once
     await _facts_about(store, G, members[0].id, 3, NOW, "fresh-")
 
-    text, rows = await _profile(store, "store/user_cap_members", since=NOW - timedelta(minutes=5))
+    text, rows = await _profile(
+        store, "store/user_cap_members", since=NOW - timedelta(minutes=5), until=NOW + timedelta(minutes=5)
+    )
     assert "NodeIndexRangeScan(f:Fact) [index=fact_created_at, created_at >= $since" in text, text
     assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
     assert rows[:1] == [3], text  # the three new facts, none of the 24 older ones
@@ -344,7 +346,7 @@ async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store:
         (learned, "fact_created_at, created_at >= $since", 4),
         (closed, "fact_expired_at, expired_at >= $since", 10),
     ):
-        text, rows = await _profile_text(store, statement, since=since, guild_id=G)
+        text, rows = await _profile_text(store, statement, since=since, until=NOW, guild_id=G)
         assert f"NodeIndexRangeScan(f:Fact) [index={index}" in text, text
         assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
         assert rows[0] == seen, text  # the last week's, none of the 60 older facts
