@@ -46,11 +46,13 @@ from bench.queries import bench_read, bench_write
 from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
 from common.settings import ContextSettings, WindowSettings
 from common.text import name_key
+from graph.channels import modes as channel_modes
 from graph.forget import finish_audit
 from graph.models import (
     Corroboration,
     EntityWrite,
     EpisodeClose,
+    EpisodeStatus,
     EpisodeWrite,
     FactWrite,
     Message,
@@ -486,8 +488,17 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
         "store/messages_before (a window's earlier messages, extraction)": lambda q: store.messages_before(
             q.channel_id, q.at, WindowSettings().context_messages
         ),
-        "store/guild_counts (memory status)": lambda q: store.guild_counts(GUILD),
+        "memory status (last 7 days' activity, waiting and failed windows, channel listing)": lambda q: _memory_status(store),
+        "store/guild_counts (whole-guild totals, no longer in memory status)": lambda q: store.guild_counts(GUILD),
     }
+
+
+async def _memory_status(store: GraphStore) -> None:
+    """The graph reads of `memory status` (bot/memory/_status.py and the channel listing of _modes.py)."""
+    await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD)
+    await store.episodes([EpisodeStatus.FAILED], guild_id=GUILD)
+    await store.recent_activity(GUILD, 7, now=NOW)
+    await channel_modes(store, GUILD, recent_days=7)
 
 
 async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
@@ -741,7 +752,7 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
             out.print(
                 table(
                     f"{f.engine}: each read of a context build alone, one at a time (build_context runs them concurrently), "
-                    "then the extraction prompt's earlier messages and the memory status counts",
+                    "then the extraction prompt's earlier messages and memory status",
                     ["read", "p50 ms", "p95 ms", "CPU ms per read (engine + client)"],
                     [
                         [

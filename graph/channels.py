@@ -12,8 +12,8 @@ that channel or in its parent (`queries/context/facts.cypher`); operators read w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, cast
+from dataclasses import dataclass, replace
+from typing import Any, Literal, cast
 
 from graph.store import GraphStore
 
@@ -47,7 +47,19 @@ async def set_mode(store: GraphStore, guild_id: str, channel_id: str, mode: Mode
     return bool(await store.runner.write_one("channels/set_mode", id=channel_id, guild_id=guild_id, mode=mode))
 
 
-async def modes(store: GraphStore, guild_id: str) -> list[ChannelMode]:
+async def modes(store: GraphStore, guild_id: str, recent_days: int | None = None) -> list[ChannelMode]:
+    """The guild's channels; `messages` counts each one's whole history, or with `recent_days` only the messages
+    of those days (one channel_time range each: what `memory status` shows, its cost not growing with history)."""
+    if recent_days is not None:
+        counts = await store.recent_activity(guild_id, recent_days)
+        return [
+            replace(c, messages=counts.per_channel.get(c.id, 0))
+            for c in _channel_modes(await store.runner.read("channels/modes_recent", guild_id=guild_id))
+        ]
+    return _channel_modes(await store.runner.read("channels/modes", guild_id=guild_id))
+
+
+def _channel_modes(found: list[dict[str, Any]]) -> list[ChannelMode]:
     return [
         ChannelMode(
             id=str(r["id"]),
@@ -59,5 +71,5 @@ async def modes(store: GraphStore, guild_id: str) -> list[ChannelMode]:
             mode_set=bool(r["mode_set"]),
             messages=int(r["messages"]),
         )
-        for r in await store.runner.read("channels/modes", guild_id=guild_id)
+        for r in found
     ]

@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import keywords, lucene_query, name_key
-from graph import message_writes, optout_guard, purge, retention, rows
+from graph import guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -605,8 +605,8 @@ class GraphStore:
         return int(result[0]["retired"]) if result else 0
 
     async def enforce_user_cap(self, cap: int, now: datetime | None = None) -> int:
-        result = await self.runner.write_one("store/enforce_user_cap", cap=cap, now=iso(now or now_utc()))
-        return int(result[0]["retired"]) if result else 0
+        """Retire what exceeds `cap` per member, reading only members given facts since the last pass."""
+        return await user_cap.enforce(self.runner, cap, now or now_utc())
 
     # --- consent --------------------------------------------------------------------------
     def consent_key(self, user_id: str) -> str:
@@ -653,6 +653,10 @@ class GraphStore:
             return counts
 
         return await self.runner.read_tx(work)
+
+    async def recent_activity(self, guild_id: str, days: int = 7, now: datetime | None = None) -> guild_activity.Activity:
+        """What the guild recorded and learned in the last `days` (graph/guild_activity.py): range reads only."""
+        return await guild_activity.recent_activity(self.runner, guild_id, now or now_utc(), days)
 
     async def stats(self) -> dict[str, Any]:
         nodes = await self.runner.read("store/stats_nodes")

@@ -93,6 +93,14 @@ def test_scale_quick_prints_engine_rows() -> None:
     assert re.search(r"while the context builds were timed: \d+\.\d% after 150 builds, \d+\.\d% after 500", out)
 
 
+def test_bounded_reads_quick_prints_cpu_per_call_at_both_sizes() -> None:
+    out = run_bench("bounded_reads")
+    assert "5,000 facts, CPU ms" in out and "10,000 facts, CPU ms" in out
+    for name in ("memory status: last 7 days", "whole-guild totals", "upkeep fact cap, a pass", "earlier messages"):
+        assert name in out
+    assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%", out)
+
+
 def test_recording_quick_prints_the_rate_and_that_nothing_is_lost() -> None:
     out = run_bench("recording")
     assert "Recording: 20 channels, 50 members, offered rates at tick 50 ms" in out

@@ -14,6 +14,7 @@ from common.events import emit
 from graph import channels
 from graph.erasure import erase_channel
 
+RECENT_DAYS = 7  # the listing counts each channel's messages of these days (index ranges), not its whole history
 MEANING = {
     "off": "nothing said here is recorded",
     "private": "what is said here is recalled only here and in its threads",
@@ -39,13 +40,15 @@ async def set_here(services: Services, guild_id: str, channel_id: str, mode: str
 
 
 async def listing(services: Services, guild_id: str) -> str:
-    found = await channels.modes(services.store, guild_id)
+    found = await channels.modes(services.store, guild_id, recent_days=RECENT_DAYS)
     if not found:
         return "Channel memory modes: no channel seen yet."
     lines = ["**Channel memory modes** (shared: recalled anywhere; private: only there and in its threads; off: not recorded)"]
     for c in found:
         seen = {"public": "everyone can view", "restricted": "restricted", None: "not seen live yet"}[c.visibility]
-        lines.append(f"• #{c.name}: {c.mode}{' (set)' if c.mode_set else ''}, {seen}, {c.messages} messages")
+        lines.append(
+            f"• #{c.name}: {c.mode}{' (set)' if c.mode_set else ''}, {seen}, {c.messages} messages in {RECENT_DAYS} days"
+        )
     return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.memory import _unfinished as unfinished_forgets
 from bot.services import Services
 from common.events import emit
 from graph.models import EpisodeStatus
@@ -14,6 +15,9 @@ OPTED_OUT = (
 )
 OPTED_IN = "Welcome back: I'll remember our conversations again from now on."
 WAS_IN = "You weren't opted out; I'm remembering as usual."
+
+
+ACTIVITY_DAYS = 7  # `memory status` shows this guild's activity over this many days (range reads, not totals)
 
 
 async def opt_out(services: Services, user_id: str, message_id: str | None = None) -> str:
@@ -36,15 +40,16 @@ async def status(services: Services, guild_id: str) -> str:
     store = services.store
     pending = await store.episodes([EpisodeStatus.PENDING], guild_id=guild_id)
     failed = await store.episodes([EpisodeStatus.FAILED], guild_id=guild_id)
-    count = await store.guild_counts(guild_id)
+    recent = await store.recent_activity(guild_id, ACTIVITY_DAYS)
     for_good = sum(1 for e in failed if e.attempts >= services.settings.extraction.max_attempts)
     live = services.live.stats()
     today = services.meter.today()
     lines = [
         "**Memory status**",
-        f"This server: {count['facts']} facts, {count['entities']} entities, {count['messages']} messages, "
-        f"{count['episodes']} conversations ({len(pending)} waiting for extraction, {len(failed)} failed and parked, "
-        f"{for_good} of them failed for good after {services.settings.extraction.max_attempts} attempts).",
+        f"This server, last {recent.days} days: {recent.messages} messages in {recent.channels} channels, "
+        f"{recent.learned} facts learned, {recent.closed} closed. Conversations: {len(pending)} waiting for extraction, "
+        f"{len(failed)} failed and parked ({for_good} of them failed for good after "
+        f"{services.settings.extraction.max_attempts} attempts).",
         f"Live (all servers): {live['open_windows']} open windows holding {live['buffered_messages']} messages, "
         f"{live['unsubmitted_windows']} windows waiting for the graph.",
         f"LLM today (UTC, all servers): {today.calls} calls ({today.failures} failed), "
@@ -54,6 +59,7 @@ async def status(services: Services, guild_id: str) -> str:
         f"Reply limits: one per member every {services.settings.reply.member_cooldown_seconds:g} s, "
         f"{services.settings.reply.guild_daily_replies or 'no'} replies a day per server.",
         retention_text(services.settings.memory),
+        _unfinished_forgets(services, guild_id),
     ]
     if services.llm is None:
         lines.append("No LLM is configured (LLM_BASE_URL): windows stay pending and replies are off.")
@@ -72,3 +78,12 @@ def _per_purpose(services: Services) -> str:
         price = f", {priced:.5f} each" if cost_text(services.settings.llm, totals) else ""
         parts.append(f"{purpose} {totals.calls} calls ({each:,.0f} tokens each{price})")
     return "Since start: " + ("; ".join(parts) if parts else "no LLM calls") + "."
+
+
+def _unfinished_forgets(services: Services, guild_id: str) -> str:
+    """Forgets (of this server, or a member's own everywhere) that upkeep is still finishing: how many, never who."""
+    waiting = [r for r in unfinished_forgets.waiting(services) if r.guild_id in (None, guild_id)]
+    if not waiting:
+        return "Forget requests: none unfinished."
+    every = services.settings.memory.upkeep_interval_hours
+    return f"Forget requests: {len(waiting)} not finished yet; upkeep runs them again every {every:g} h until the audit is clean."

@@ -11,6 +11,10 @@ CREATE CONSTRAINT graph_meta_key IF NOT EXISTS FOR (n:GraphMeta) REQUIRE n.key I
 CREATE CONSTRAINT opt_out_key IF NOT EXISTS FOR (n:OptOut) REQUIRE n.key IS UNIQUE;
 CREATE INDEX fact_guild IF NOT EXISTS FOR (n:Fact) ON (n.guild_id);
 CREATE INDEX fact_retire_at IF NOT EXISTS FOR (n:Fact) ON (n.retire_at);
+// Ranges of facts by when they were stored / closed: the cap pass's new facts (graph/user_cap.py), recent
+// closings for the operator queries, and `memory status`'s recent activity, never a guild's whole history.
+CREATE INDEX fact_created_at IF NOT EXISTS FOR (n:Fact) ON (n.created_at);
+CREATE INDEX fact_expired_at IF NOT EXISTS FOR (n:Fact) ON (n.expired_at);
 CREATE INDEX user_name_lower IF NOT EXISTS FOR (n:User) ON (n.name_lower);
 CREATE INDEX user_display_lower IF NOT EXISTS FOR (n:User) ON (n.display_lower);
 CREATE INDEX entity_guild IF NOT EXISTS FOR (n:Entity) ON (n.guild_id);

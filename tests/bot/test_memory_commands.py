@@ -126,7 +126,9 @@ async def test_status_needs_manage_server(store: GraphStore, harness: Harness) -
     harness.member("grace", guild_permissions=discord.Permissions(manage_guild=True))
     [status] = await _say(harness, "grace", "memory status", 2)
     assert status.startswith("**Memory status**")
-    assert "This server: 28 facts" in status and "LLM today" in status
+    assert "This server, last 7 days: 0 messages in 0 channels, 28 facts learned, 0 closed." in status  # written in 2024
+    assert "Forget requests: none unfinished." in status and "LLM today" in status
+    assert "#general: shared, everyone can view, 0 messages in 7 days" in status
 
 
 async def test_slash_remember_and_status(store: GraphStore, harness: Harness) -> None:
@@ -145,7 +147,7 @@ async def test_slash_remember_and_status(store: GraphStore, harness: Harness) ->
     asked = MockInteraction(user=mod, guild=harness.guild)
     await memory.status_command.callback(memory, asked)
     [status] = sent_texts(asked.followup.send)
-    assert "This server: 29 facts" in status
+    assert "29 facts learned" in status
 
     in_dm = MockInteraction(user=mod, guild=None)
     await memory.status_command.callback(memory, in_dm)

@@ -11,7 +11,8 @@ import pytest
 
 import queries
 from graph.keys import channel_start, channel_time
-from graph.models import Channel, ChannelKind, Guild, Message, User
+from graph.models import Channel, ChannelKind, EpisodeStatus, Guild, Message, User
+from graph.operator_queries import get_query, run_operator_query
 from graph.store import GraphStore
 from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, populate
 
@@ -173,7 +174,8 @@ WHOLE_GRAPH = {
 
 
 async def _busier_guild_beside(store: GraphStore, author_id: str) -> None:
-    """BULK channels, messages (written by a member of both guilds), facts, entities and episodes in G2."""
+    """BULK channels, messages (written by a member of both guilds), facts, entities and episodes (extracted:
+    its history, not a backlog) in G2."""
     statements = [
         "UNWIND range(1, $n) AS i CREATE (:Channel {id: 'bulk-c' + toString(i), guild_id: $g, name: 'c' + toString(i)})",
         "MATCH (u:User {id: $author}) UNWIND range(1, $n) AS i "
@@ -183,7 +185,7 @@ async def _busier_guild_beside(store: GraphStore, author_id: str) -> None:
         "valid_at: datetime('2024-01-01T00:00:00Z'), created_at: datetime('2024-01-01T00:00:00Z'), "
         "expired_at: CASE WHEN i % 2 = 0 THEN datetime('2024-05-04T00:00:00Z') END})",
         "UNWIND range(1, $n) AS i CREATE (:Entity {uuid: 'bulk-e' + toString(i), guild_id: $g, name: 'bulk ' + toString(i)})",
-        "UNWIND range(1, $n) AS i CREATE (:Episode {key: 'bulk-ep' + toString(i), guild_id: $g, status: 'pending', "
+        "UNWIND range(1, $n) AS i CREATE (:Episode {key: 'bulk-ep' + toString(i), guild_id: $g, status: 'done', "
         "started_at: datetime('2024-01-01T00:00:00Z'), ended_at: datetime('2024-01-01T00:00:00Z')})",
     ]
     for statement in statements:
@@ -265,3 +267,114 @@ async def test_the_guild_overview_counts_each_label_through_its_guild_index(stor
         "Entity": counts["entities"],
         "Episode": counts["episodes"],
     }
+
+
+# --- upkeep's per-member fact cap: the new facts' members, never every member's facts -----------------------
+
+
+async def _facts_about(store: GraphStore, guild_id: str, user_id: str, n: int, created: datetime, tag: str) -> None:
+    await store.driver.execute_query(
+        "MATCH (u:User {id: $user}) UNWIND range(1, $n) AS i "
+        "CREATE (u)<-[:ABOUT]-(:Fact {uuid: $tag + toString(i), guild_id: $g, text: $tag, importance: i % 10, "
+        "valid_at: datetime($created), created_at: datetime($created)})",  # as the store writes them: from ISO text
+        {"user": user_id, "n": n, "g": guild_id, "created": created.isoformat(), "tag": tag},
+        database_=store.engine.database,
+    )
+
+
+async def test_the_fact_cap_reads_only_the_members_given_facts_since_the_last_pass(store: GraphStore) -> None:
+    await store.upsert_guild(Guild(id=G, name="bounded"))
+    members = [User(id=f"u-cap-{i}", name=f"m{i}", display_name=f"M{i}") for i in range(4)]
+    await store.upsert_users(members, G)
+    old = NOW - timedelta(days=90)
+    for member in members:
+        await _facts_about(store, G, member.id, 6, old, f"{member.id}-old-")
+    assert await store.enforce_user_cap(5, now=NOW - timedelta(days=1)) == 4  # the first pass reads everything once
+    await _facts_about(store, G, members[0].id, 3, NOW, "fresh-")
+
+    text, rows = await _profile(
+        store, "store/user_cap_members", since=NOW - timedelta(minutes=5), until=NOW + timedelta(minutes=5)
+    )
+    assert "NodeIndexRangeScan(f:Fact) [index=fact_created_at, created_at >= $since" in text, text
+    assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
+    assert rows[:1] == [3], text  # the three new facts, none of the 24 older ones
+    text, rows = await _profile(
+        store, "store/enforce_user_cap", members=[{"user_id": members[0].id, "guild_id": G}], cap=5, now=NOW.isoformat()
+    )
+    assert "Scan" not in text, text  # member 0 through the User.id index, then their own facts
+    assert max(rows) <= 9, text  # their 9 facts (6 old, of which 1 capped, and 3 new), never the 27 of the others
+
+    await _facts_about(store, G, members[1].id, 2, NOW, "fresh1-")
+    assert await store.enforce_user_cap(5, now=NOW) == 2  # member 1 only (PROFILE capped member 0: it runs)
+    active, _, _ = await store.driver.execute_query(
+        "MATCH (u:User)<-[:ABOUT]-(f:Fact) WHERE f.expired_at IS NULL AND f.invalid_at IS NULL "
+        "RETURN u.id AS id, count(f) AS n ORDER BY id",
+        database_=store.engine.database,
+    )
+    assert {r["id"]: r["n"] for r in active} == {m.id: 5 for m in members}
+    assert await store.enforce_user_cap(5, now=NOW + timedelta(hours=1)) == 0
+    assert await store.enforce_user_cap(3, now=NOW + timedelta(hours=2)) == 4 * 2  # a lower cap: every member again
+
+
+# --- `memory status`: the last days' activity through range indexes, never the guild's totals ---------------
+
+
+async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store: GraphStore) -> None:
+    await _history(store, old=400, recent=15)
+    await _facts_about(store, G, AUTHOR.id, 60, NOW - timedelta(days=90), "old-f-")
+    await _facts_about(store, G, AUTHOR.id, 4, NOW - timedelta(hours=2), "new-f-")
+    await store.driver.execute_query(  # ten of the old facts expire today: upkeep closes them (native $now, :Closed)
+        "MATCH (f:Fact) WHERE f.uuid IN [i IN range(1, 10) | 'old-f-' + toString(i)] SET f.retire_at = datetime($at)",
+        {"at": (NOW - timedelta(hours=1)).isoformat()},
+        database_=store.engine.database,
+    )
+    assert await store.retire_expired(NOW - timedelta(minutes=30)) == 10
+    activity = await store.recent_activity(G, 7, now=NOW)
+    assert (activity.messages, activity.channels, activity.learned, activity.closed) == (15 + 50, 2, 4, 10)
+    assert activity.per_channel == {CH: 15, OTHER_CH: 50}
+
+    since = NOW - timedelta(days=7)
+    text, rows = await _profile(
+        store, "store/channel_message_count", from_key=channel_time(CH, since), to_key=channel_time(CH, NOW)
+    )
+    assert "NodeIndexRangeScan(m:Message) [index=message_channel_time" in text and "Scan(m:Message) [filter" not in text
+    assert rows[0] == 15  # none of the channel's 400 older messages
+    text, _ = await _profile(store, "store/guild_channels", guild_id=G)
+    assert "NodeIndexSeek(c:Channel) [index=channel_guild" in text, text
+    learned, closed = queries.statements(queries.load("store/guild_facts_since"))
+    for statement, index, seen in (
+        (learned, "fact_created_at, created_at >= $since", 4),
+        (closed, "fact_expired_at, expired_at >= $since", 10),
+    ):
+        text, rows = await _profile_text(store, statement, since=since, until=NOW, guild_id=G)
+        assert f"NodeIndexRangeScan(f:Fact) [index={index}" in text, text
+        assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
+        assert rows[0] == seen, text  # the last week's, none of the 60 older facts
+
+
+async def test_windows_waiting_are_read_through_the_status_index_not_the_guilds_history(store: GraphStore) -> None:
+    await populate(store)
+    await _busier_guild_beside(store, PEOPLE["bob"])  # 300 done episodes of G2
+    await store.driver.execute_query(  # and as many done in G1: its history
+        "UNWIND range(1, $n) AS i CREATE (:Episode {key: 'done-ep' + toString(i), guild_id: $g, status: 'done', "
+        "started_at: datetime('2024-01-01T00:00:00Z'), ended_at: datetime('2024-01-01T00:00:00Z')})",
+        {"n": BULK, "g": G1},
+        database_=store.engine.database,
+    )
+    await store.driver.execute_query(  # a backlog: two waiting, one failed
+        "UNWIND ['pending', 'pending', 'failed'] AS status WITH status, toString(rand()) AS k "
+        "CREATE (:Episode {key: 'wait-' + k, uuid: k, channel_id: $c, guild_id: $g, status: status, started_at: datetime('2024-06-01T00:00:00Z'), ended_at: datetime('2024-06-01T00:00:00Z')})",
+        {"g": G1, "c": GENERAL},
+        database_=store.engine.database,
+    )
+    waiting = await store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=G1)
+    assert len(waiting) >= 3
+    text, rows = await _profile(store, "operator/windows_by_status", guild_id=G1, status=None)
+    assert "NodeIndexSeek(ep:Episode) [index=episode_status, status=IN ['pending', 'failed', $status]" in text, text
+    assert "Scan" not in text and 3 <= max(rows, default=0) <= len(waiting), text  # the backlog, none of the 600 done
+    listed = await run_operator_query(store.driver, store.engine.database, get_query("windows_by_status"), {"guild_id": G1})
+    assert sorted(r["key"] for r in listed) == sorted(e.key for e in waiting) and listed
+    done = await run_operator_query(
+        store.driver, store.engine.database, get_query("windows_by_status"), {"guild_id": G1, "status": "done"}
+    )
+    assert {r["status"] for r in done} == {"done"} and len(done) > BULK  # asked for: the history, this guild's only

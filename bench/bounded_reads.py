@@ -1,0 +1,102 @@
+"""The reads of `memory status` and the upkeep pass at two sizes of the same guild, in CPU time (issue 20).
+
+    python -m bench.bounded_reads [--sizes 1 10] [--repeat 20] [--quick]
+
+Each size is generated and loaded by bench.scale on a fresh embedded engine. Per operation it prints the CPU
+the engine's process spent (utime + stime from /proc) plus this process's CPU (time.process_time), per call,
+which the load of a shared machine does not inflate as it does wall-clock time, and the ratio between sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, table
+from bench.queries import bench_write
+from bench.scale import GUILD, NOW, generate, load
+from graph.channels import modes as channel_modes
+from graph.models import EpisodeStatus
+from graph.store import GraphStore
+
+TICK = os.sysconf("SC_CLK_TCK")
+Op = Callable[[], Awaitable[Any]]
+
+
+def _engine_cpu(pid: int | None) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+
+
+async def _cpu_ms(pid: int | None, op: Op, repeat: int) -> float:
+    for _ in range(3):
+        await op()
+    engine, own = _engine_cpu(pid), time.process_time()
+    for _ in range(repeat):
+        await op()
+    return (_engine_cpu(pid) - engine + time.process_time() - own) * 1000 / repeat
+
+
+async def _memory_status(store: GraphStore) -> None:
+    """The graph reads of `memory status` (bot/memory/_status.py, and _modes.py's channel listing)."""
+    await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD)
+    await store.episodes([EpisodeStatus.FAILED], guild_id=GUILD)
+    await store.recent_activity(GUILD, 7, now=NOW)
+    await channel_modes(store, GUILD, recent_days=7)
+
+
+def _ops(store: GraphStore) -> dict[str, Op]:
+    hour = timedelta(hours=1)
+    return {
+        "memory status: last 7 days, backlog, channel listing": lambda: _memory_status(store),
+        "whole-guild totals (store.guild_counts, status before)": lambda: store.guild_counts(GUILD),
+        "upkeep fact cap, a pass (new facts' members only)": lambda: store.enforce_user_cap(50, now=NOW + hour),
+        "upkeep fact cap as before (every member's facts)": lambda: bench_write(
+            store, "enforce_user_cap_every_member", cap=50, now=(NOW + hour).isoformat()
+        ),
+        "extraction's earlier messages (store.messages_before)": lambda: store.messages_before("800000000000000000", NOW, 10),
+    }
+
+
+async def measure(scale: float, repeat: int) -> tuple[int, dict[str, float]]:
+    g = generate(scale)
+    with TempArcadeDB() as db:
+        store = await db.store("bounded")
+        await load(store, g)
+        await store.enforce_user_cap(50, now=NOW)  # the first pass reads every fact once
+        figures = {name: await _cpu_ms(db.pid, op, repeat) for name, op in _ops(store).items()}
+        await db.close_drivers()
+    return len(g.facts), figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bounded_reads", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1.0, 10.0], help="bench.scale scales (10 = 100,000 facts)")
+    parser.add_argument("--repeat", type=int, default=20, help="timed calls per operation, after 3 untimed")
+    parser.add_argument("--quick", action="store_true", help="sizes 0.5 and 1, 3 timed calls each")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.repeat = [0.5, 1.0], 3
+    quiet_logs()
+    counters = cpu_counters()
+    out = console()
+    results = [asyncio.run(measure(scale, args.repeat)) for scale in args.sizes]
+    names = list(results[0][1])
+    headers = ["operation"] + [f"{facts:,} facts, CPU ms" for facts, _ in results] + ["ratio last/first"]
+    rows = [
+        [name] + [f"{r[name]:.2f}" for _, r in results] + [f"{results[-1][1][name] / max(results[0][1][name], 1e-9):.1f}x"]
+        for name in names
+    ]
+    out.print(table("CPU per call: engine process + this process (wall-clock time on a loaded machine is noise)", headers, rows))
+    out.print(machine_note(counters))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

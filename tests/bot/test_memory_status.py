@@ -1,0 +1,44 @@
+"""`memory status`: recent activity read through range indexes, retention settings, unfinished forgets."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.memory import _unfinished as unfinished_forgets
+from bot.memory._status import status
+from bot.services import Services
+from graph.models import Message
+from graph.store import GraphStore, now_utc
+from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, THREAD, populate
+
+
+async def test_status_shows_this_weeks_activity_retention_and_unfinished_forgets(store: GraphStore, services: Services) -> None:
+    await populate(store)  # its messages were written in 2024: none in the last 7 days
+    now = now_utc()
+    fresh = [
+        Message(id=f"900{i}", guild_id=G1, channel_id=GENERAL if i < 3 else THREAD, author_id=PEOPLE["bob"],
+                content=f"hi {i}", created_at=now - timedelta(days=1, minutes=i))
+        for i in range(4)
+    ] + [
+        Message(id="9100", guild_id=G1, channel_id=GENERAL, author_id=PEOPLE["bob"], content="old",
+                created_at=now - timedelta(days=8)),
+        Message(id="9200", guild_id=G2, channel_id=OTHER, author_id=PEOPLE["bob"], content="else",
+                created_at=now - timedelta(hours=1)),
+    ]  # fmt: skip
+    assert await store.record_messages(fresh) == []
+    services.settings.memory.retain_messages_days, services.settings.memory.retain_closed_facts_days = 90, 30
+    unfinished_forgets.record(services, unfinished_forgets.Request(PEOPLE["eve"], G1, ("eve",)))
+    unfinished_forgets.record(services, unfinished_forgets.Request(PEOPLE["dave"], G2, ("dave",)))  # another server's
+    unfinished_forgets.record(services, unfinished_forgets.Request(PEOPLE["ivan"], None, ("ivan",)))  # his own, everywhere
+
+    text = await status(services, G1)
+    assert "This server, last 7 days: 4 messages in 2 channels, 28 facts learned, 0 closed." in text
+    assert "Retention: messages kept 90 days, closed facts kept 30 days" in text
+    assert "Forget requests: 2 not finished yet; upkeep runs them again every 24 h" in text
+    assert PEOPLE["eve"] not in text and PEOPLE["ivan"] not in text  # how many, never who
+
+    unfinished_forgets.done(services, unfinished_forgets.Request(PEOPLE["eve"], G1, ()))
+    unfinished_forgets.done(services, unfinished_forgets.Request(PEOPLE["ivan"], None, ()))
+    assert "Forget requests: none unfinished." in await status(services, G1)
+    retired = await store.enforce_user_cap(1)
+    assert f"{retired} closed." in await status(services, G1)
