@@ -39,10 +39,16 @@ class GrapevineBot(commands.Bot):
         self.initial_extensions = list(extensions)
         self.sync_commands = sync_commands
         self.text_commands: list[Callable[[str], bool]] = []  # plain-language commands that are not chat
+        self.traceless_commands: list[Callable[[str], bool]] = []  # commands that store nothing of a newcomer
 
     def claimed(self, text: str) -> bool:
         """Whether a feature handles this text to the bot as a command (then no chat reply)."""
         return any(claims(text) for claims in self.text_commands)
+
+    def traceless(self, text: str) -> bool:
+        """Whether this text is a command that must leave no trace of a member never stored (all but "remember",
+        which asks to be remembered)."""
+        return any(claims(text) for claims in self.traceless_commands)
 
     async def setup_hook(self) -> None:
         for extension in self.initial_extensions:

@@ -38,7 +38,7 @@ class Listening(commands.Cog):
         if self.bot.user is None:
             return
         text = addressed_text(message, self.bot.user)
-        await self.recorder.on_message(message, self.bot.user.id, command=text is not None and self.bot.claimed(text))
+        await self.recorder.on_message(message, self.bot.user.id, command=text is not None and self.bot.traceless(text))
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:

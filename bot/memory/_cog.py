@@ -42,13 +42,20 @@ class Memory(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.text_commands.append(self.claims)
+        self.bot.traceless_commands.append(self.traceless)
 
     async def cog_unload(self) -> None:
         self.bot.text_commands.remove(self.claims)
+        self.bot.traceless_commands.remove(self.traceless)
 
     @staticmethod
     def claims(text: str) -> bool:
         return parse(text) is not None
+
+    @staticmethod
+    def traceless(text: str) -> bool:
+        command = parse(text)
+        return command is not None and command.kind != "remember"
 
     def speaker(
         self,

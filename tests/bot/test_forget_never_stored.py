@@ -54,3 +54,14 @@ async def test_a_newcomers_conversation_is_stored(store: GraphStore, harness: Ha
     await harness.bot.services.live.flush()
 
     assert (await _traces(store, NEWCOMER, str(hello.id)))[:2] == [1, 1]
+
+
+async def test_a_newcomers_remember_is_stored(store: GraphStore, harness: Harness) -> None:
+    """ "remember that ..." asks to be remembered: a newcomer's is stored like any message of theirs."""
+    await populate(store)
+    newcomer = harness.member("newcomer", id=int(NEWCOMER), display_name="Newcomer")
+    ask = harness.message(newcomer, "remember that I play the cello", to_bot=True, at=AT)
+    await harness.deliver(ask)
+    await harness.bot.services.live.flush()
+
+    assert (await _traces(store, NEWCOMER, str(ask.id)))[:2] == [1, 1]

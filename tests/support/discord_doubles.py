@@ -242,6 +242,8 @@ class MockBot(CustomMockMixin, unittest.mock.MagicMock):
         self.user = user or MockClientUser()
         self.text_commands = []
         self.claimed.side_effect = lambda text: GrapevineBot.claimed(self, text)
+        self.traceless_commands = []
+        self.traceless.side_effect = lambda text: GrapevineBot.traceless(self, text)
         self.get_user.return_value = None
 
 
