@@ -93,8 +93,9 @@ class ArcadeDBEngine:
     async def purge_deleted(self) -> PurgeReport:
         return await rebuild_indexes(self)
 
-    async def sql(self, command: str) -> dict[str, Any]:
-        return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", {"language": "sql", "command": command})
+    async def sql(self, command: str, timeout: float = 60.0) -> dict[str, Any]:
+        body = {"language": "sql", "command": command}
+        return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
 
     async def create_database(self) -> None:
         await asyncio.to_thread(self._post, "/api/v1/server", {"command": f"create database {self.database}"})
@@ -106,20 +107,20 @@ class ArcadeDBEngine:
         listing = await asyncio.to_thread(self._get, "/api/v1/databases")
         return self.database in listing.get("result", [])
 
-    def _request(self, req: urllib.request.Request) -> dict[str, Any]:
+    def _request(self, req: urllib.request.Request, timeout: float = 60.0) -> dict[str, Any]:
         token = base64.b64encode(f"root:{self.password}".encode()).decode()
         req.add_header("Authorization", f"Basic {token}")
         req.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(req, timeout=60) as resp:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
                 return cast(dict[str, Any], json.loads(resp.read() or b"{}"))
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:500]
             raise RuntimeError(f"ArcadeDB HTTP {exc.code} on {req.full_url}: {detail}") from None
 
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, path: str, body: dict[str, Any], timeout: float = 60.0) -> dict[str, Any]:
         url = f"http://{self.host}:{self.http_port}{path}"
-        return self._request(urllib.request.Request(url, data=json.dumps(body).encode(), method="POST"))
+        return self._request(urllib.request.Request(url, data=json.dumps(body).encode(), method="POST"), timeout)
 
     def _get(self, path: str) -> dict[str, Any]:
         return self._request(urllib.request.Request(f"http://{self.host}:{self.http_port}{path}"))

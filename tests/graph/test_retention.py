@@ -127,3 +127,20 @@ async def test_an_erasure_waits_for_the_purge_until_upkeep_runs_it(store: GraphS
     assert (await store.purge_due()).since is None
     assert (await store.purge_if_due()).since is None  # nothing waits: nothing is rebuilt
     assert await store.stats()  # the rebuilt indexes serve reads
+
+
+async def test_a_rebuild_that_outlasts_its_call_leaves_the_purge_due(store: GraphStore, monkeypatch: Any) -> None:
+    """At 1,000,000 facts a rebuild outlasted the HTTP call's 60 s: a timed-out rebuild is reported as failed and
+    the purge stays due for the next pass, instead of raising out of upkeep (and out of bench.scale)."""
+    if store.engine.name != "arcadedb":
+        return  # Neo4j has no index files to purge
+    import graph.engines.arcadedb_purge as purge
+
+    await populate(store)
+    await store.forget_user(PEOPLE["charlie"])
+    monkeypatch.setattr(purge, "REBUILD_TIMEOUT_S", 1e-6)  # no rebuild answers within it
+
+    purged = await store.purge_if_due()
+
+    assert purged.failed and all(reason.startswith(("TimeoutError", "URLError", "OSError")) for reason in purged.failed.values())
+    assert (await store.purge_due()).since is not None  # still due: the next upkeep pass tries again
