@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import discord
+import pytest
 
 from bot.listening import Listening
 from bot.memory import Memory
+from bot.memory._forget_me import ConfirmForget
 from bot.replying import Replying
 from tests.support.busy_server import PEOPLE, T0
 from tests.support.discord_doubles import (
     MockBot,
     MockGuild,
+    MockInteraction,
     MockMember,
     MockMessage,
     MockTextChannel,
+    sent_texts,
 )
 
 AT = T0 + timedelta(days=4)  # after everything populate() says
@@ -48,6 +53,18 @@ class Harness:
             self.members[name] = MockMember(**{**values, **kwargs})
         return self.members[name]
 
+    async def forget_me_confirmed(self, name: str) -> str:
+        """`name` says "forget me" and presses the confirmation; what the bot answers them."""
+        member = self.member(name)
+        ask = self.message(member, "forget me", to_bot=True)
+        await self.deliver(ask)
+        view = ask.reply.await_args.kwargs["view"]
+        assert isinstance(view, ConfirmForget)
+        press = MockInteraction(user=member)
+        await view._scheduled_task(view.confirm, press)
+        [said] = sent_texts(press.followup.send)
+        return str(said)
+
     def mention(self) -> str:
         return f"<@{self.bot.user.id}>"
 
@@ -64,3 +81,8 @@ class Harness:
 def allowed_none(call: object) -> bool:
     mentions = call.kwargs.get("allowed_mentions")
     return isinstance(mentions, discord.AllowedMentions) and mentions.to_dict() == {"parse": []}
+
+
+def events(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:
+    """The payloads of the `name` events logged."""
+    return [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == name]  # type: ignore[attr-defined]

@@ -11,33 +11,15 @@ from typing import Any
 import pytest
 
 from bot.memory import _unfinished
-from bot.memory._forget_me import ConfirmForget
 from bot.upkeep import run_upkeep
 from graph.forget import residue_audit
 from graph.store import GraphStore
-from tests.bot.harness import Harness
+from tests.bot.harness import Harness, events
 from tests.support.busy_server import OTHER, PEOPLE, populate
-from tests.support.discord_doubles import MockInteraction, sent_texts
 from tests.support.scripted import count, cypher
 
 CHARLIE = PEOPLE["charlie"]
 NAMES = ["charlie", "Charlie"]
-
-
-async def _confirm(harness: Harness) -> str:
-    charlie = harness.member("charlie")
-    ask = harness.message(charlie, "forget me", to_bot=True)
-    await harness.deliver(ask)
-    view = ask.reply.await_args.kwargs["view"]
-    assert isinstance(view, ConfirmForget)
-    press = MockInteraction(user=charlie)
-    await view._scheduled_task(view.confirm, press)
-    [said] = sent_texts(press.followup.send)
-    return said
-
-
-def _events(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:
-    return [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == name]  # type: ignore[attr-defined]
 
 
 async def test_the_reply_comes_before_the_thorough_audit_which_then_closes_the_request(
@@ -55,7 +37,7 @@ async def test_the_reply_comes_before_the_thorough_audit_which_then_closes_the_r
 
     monkeypatch.setattr(_unfinished, "finish_audit", gated)
     with caplog.at_level(logging.INFO, logger="common.events"):
-        said = await _confirm(harness)
+        said = await harness.forget_me_confirmed("charlie")
 
         assert said.startswith("Done: I deleted 2 facts")  # answered while the thorough audit has not run
         assert audited == [] and [r.user_id for r in _unfinished.waiting(services)] == [CHARLIE]
@@ -64,7 +46,7 @@ async def test_the_reply_comes_before_the_thorough_audit_which_then_closes_the_r
         await _unfinished.audits_settled()
 
     assert audited == [CHARLIE] and _unfinished.waiting(services) == []
-    [event] = _events(caplog, "forget_audited")
+    [event] = events(caplog, "forget_audited")
     assert event["user_id"].startswith("u-") and event["redacted"] == 0
     assert await residue_audit(store.runner, CHARLIE, NAMES) == []
 
@@ -77,21 +59,21 @@ async def test_residue_only_the_thorough_audit_finds_keeps_the_request_for_upkee
     # A channel named after him: no index the forget reads holds channel names, and no forget renames a channel.
     await cypher(store, "MATCH (c:Channel {id: $id}) SET c.name = 'charlie fan club' RETURN c.id AS id", id=OTHER)
     with caplog.at_level(logging.INFO, logger="common.events"):
-        said = await _confirm(harness)
+        said = await harness.forget_me_confirmed("charlie")
         await _unfinished.audits_settled()
 
     assert said.startswith("Done: I deleted 2 facts")  # the indexed audit, what the member waited for, was clean
-    [unfinished] = _events(caplog, "forget_unfinished")
+    [unfinished] = events(caplog, "forget_unfinished")
     assert unfinished["residue"] == 1 and unfinished["scope"] == "everywhere"
     assert [r.user_id for r in _unfinished.waiting(services)] == [CHARLIE]  # upkeep's retry takes it from here
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
-    assert _events(caplog, "forget_unfinished") and not _events(caplog, "forget_finished")
+    assert events(caplog, "forget_unfinished") and not events(caplog, "forget_finished")
 
     await cypher(store, "MATCH (c:Channel {id: $id}) SET c.name = 'bouldering' RETURN c.id AS id", id=OTHER)
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
-    assert [e["scope"] for e in _events(caplog, "forget_finished")] == ["everywhere"]
+    assert [e["scope"] for e in events(caplog, "forget_finished")] == ["everywhere"]
     assert _unfinished.waiting(services) == []

@@ -15,14 +15,13 @@ import pytest
 from neo4j.exceptions import DatabaseError
 
 from bot.memory import _unfinished
-from bot.memory._forget_me import FAILED, FILES_LATER, ConfirmForget
+from bot.memory._forget_me import FAILED, FILES_LATER
 from bot.upkeep import run_upkeep
 from graph.engines.arcadedb_purge import PurgeReport
 from graph.forget import residue_audit
 from graph.store import GraphStore
-from tests.bot.harness import Harness
+from tests.bot.harness import Harness, events
 from tests.support.busy_server import PEOPLE, populate
-from tests.support.discord_doubles import MockInteraction, sent_texts
 from tests.support.scripted import count, cypher
 
 CHARLIE = PEOPLE["charlie"]
@@ -53,22 +52,6 @@ def fail_multi_statement_writes(store: GraphStore, monkeypatch: pytest.MonkeyPat
     return lambda: monkeypatch.setattr(store.runner, "write", original)
 
 
-async def _confirm(harness: Harness) -> str:
-    charlie = harness.member("charlie")
-    ask = harness.message(charlie, "forget me", to_bot=True)
-    await harness.deliver(ask)
-    view = ask.reply.await_args.kwargs["view"]
-    assert isinstance(view, ConfirmForget)
-    press = MockInteraction(user=charlie)
-    await view._scheduled_task(view.confirm, press)
-    [said] = sent_texts(press.followup.send)
-    return said
-
-
-def _events(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:
-    return [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == name]  # type: ignore[attr-defined]
-
-
 async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
     store: GraphStore, harness: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -77,7 +60,7 @@ async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
     pending = Path(services.settings.graph.data_dir) / _unfinished.FILE_NAME
     repair = fail_multi_statement_writes(store, monkeypatch)
 
-    said = await _confirm(harness)
+    said = await harness.forget_me_confirmed("charlie")
 
     assert said == FAILED
     assert [r.user_id for r in _unfinished.waiting(services)] == [CHARLIE] and pending.exists()
@@ -85,7 +68,7 @@ async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 1  # rolled back
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # still down: it stays recorded
-    assert _events(caplog, "forget_retry_failed") and pending.exists()
+    assert events(caplog, "forget_retry_failed") and pending.exists()
 
     repair()
     caplog.clear()
@@ -93,7 +76,7 @@ async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
         report = await run_upkeep(services)
 
     assert report.errors == 0
-    [finished] = _events(caplog, "forget_finished")
+    [finished] = events(caplog, "forget_finished")
     assert finished["user_id"].startswith("u-") and finished["scope"] == "everywhere"
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 0
     assert await residue_audit(store.runner, CHARLIE, NAMES) == []
@@ -101,7 +84,7 @@ async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # nothing left to do
-    assert not _events(caplog, "forget_finished")
+    assert not events(caplog, "forget_finished")
 
 
 async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep(
@@ -120,7 +103,7 @@ async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep
 
     monkeypatch.setattr(engine_type, "purge_deleted", purge)
 
-    said = await _confirm(harness)
+    said = await harness.forget_me_confirmed("charlie")
 
     assert said.startswith("Done: I deleted 2 facts") and said.endswith(FILES_LATER)
     assert await residue_audit(store.runner, CHARLIE, NAMES) == []  # the graph is clean; the files are not yet
@@ -130,7 +113,7 @@ async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # the purge fails: the erasure stays due
     assert purges == [True] and (await store.purge_due()).since is not None
-    assert [e["failed"] for e in _events(caplog, "upkeep_purged")] == [["Message[content]"]]
+    assert [e["failed"] for e in events(caplog, "upkeep_purged")] == [["Message[content]"]]
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
     assert purges == [True, False]  # the next pass purged the files again
@@ -150,7 +133,7 @@ async def test_a_moderator_forget_that_failed_is_finished_in_that_guild_only(
     assert _unfinished.waiting(services) == [request]
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
-    [finished] = _events(caplog, "forget_finished")
+    [finished] = events(caplog, "forget_finished")
     assert finished["scope"] == "guild" and finished["guild_id"] == "200000000000000002"
     left = await cypher(store, "MATCH (m:Message) WHERE m.author_id = $id RETURN m.guild_id AS g", id=CHARLIE)
     assert [r["g"] for r in left] == ["100000000000000001"] * 2  # his messages in the other guild stay
