@@ -18,6 +18,7 @@ from graph.session import Tx
 from graph.store import GraphStore
 from tests.graph.test_forget_plan import _SCAN
 from tests.support.busy_server import GENERAL, T0, E, U, populate
+from tests.support.write_count import CountedWrites
 
 PLANS: list[tuple[str, str]] = []
 
@@ -57,20 +58,11 @@ async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, mo
     PLANS.clear()
     monkeypatch.setattr(graph.store, "run", _profiled)
     monkeypatch.setattr(graph.optout_guard, "run", _profiled)
-    writes = 0
-    write_tx = store.runner.write
-
-    async def counted(work: Any) -> Any:
-        nonlocal writes
-        writes += 1
-        return await write_tx(work)
-
-    monkeypatch.setattr(store.runner, "write", counted)
-
-    outcome = await store.write_episode(write)
+    with CountedWrites(store) as writes:
+        outcome = await store.write_episode(write)
 
     assert outcome.written and outcome.facts == 2 and outcome.superseded == 1 and outcome.corroborations == 1
-    assert writes == 1
+    assert writes.count == 1
     names = [name for name, _ in PLANS]
     for name in ("store/write_entities", "store/write_facts", "store/write_fact_links", "store/write_relations",
                  "store/write_reports", "store/write_supersessions", "store/finish_episode"):  # fmt: skip

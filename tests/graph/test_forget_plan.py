@@ -16,6 +16,7 @@ from graph.guild_forget import guild_residue
 from graph.session import Tx
 from graph.store import GraphStore
 from tests.support.busy_server import G2, PEOPLE, populate
+from tests.support.write_count import CountedWrites
 
 # The cost-based planner names its scans; the traditional one starts a pattern with "+ MATCH NODE (x...)" and
 # says "[index: ...]" or "[id: ...]" when it seeks (an indented "MATCH NODE (u)" expands from a bound node).
@@ -39,20 +40,11 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     PLANS.clear()
     monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     monkeypatch.setattr(graph.forget, "run_text", _profiled)
-    writes = 0
-    write = store.runner.write
-
-    async def counted(work: Any) -> Any:
-        nonlocal writes
-        writes += 1
-        return await write(work)
-
-    monkeypatch.setattr(store.runner, "write", counted)
-
-    report = await forget_user(store.runner, PEOPLE["charlie"], thorough_audit=False)
+    with CountedWrites(store) as writes:
+        report = await forget_user(store.runner, PEOPLE["charlie"], thorough_audit=False)
 
     assert report.deleted["User"] == 1 and report.deleted["Fact"] >= 2 and not report.residue
-    assert writes == 1  # deletion, redaction and the indexed audit: one transaction
+    assert writes.count == 1  # deletion, redaction and the indexed audit: one transaction
     assert len(PLANS) == report.statements >= 10
     assert all(plan for _, plan in PLANS), "every statement was profiled"
     scans = [(text.splitlines()[0], plan) for text, plan in PLANS if _SCAN.search(plan)]

@@ -10,6 +10,7 @@ from typing import Any
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, E, U, populate
+from tests.support.write_count import CountedWrites
 
 
 async def _rows(store: GraphStore, text: str, **params: Any) -> list[dict[str, Any]]:
@@ -37,22 +38,13 @@ async def test_old_messages_go_with_their_lone_episode_and_reply_pointers_and_fa
     new = await p.say(GENERAL, "bob", "next time the planetarium", T0 + timedelta(days=40, seconds=5))
     await p.episode(GENERAL, [reply, new])
     before = await _message_ids(store)
-    writes = 0
-    write = store.runner.write
-
-    async def counted(work: Any) -> Any:
-        nonlocal writes
-        writes += 1
-        return await write(work)
-
-    store.runner.write = counted  # type: ignore[method-assign]
-    report = await store.apply_retention(messages_days=10, closed_facts_days=0, now=T0 + timedelta(days=35))
-    store.runner.write = write  # type: ignore[method-assign]
+    with CountedWrites(store) as writes:
+        report = await store.apply_retention(messages_days=10, closed_facts_days=0, now=T0 + timedelta(days=35))
 
     left = await _message_ids(store)
     assert left == {reply.id, new.id}  # everything older than day 25 went, in every channel
     assert report.messages == len(before) - 2
-    assert report.batches >= 2 and writes >= report.batches  # one transaction per batch of at most 500
+    assert report.batches >= 2 and writes.count >= report.batches  # one transaction per batch of at most 500
     [row] = await _rows(store, "MATCH (m:Message {id: $id}) RETURN m.reply_to_id AS reply_to", id=reply.id)
     assert row["reply_to"] is None
     assert not await _rows(store, "MATCH (e:Episode {key: $k}) RETURN e", k=old_key)  # built only from old messages
