@@ -444,9 +444,19 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
     ),
     ("plural", 'the plural of an -ing word meets its singular ("writings", "writing")', recall_ranking, "PLURAL_ING", False),
     ("older", "a quiet channel's older windows searched for recalled messages", recall_history, "OLDER_EPISODES", 0),
-    ("around", "the best 5 recalled messages bring their neighbours in the window", recall_expand, "NEIGHBOUR_MATCHES", 0),
 )
-LEVER_KEYS = tuple(key for key, *_ in LEVERS)
+# Levers tried and not kept (off in recall/): each turned ON alone, its effect printed as on minus off.
+TRIED: tuple[tuple[str, str, Any, str, Any], ...] = (
+    (
+        "around",
+        "tried, off: the best 5 recalled messages bring their neighbours in the window",
+        recall_expand,
+        "NEIGHBOUR_MATCHES",
+        5,
+    ),
+)
+LEVER_KEYS = tuple(key for key, *_ in (*LEVERS, *TRIED))
+TRIED_NAMES = frozenset(name for _, name, *_ in TRIED)
 
 
 @contextlib.contextmanager
@@ -610,7 +620,7 @@ async def run(
                         out.scores[(name, budget)].add(
                             question.category, baseline_outcome(rank, corpus, question, budget, latest)
                         )
-            for key, name, *off in LEVERS:
+            for key, name, *off in (*LEVERS, *TRIED):
                 if key not in levers or (key == "vectors" and embed is None):
                     continue
                 scores = out.levers.setdefault(name, defaultdict(list))
@@ -708,7 +718,8 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         out.print(
             "Levers (issue 19), each turned off alone: evidence recall overall and multi-hop at "
             + ", ".join(str(b or "no") for b in every)
-            + " budget, all levers on -> this one off (the difference is what the lever adds):"
+            + " budget, all levers on -> this one off (the difference is what the lever adds; a lever tried and not"
+            " kept is turned on instead, its figures those with it on):"
         )
         for name, scores in result.levers.items():
             if not name:
@@ -717,6 +728,8 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
             for budget in every:
                 on, off = mean(base[(budget, 0)]), mean(scores[(budget, 0)])
                 hop_on, hop_off = mean(base[(budget, 1)]), mean(scores[(budget, 1)])
+                if name in TRIED_NAMES:  # off in recall/, measured turned on: the difference is still what it adds
+                    on, off, hop_on, hop_off = off, on, hop_off, hop_on
                 cells.append(
                     f"{budget or 'none'}: {100 * on:.1f}% ({100 * (on - off):+.1f}), multi-hop {100 * hop_on:.1f}% "
                     f"({100 * (hop_on - hop_off):+.1f})"

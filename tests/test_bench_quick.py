@@ -79,7 +79,7 @@ def test_locomo_quick_prints_recall_rows() -> None:
     assert "measure storage and retrieval, not extraction" in out
     assert "Evidence turns missing from the context without a budget" in out  # issue 19: the misses by kind
     assert "a quiet channel's older windows searched for recalled messages:" in out  # a line per lever
-    assert "the best 5 recalled messages bring their neighbours in the window:" in out
+    assert "tried, off: the best 5 recalled messages bring their neighbours in the window:" in out
 
 
 def test_locomo_names_the_levers_it_knows() -> None:

@@ -1,7 +1,8 @@
 """Issue 19: a recalled message brings the turns around it in its window. The full-text search finds the turn
 that shares the question's words, often the question someone asked in the chat; the answer is the next turn,
 which shares none of them, and when no fact was drawn from it nothing else brings it (recall/expand.py,
-queries/context/neighbours.cypher)."""
+queries/context/neighbours.cypher). The lever is off by default (its cost per build, see NEIGHBOUR_MATCHES): these
+tests turn it on."""
 
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def ask(text: str) -> ContextRequest:
     return ContextRequest(G1, GENERAL, PEOPLE["judy"], text, None, ASKED, bot_user_id=BOT)
 
 
+@pytest.fixture
+def neighbours_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recall.expand, "NEIGHBOUR_MATCHES", 5)
+
+
+@pytest.mark.usefixtures("neighbours_on")
 async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
     p = await puppy_talk(store)
     question, answer = p.messages[1].id, p.messages[2].id
@@ -56,6 +63,7 @@ async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypa
     assert question in ctx.part("recalled").ids and answer not in ctx.message_ids
 
 
+@pytest.mark.usefixtures("neighbours_on")
 async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(store: GraphStore) -> None:
     p = await puppy_talk(store)
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
