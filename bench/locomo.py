@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import time
@@ -580,7 +581,8 @@ async def run(
         except Exception as exc:  # noqa: BLE001 - a model that does not load is a skip with its reason
             reason = f"the embedding model did not load: {type(exc).__name__}: {str(exc)[:200]}"
     out.embedding_skipped = reason
-    embed = embedder.embed if embedder is not None and grapevine_embeddings else None
+    # a question is embedded once for every lever's gathering (the facts at ingest are not repeated)
+    embed = functools.lru_cache(maxsize=None)(embedder.embed) if embedder is not None and grapevine_embeddings else None
     out.grapevine_embeds = embed is not None
     script = AnnotationScript()
     with TempArcadeDB() as db, scripted_llm(script) as (_srv, llm):
