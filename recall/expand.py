@@ -24,11 +24,14 @@ HOP_FACTS = 20  # facts of the second hop read, before ranking
 EVIDENCE_FACTS = 5  # the best related facts whose turns are read
 EVIDENCE_SPAN = 1  # neighbours each side of a source turn in its window
 # The best recalled messages whose neighbours in their window are read (context/neighbours.cypher). Off: measured on
-# LoCoMo with 5, +2.0 points of evidence without a budget and +2.4 at 2,000 tokens, but -1.6 on multi-hop at 1,000,
-# 160 more tokens gathered, and the read cost about 24 ms more CPU per context build at 100,000 facts (bench.scale).
+# LoCoMo (with embeddings), 5 matches add 2.0 points of evidence without a budget for 160 more tokens gathered (10
+# matches: 3.4 points for 380 tokens) and nothing at 500-2,000 tokens, while the read cost about 24 ms more CPU per
+# context build at 100,000 facts (bench.scale, against 49 ms).
 NEIGHBOUR_MATCHES = 0
 NEIGHBOUR_SPAN = 1
-NEIGHBOURS_AFTER = True  # a neighbour ranks right after the match it surrounds (else after everything)
+# Where neighbours rank: after every match (so a budget trims them first), or each right after its match (measured:
+# +2.4 points at 2,000 tokens, but -1.6 on multi-hop at 1,000, as they push out weaker matches and facts).
+NEIGHBOURS_AFTER = False
 
 
 async def second_hop(store: GraphStore, req: ContextRequest, *, entity_keys: list[str], skip_ids: list[str]) -> list[FactView]:
