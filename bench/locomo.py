@@ -1,6 +1,6 @@
 """Evidence recall on LoCoMo: does the bot's context hold the turns that answer a question?
 
-    python -m bench.locomo [--data FILE] [--quick] [--budgets 500 1000 2000]
+    python -m bench.locomo [--data FILE] [--quick] [--budgets 500 1000 2000] [--levers KEY,... | --no-levers]
 
 Any LoCoMo-format file works (default: ../shared/data/locomo/locomo-dev.json). Each conversation is
 one guild with one channel; each session is a window of that channel, closed at the session's
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import time
@@ -425,20 +426,38 @@ def context_settings(budget: int) -> ContextSettings:
     )
 
 
-# The levers of issue 19 kept in recall/, each turned off alone to measure its effect: (name, module,
-# attribute, value that turns it off).
-LEVERS: tuple[tuple[str, Any, str, Any], ...] = (
-    ("question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
-    ("all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
-    ("related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
-    ("related facts ranked by BM25 alone (the full-text order no longer fused)", recall_gather, "FUSE_FULL_TEXT", True),
-    ("the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
-    ("second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
-    ("a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
-    ("nearest facts by embedding fused with BM25 at equal weight (with embeddings)", recall_ranking, "SEARCHED_WEIGHT", 0.0),
-    ('the plural of an -ing word meets its singular ("writings", "writing")', recall_ranking, "PLURAL_ING", False),
-    ("a quiet channel's older windows searched for recalled messages", recall_history, "OLDER_EPISODES", 0),
+# The levers of issue 19 kept in recall/, each turned off alone to measure its effect: (key for --levers, name,
+# module, attribute, value that turns it off).
+LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
+    ("stems", "question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
+    ("pool", "all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
+    ("cap", "related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
+    ("fuse", "related facts ranked by BM25 alone (the full-text order no longer fused)", recall_gather, "FUSE_FULL_TEXT", True),
+    ("evidence", "the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
+    ("hop", "second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
+    ("when", "a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
+    (
+        "vectors",
+        "nearest facts by embedding fused with BM25 at equal weight (with embeddings)",
+        recall_ranking,
+        "SEARCHED_WEIGHT",
+        0.0,
+    ),
+    ("plural", 'the plural of an -ing word meets its singular ("writings", "writing")', recall_ranking, "PLURAL_ING", False),
+    ("older", "a quiet channel's older windows searched for recalled messages", recall_history, "OLDER_EPISODES", 0),
 )
+# Levers tried and not kept (off in recall/): each turned ON alone, its effect printed as on minus off.
+TRIED: tuple[tuple[str, str, Any, str, Any], ...] = (
+    (
+        "around",
+        "tried, off: the best 5 recalled messages bring their neighbours in the window",
+        recall_expand,
+        "NEIGHBOUR_MATCHES",
+        5,
+    ),
+)
+LEVER_KEYS = tuple(key for key, *_ in (*LEVERS, *TRIED))
+TRIED_NAMES = frozenset(name for _, name, *_ in TRIED)
 
 
 @contextlib.contextmanager
@@ -461,17 +480,22 @@ async def gathered_outcomes(
     dia_of: dict[str, str],
     embed: Callable[[str], list[float]] | None = None,
     misses: dict[str, int] | None = None,
-) -> dict[int, float]:
-    """Evidence recall at each budget (0: unbounded) from one gathering, as build_context would assemble it;
-    with `misses`, the evidence turns the unbounded context lacks are counted there by kind (`miss_kind`)."""
+) -> dict[int, Outcome]:
+    """Evidence recall at each budget (0: unbounded) from one gathering, assembled at each as build_context
+    does (its time: the gathering's and that assembly's); with `misses`, the evidence turns the unbounded context
+    lacks are counted there by kind (`miss_kind`)."""
     req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
+    started = time.perf_counter()
     gathered = await recall_expand.with_evidence(store, req, await gather(store, req, context_settings(1000), embed=embed))
+    gathering = time.perf_counter() - started
     out = {}
     for budget in budgets:
+        started = time.perf_counter()
         ctx = assemble(gathered, context_settings(budget))
+        ms = (gathering + time.perf_counter() - started) * 1000
         found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
         found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
-        out[budget] = recall(question.evidence, found)
+        out[budget] = Outcome(recall(question.evidence, found), ctx.total_tokens, ms)
         if budget == 0 and misses is not None:
             candidates = {f.uuid for f in gathered.author_facts} | {f.uuid for group in gathered.related for f in group}
             for turn in question.evidence:
@@ -502,28 +526,6 @@ def miss_kind(turn: str, found: set[str], citing: set[str], gathered: set[str]) 
     return MISS_KINDS[1] if near else MISS_KINDS[0]
 
 
-async def grapevine_outcome(
-    store: Any,
-    ids: Ids,
-    question: Question,
-    budget: int,
-    sources: dict[str, set[str]],
-    at: datetime,
-    dia_of: dict[str, str],
-    embed: Callable[[str], list[float]] | None = None,
-) -> Outcome:
-    req = ContextRequest(
-        guild_id=ids.guild, channel_id=ids.channel, author_id=ids.asker.id, message_text=question.text, message_id=None, at=at
-    )
-    settings = context_settings(budget)
-    started = time.perf_counter()
-    ctx = await build_context(store, req, settings, embed=embed)
-    ms = (time.perf_counter() - started) * 1000
-    found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
-    found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
-    return Outcome(recall(question.evidence, found), ctx.total_tokens, ms)
-
-
 def baseline_outcome(rank: Ranker, corpus: Corpus, question: Question, budget: int, latest: bool = False) -> Outcome:
     started = time.perf_counter()
     found, used = corpus.fill(rank(question.text), budget, stop_at_first_miss=latest)
@@ -546,7 +548,7 @@ class Run:
     grapevine_embeds: bool = False
     ingest_s: float = 0.0
     ceiling: list[float] = field(default_factory=list)  # per question: share of evidence some annotated fact cites
-    # lever name -> (budget, category or 0 for all) -> recalls with that lever off, and with every lever on
+    # lever name ("" for every lever on) -> (budget, category or 0 for all) -> recalls with that lever off
     levers: dict[str, dict[tuple[int, int], list[float]]] = field(default_factory=dict)
     misses: dict[str, int] = field(default_factory=dict)  # evidence turns the unbounded context lacks, by kind
 
@@ -566,8 +568,10 @@ UNBOUNDED = "grapevine, no budget (all gathered)"
 
 
 async def run(
-    convs: list[Conversation], budgets: Sequence[int], with_levers: bool = True, grapevine_embeddings: bool = True
+    convs: list[Conversation], budgets: Sequence[int], levers: Sequence[str] = LEVER_KEYS, grapevine_embeddings: bool = True
 ) -> Run:
+    """Every question gathered once and assembled at each budget (and without one); then, for each lever of
+    `levers` (keys of LEVERS), gathered again with that lever off."""
     out = Run()
     reason = embedding_missing()
     embedder = None
@@ -577,7 +581,8 @@ async def run(
         except Exception as exc:  # noqa: BLE001 - a model that does not load is a skip with its reason
             reason = f"the embedding model did not load: {type(exc).__name__}: {str(exc)[:200]}"
     out.embedding_skipped = reason
-    embed = embedder.embed if embedder is not None and grapevine_embeddings else None
+    # a question is embedded once for every lever's gathering (the facts at ingest are not repeated)
+    embed = functools.lru_cache(maxsize=None)(embedder.embed) if embedder is not None and grapevine_embeddings else None
     out.grapevine_embeds = embed is not None
     script = AnnotationScript()
     with TempArcadeDB() as db, scripted_llm(script) as (_srv, llm):
@@ -604,29 +609,29 @@ async def run(
             await build_context(
                 store, ContextRequest(ids.guild, ids.channel, ids.asker.id, "warm up", None, at), ContextSettings()
             )
+            every = [*budgets, 0]
+            base = out.levers.setdefault("", defaultdict(list))
             for question in conv.questions:
+                got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed, out.misses)
+                for budget, outcome in got.items():
+                    out.scores[(GRAPEVINE, budget) if budget else (UNBOUNDED, 0)].add(question.category, outcome)
+                    base[(budget, 0)].append(outcome.recall)
+                    base[(budget, question.category)].append(outcome.recall)
                 for budget in budgets:
-                    out.scores[(GRAPEVINE, budget)].add(
-                        question.category, await grapevine_outcome(store, ids, question, budget, sources, at, dia_of, embed)
-                    )
                     for name, rank, latest in rankers:
                         out.scores[(name, budget)].add(
                             question.category, baseline_outcome(rank, corpus, question, budget, latest)
                         )
-                out.scores[(UNBOUNDED, 0)].add(
-                    question.category, await grapevine_outcome(store, ids, question, 0, sources, at, dia_of, embed)
-                )
-            if with_levers:
-                every = [*budgets, 0]
-                for name, *off in [("", None, "", None), *LEVERS]:
-                    scores = out.levers.setdefault(name, defaultdict(list))
-                    with lever_off(*off) if off[0] is not None else contextlib.nullcontext():
-                        for question in conv.questions:
-                            misses = out.misses if not name else None
-                            got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed, misses)
-                            for budget, value in got.items():
-                                scores[(budget, 0)].append(value)
-                                scores[(budget, question.category)].append(value)
+            for key, name, *off in (*LEVERS, *TRIED):
+                if key not in levers or (key == "vectors" and embed is None):
+                    continue
+                scores = out.levers.setdefault(name, defaultdict(list))
+                with lever_off(*off):
+                    for question in conv.questions:
+                        got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed)
+                        for budget, outcome in got.items():
+                            scores[(budget, 0)].append(outcome.recall)
+                            scores[(budget, question.category)].append(outcome.recall)
             cited = {e for s in conv.sessions for items in s.observations.values() for _, ev in items for e in ev}
             out.ceiling += [recall(q.evidence, cited) for q in conv.questions]
             out.questions += len(conv.questions)
@@ -706,16 +711,17 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         else "grapevine ran without embeddings (BM25 and the graph only)"
     )
     out.print(
-        f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is build_context (every graph read and the "
-        "assembly, over Bolt); the baselines' is ranking and filling in memory."
+        f"Ingest: {result.ingest_s:.0f} s. Latency: grapevine's is what build_context does (every graph read, "
+        "over Bolt, once per question, and the assembly at that budget); the baselines' is ranking and filling in memory."
     )
     every = [*budgets, 0]
-    if result.levers:
+    if len(result.levers) > 1:
         base = result.levers[""]
         out.print(
             "Levers (issue 19), each turned off alone: evidence recall overall and multi-hop at "
             + ", ".join(str(b or "no") for b in every)
-            + " budget, all levers on -> this one off (the difference is what the lever adds):"
+            + " budget, all levers on -> this one off (the difference is what the lever adds; a lever tried and not"
+            " kept is turned on instead, its figures those with it on):"
         )
         for name, scores in result.levers.items():
             if not name:
@@ -724,6 +730,8 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
             for budget in every:
                 on, off = mean(base[(budget, 0)]), mean(scores[(budget, 0)])
                 hop_on, hop_off = mean(base[(budget, 1)]), mean(scores[(budget, 1)])
+                if name in TRIED_NAMES:  # off in recall/, measured turned on: the difference is still what it adds
+                    on, off, hop_on, hop_off = off, on, hop_off, hop_on
                 cells.append(
                     f"{budget or 'none'}: {100 * on:.1f}% ({100 * (on - off):+.1f}), multi-hop {100 * hop_on:.1f}% "
                     f"({100 * (hop_on - hop_off):+.1f})"
@@ -741,6 +749,14 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
             out.print(f"at {budget} tokens grapevine recalls {verdict} evidence than BM25 ({diff:+.1f} points)")
 
 
+def _lever_keys(value: str) -> list[str]:
+    keys = [k.strip() for k in value.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in LEVER_KEYS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown lever {', '.join(unknown)}; the levers are {','.join(LEVER_KEYS)}")
+    return keys
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_FILE, help="a LoCoMo-format JSON file")
@@ -751,6 +767,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="total context budgets (tokens)")
     parser.add_argument("--no-levers", action="store_true", help="skip measuring each lever of the context turned off")
+    parser.add_argument(
+        "--levers",
+        type=_lever_keys,
+        default=list(LEVER_KEYS),
+        help="the levers to measure, comma-separated (each costs one more gathering per question): "
+        + ",".join(LEVER_KEYS)
+        + " (default: all)",
+    )
     parser.add_argument(
         "--no-embeddings", action="store_true", help="grapevine without embeddings even when the extra is installed"
     )
@@ -763,7 +787,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.data}: no conversations")
     if args.quick:
         convs = quick(convs)
-    result = asyncio.run(run(convs, args.budgets, with_levers=not args.no_levers, grapevine_embeddings=not args.no_embeddings))
+    levers = [] if args.no_levers else args.levers
+    result = asyncio.run(run(convs, args.budgets, levers, grapevine_embeddings=not args.no_embeddings))
     report(result, convs, args.budgets, args.data)
     return 0
 

@@ -451,6 +451,18 @@ class GraphStore:
         )
         return [(int(r["rank"]), bool(r["source"]), rows.message_view(r["message"])) for r in found]
 
+    async def neighbour_messages(
+        self, guild_id: str, channel_id: str, ids: list[str], *, at: datetime, span: int = 1
+    ) -> list[tuple[int, MessageView]]:
+        """(rank of the message in `ids`, neighbour) for the `span` messages each side of each of `ids` in its
+        episode, before `at`, in the channel (context/neighbours.cypher; issue 19)."""
+        if not ids:
+            return []
+        found = await self.runner.read_plain(
+            "context/neighbours", guild_id=guild_id, channel_id=channel_id, ids=ids, at=utc(at), span=span
+        )
+        return [(int(r["rank"]), rows.message_view(r["message"])) for r in found]
+
     async def conversation(
         self,
         guild_id: str,

@@ -79,6 +79,19 @@ def test_locomo_quick_prints_recall_rows() -> None:
     assert "measure storage and retrieval, not extraction" in out
     assert "Evidence turns missing from the context without a budget" in out  # issue 19: the misses by kind
     assert "a quiet channel's older windows searched for recalled messages:" in out  # a line per lever
+    assert "tried, off: the best 5 recalled messages bring their neighbours in the window:" in out
+
+
+def test_locomo_names_the_levers_it_knows() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.locomo", "--levers", "older,nonsense"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2 and "unknown lever nonsense; the levers are stems," in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_scale_quick_prints_engine_rows() -> None:
