@@ -310,10 +310,11 @@ async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
     """Load the guild; (what, rows, seconds) per step."""
     steps: list[tuple[str, int, float]] = []
 
-    async def step(what: str, name: str, rows: list[dict[str, Any]]) -> None:
+    async def step(what: str, name: str, rows: list[dict[str, Any]], *more: tuple[str, list[dict[str, Any]]]) -> None:
         started = time.perf_counter()
-        await _batches(store, name, rows)
-        steps.append((what, len(rows), time.perf_counter() - started))
+        for name_, rows_ in ((name, rows), *more):
+            await _batches(store, name_, rows_)
+        steps.append((what, len(rows) + sum(len(r) for _, r in more), time.perf_counter() - started))
 
     started = time.perf_counter()
     await bench_write(store, "load_guild", guild_id=GUILD, name="generated guild", channels=g.channels)
@@ -324,7 +325,14 @@ async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
     await step("episodes (IN_EPISODE, TOOK_PART_IN)", "load_episodes", g.episodes)
     await step("entities", "load_entities", g.entities)
     await step("entity owners (RELATED_TO)", "load_relations", g.relations)
-    await step("facts (REPORTED_BY, FROM, EXTRACTED_FROM)", "load_facts", g.facts)
+    # A superseded fact is created closed (label Closed, invalid_at and expired_at = its successor's valid_at)
+    # rather than relabelled afterwards: ArcadeDB moves a relabelled vertex and rewrites every edge of it.
+    closed_at = {s["old_uuid"]: s["new_uuid"] for s in g.supersessions}
+    successors = set(closed_at.values())
+    valid_at = {f["uuid"]: f["valid_at"] for f in g.facts if f["uuid"] in successors}
+    open_facts = [f for f in g.facts if f["uuid"] not in closed_at]
+    closed = [{**f, "invalid_at": valid_at[closed_at[f["uuid"]]]} for f in g.facts if f["uuid"] in closed_at]
+    await step("facts (REPORTED_BY, FROM, EXTRACTED_FROM)", "load_facts", open_facts, ("load_closed_facts", closed))
     await step("facts about users (ABOUT)", "load_about_users", g.about_users)
     await step("facts about entities (ABOUT)", "load_about_entities", g.about_entities)
     await step("mentions (MENTIONS)", "load_mentions", g.mentions)
