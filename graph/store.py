@@ -249,18 +249,13 @@ class GraphStore:
             if current[0]["status"] == EpisodeStatus.DONE.value:
                 return WriteOutcome(written=False)
             out = {keys[k] for k in current[0]["opted_out"]}
-            counts = await _write_body(tx, episode.guild_id, episode.key, optout_guard.allowed_episode(episode, out), at)
-            await run(
-                tx,
-                "store/finish_episode",
-                key=episode.key,
-                summary=episode.summary,
-                fact_count=len(episode.facts),
-                now=at,
-                prompt_tokens=episode.prompt_tokens,
-                completion_tokens=episode.completion_tokens,
-            )
-            return counts
+            finish = {
+                "summary": episode.summary,
+                "fact_count": len(episode.facts),
+                "prompt_tokens": episode.prompt_tokens,
+                "completion_tokens": episode.completion_tokens,
+            }
+            return await _write_body(tx, episode.guild_id, episode.key, optout_guard.allowed_episode(episode, out), at, finish)
 
         return await self.runner.write(work)
 
@@ -671,7 +666,11 @@ def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
     return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
 
 
-async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite, at: str) -> WriteOutcome:
+async def _write_body(
+    tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite, at: str, finish: dict[str, Any] | None = None
+) -> WriteOutcome:
+    """The extraction result's statements; with `finish` (an episode's summary, fact count, tokens) the episode
+    is marked done too (with its facts when it has any, else by store/finish_episode)."""
     entities = [
         {
             "uuid": e.uuid,
@@ -701,8 +700,10 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
         for f in body.facts
     ]
     if facts and key:  # new facts with all their edges in one statement (graph/episode_writes.py)
-        rows = episode_writes.new_fact_rows(body.facts)
-        await run(tx, "store/write_episode_facts", facts=rows, guild_id=guild_id, key=key, now=at)
+        new_rows = episode_writes.new_fact_rows(body.facts)
+        await run(tx, "store/write_episode_facts", facts=new_rows, guild_id=guild_id, key=key, now=at, finish=finish)
+    elif finish is not None:
+        await run(tx, "store/finish_episode", key=key, now=at, **finish)
     elif facts:
         await run(tx, "store/write_command_facts", facts=facts, guild_id=guild_id, now=at)
     links = [
