@@ -72,6 +72,7 @@ WARM_UP = 150  # context builds before the first timed ones: the first hundred s
 STEADY_AFTER = 2000  # builds before the steady-state timings
 CURVE_BLOCK = 250
 BATCH = 5000
+PURGE_UP_TO = 100_000  # facts: above, the purge of the engine's files (not a target, over a minute) runs only with --purge
 EPISODE_MESSAGES = 25
 _ONSETS = "b c d f g h j k l m n p r s t v z br dr gr kr pl st tr sh ch th".split()
 _VOWELS = "a e i o u ai ea io ou".split()
@@ -310,10 +311,11 @@ async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
     """Load the guild; (what, rows, seconds) per step."""
     steps: list[tuple[str, int, float]] = []
 
-    async def step(what: str, name: str, rows: list[dict[str, Any]]) -> None:
+    async def step(what: str, name: str, rows: list[dict[str, Any]], *more: tuple[str, list[dict[str, Any]]]) -> None:
         started = time.perf_counter()
-        await _batches(store, name, rows)
-        steps.append((what, len(rows), time.perf_counter() - started))
+        for name_, rows_ in ((name, rows), *more):
+            await _batches(store, name_, rows_)
+        steps.append((what, len(rows) + sum(len(r) for _, r in more), time.perf_counter() - started))
 
     started = time.perf_counter()
     await bench_write(store, "load_guild", guild_id=GUILD, name="generated guild", channels=g.channels)
@@ -324,7 +326,14 @@ async def load(store: GraphStore, g: Guild) -> list[tuple[str, int, float]]:
     await step("episodes (IN_EPISODE, TOOK_PART_IN)", "load_episodes", g.episodes)
     await step("entities", "load_entities", g.entities)
     await step("entity owners (RELATED_TO)", "load_relations", g.relations)
-    await step("facts (REPORTED_BY, FROM, EXTRACTED_FROM)", "load_facts", g.facts)
+    # A superseded fact is created closed (label Closed, invalid_at and expired_at = its successor's valid_at)
+    # rather than relabelled afterwards: ArcadeDB moves a relabelled vertex and rewrites every edge of it.
+    closed_at = {s["old_uuid"]: s["new_uuid"] for s in g.supersessions}
+    successors = set(closed_at.values())
+    valid_at = {f["uuid"]: f["valid_at"] for f in g.facts if f["uuid"] in successors}
+    open_facts = [f for f in g.facts if f["uuid"] not in closed_at]
+    closed = [{**f, "invalid_at": valid_at[closed_at[f["uuid"]]]} for f in g.facts if f["uuid"] in closed_at]
+    await step("facts (REPORTED_BY, FROM, EXTRACTED_FROM)", "load_facts", open_facts, ("load_closed_facts", closed))
     await step("facts about users (ABOUT)", "load_about_users", g.about_users)
     await step("facts about entities (ABOUT)", "load_about_entities", g.about_entities)
     await step("mentions (MENTIONS)", "load_mentions", g.mentions)
@@ -350,7 +359,7 @@ class Figures:
     forget_s: float = 0.0  # the one write transaction (deletion, redaction, the index-driven audit)
     forget_audit_s: float = 0.0  # the thorough audit after it (every property of every node)
     forget_statements: int = 0
-    forget_files_s: float = 0.0  # the purge of the engine's files afterwards (the bot's next upkeep pass)
+    forget_files_s: float | None = None  # the purge of the engine's files afterwards (the bot's next upkeep pass)
     forget_deleted: dict[str, int] = field(default_factory=dict)
     forget_facts_before: int = 0
     residue: list[Any] | None = None
@@ -596,7 +605,7 @@ def _engine_cpu(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure_forget(store: GraphStore, g: Guild, figures: Figures) -> None:
+async def measure_forget(store: GraphStore, g: Guild, figures: Figures, purge: bool = True) -> None:
     """As the bot runs it: the member waits for the transaction (with the audit through the indexes inside it);
     the thorough audit runs after their answer (bot/memory/_unfinished.py), the files' purge at upkeep."""
     rows = await bench_read(store, "facts_about_user_count", user_id=g.forget_id)
@@ -619,9 +628,10 @@ async def measure_forget(store: GraphStore, g: Guild, figures: Figures) -> None:
     _, residue = await finish_audit(store.runner, g.forget_id, report.names)
     figures.forget_audit_s, figures.forget_cpu["thorough audit"] = time.perf_counter() - started, spent(before)
     figures.residue = list(residue)
-    before = cpu()
-    figures.forget_files_s = (await store.purge_if_due()).seconds
-    figures.forget_cpu["files purge"] = spent(before)
+    if purge:
+        before = cpu()
+        figures.forget_files_s = (await store.purge_if_due()).seconds
+        figures.forget_cpu["files purge"] = spent(before)
 
 
 def _forget_lines(f: Figures) -> list[str]:
@@ -637,12 +647,22 @@ def _forget_lines(f: Figures) -> list[str]:
         f"({cpu('transaction')}), the audit through the indexes inside it {f.forget_indexed_audit_s:.2f} s: {indexed}",
         f"  after their answer, the thorough audit (every property of every node and relationship): {f.forget_audit_s:.2f} s "
         f"({cpu('thorough audit')}): {'clean, nothing left' if not f.residue else f'NOT clean: {f.residue[:5]}'}",
-        f"  the purge of the engine's files (the next upkeep pass, out of the request): {f.forget_files_s:.2f} s ({cpu('files purge')})",
+        f"  the purge of the engine's files (the next upkeep pass, out of the request): {f.forget_files_s:.2f} s ({cpu('files purge')})"
+        if f.forget_files_s is not None
+        else f"  the purge of the engine's files (the next upkeep pass, out of the request): not run above {PURGE_UP_TO:,} facts "
+        "(not a target; --purge runs it)",
     ]
 
 
 async def run_engine(
-    figures: Figures, store: GraphStore, g: Guild, authors: int, writes: int, rss: Any = None, steady_after: int = STEADY_AFTER
+    figures: Figures,
+    store: GraphStore,
+    g: Guild,
+    authors: int,
+    writes: int,
+    rss: Any = None,
+    steady_after: int = STEADY_AFTER,
+    purge: bool = True,
 ) -> None:
     rng = random.Random(11)
     figures.load = await load(store, g)
@@ -655,22 +675,22 @@ async def run_engine(
     await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
     figures.recording = await measure_recording(store, GUILD, [c["id"] for c in g.channels], g.users[1:])
-    await measure_forget(store, g, figures)
+    await measure_forget(store, g, figures, purge)
     figures.rss_end = rss() if rss else None
 
 
-async def run_arcadedb(g: Guild, authors: int, writes: int, steady_after: int) -> Figures:
+async def run_arcadedb(g: Guild, authors: int, writes: int, steady_after: int, purge: bool = True) -> Figures:
     figures = Figures("ArcadeDB (embedded, Bolt)")
     with TempArcadeDB() as db:
         store = await db.store("scale")
         figures.aot = db.aot_used
         figures.engine_pid = db.pid
-        await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after)
+        await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after, purge)
         await db.close_drivers()
     return figures
 
 
-async def run_neo4j(g: Guild, authors: int, writes: int, steady_after: int) -> Figures:
+async def run_neo4j(g: Guild, authors: int, writes: int, steady_after: int, purge: bool = True) -> Figures:
     figures = Figures("Neo4j 5 (Docker)")
     reason = docker_missing()
     if reason:
@@ -685,7 +705,7 @@ async def run_neo4j(g: Guild, authors: int, writes: int, steady_after: int) -> F
         driver = engine.driver()
         store = GraphStore(driver, engine)
         await store.setup_schema()
-        await run_engine(figures, store, g, authors, writes, steady_after=steady_after)
+        await run_engine(figures, store, g, authors, writes, steady_after=steady_after, purge=purge)
         await driver.close()
     return figures
 
@@ -806,6 +826,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--steady", type=int, default=STEADY_AFTER, help="context builds before the steady-state timings (0: none)"
     )
     parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes, steady after 500")
+    parser.add_argument(
+        "--purge",
+        action="store_true",
+        help=f"time the purge of the engine's files after forget-me above {PURGE_UP_TO:,} facts too (over a minute at 1M)",
+    )
     parser.add_argument("--no-neo4j", action="store_true", help="skip Neo4j even when Docker answers")
     parser.add_argument(
         "--sizes",
@@ -849,13 +874,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for scale in sorted(args.sizes):
             sizes.append(await measure_size(scale, args.authors, args.steady))
             out.print(f"size {sizes[-1].facts:,} facts measured (its load {sizes[-1].load_s:.0f} s)")
-        figures = [await run_arcadedb(g, args.authors, args.writes, args.steady)]
+        purge = args.purge or len(g.facts) <= PURGE_UP_TO
+        figures = [await run_arcadedb(g, args.authors, args.writes, args.steady, purge)]
         if args.no_neo4j:
             skipped = Figures("Neo4j 5 (Docker)")
             skipped.skipped = "switched off with --no-neo4j"
             figures.append(skipped)
         else:
-            figures.append(await run_neo4j(g, args.authors, args.writes, args.steady))
+            figures.append(await run_neo4j(g, args.authors, args.writes, args.steady, purge))
         return figures
 
     all_figures = asyncio.run(go())

@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import keywords, lucene_query, name_key
-from graph import guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
+from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -242,24 +242,20 @@ class GraphStore:
         at = iso(now or now_utc())
 
         async def work(tx: Tx) -> WriteOutcome:
-            current = await run(tx, "store/episode_by_key", key=episode.key)
+            keys = {self.consent_key(i): i for i in optout_guard.episode_users(episode) if i}
+            current = await run(tx, "store/episode_to_write", key=episode.key, keys=sorted(keys))
             if not current:
                 raise LookupError(f"episode {episode.key} was never closed")
             if current[0]["status"] == EpisodeStatus.DONE.value:
                 return WriteOutcome(written=False)
-            out = await optout_guard.opted_out(tx, self.consent_key, optout_guard.episode_users(episode))
-            counts = await _write_body(tx, episode.guild_id, episode.key, optout_guard.allowed_episode(episode, out), at)
-            await run(
-                tx,
-                "store/finish_episode",
-                key=episode.key,
-                summary=episode.summary,
-                fact_count=len(episode.facts),
-                now=at,
-                prompt_tokens=episode.prompt_tokens,
-                completion_tokens=episode.completion_tokens,
-            )
-            return counts
+            out = {keys[k] for k in current[0]["opted_out"]}
+            finish = {
+                "summary": episode.summary,
+                "fact_count": len(episode.facts),
+                "prompt_tokens": episode.prompt_tokens,
+                "completion_tokens": episode.completion_tokens,
+            }
+            return await _write_body(tx, episode.guild_id, episode.key, optout_guard.allowed_episode(episode, out), at, finish)
 
         return await self.runner.write(work)
 
@@ -682,7 +678,11 @@ def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
     return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
 
 
-async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite, at: str) -> WriteOutcome:
+async def _write_body(
+    tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite, at: str, finish: dict[str, Any] | None = None
+) -> WriteOutcome:
+    """The extraction result's statements; with `finish` (an episode's summary, fact count, tokens) the episode
+    is marked done too (with its facts when it has any, else by store/finish_episode)."""
     entities = [
         {
             "uuid": e.uuid,
@@ -711,13 +711,17 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
         }
         for f in body.facts
     ]
-    if facts:
-        await run(
-            tx, "store/write_facts" if key else "store/write_command_facts", facts=facts, guild_id=guild_id, key=key, now=at
-        )
+    if facts and key:  # new facts with all their edges in one statement (graph/episode_writes.py)
+        new_rows = episode_writes.new_fact_rows(body.facts)
+        await run(tx, "store/write_episode_facts", facts=new_rows, guild_id=guild_id, key=key, now=at, finish=finish)
+    elif finish is not None:
+        await run(tx, "store/finish_episode", key=key, now=at, **finish)
+    elif facts:
+        await run(tx, "store/write_command_facts", facts=facts, guild_id=guild_id, now=at)
     links = [
         {"fact_uuid": f.uuid, "rel": rel, "target_kind": ref.kind, "target_id": ref.id}
         for f in body.facts
+        if not key
         for rel, refs in (("ABOUT", f.about), ("MENTIONS", f.mentions))
         for ref in refs
     ]
@@ -732,6 +736,7 @@ async def _write_body(tx: Tx, guild_id: str, key: str | None, body: EpisodeWrite
     reports = [
         {"fact_uuid": f.uuid, "user_id": r.user_id, "message_id": r.message_id, "at": iso(r.at), "episode_key": key}
         for f in body.facts
+        if not key
         for r in f.reports
     ] + [
         {

@@ -107,6 +107,11 @@ def test_scale_quick_prints_engine_rows() -> None:
     assert re.search(r"while the context builds were timed: \d+\.\d% after 150 builds, \d+\.\d% after 500", out)
 
 
+def test_scale_loads_the_generated_guild() -> None:
+    out = run_bench("scale_check")
+    assert re.search(r"the loaded guild is the generated one: [\d,]+ facts, [1-9][\d,]* of them closed by a successor", out), out
+
+
 def test_bounded_reads_quick_prints_cpu_per_call_at_both_sizes() -> None:
     out = run_bench("bounded_reads")
     assert "5,000 facts, CPU ms" in out and "10,000 facts, CPU ms" in out

@@ -1,7 +1,7 @@
-// Bench only (bench/scale.py): older facts closed by newer ones (SUPERSEDES, label Closed).
+// Bench only (bench/scale.py): SUPERSEDES from newer facts to the older ones load_closed_facts.cypher
+// created closed.
 UNWIND $rows AS row
 MATCH (new:Fact {uuid: row.new_uuid})
 MATCH (old:Fact {uuid: row.old_uuid})
-SET old.invalid_at = new.valid_at, old.expired_at = new.valid_at, old:Closed
 CREATE (new)-[:SUPERSEDES]->(old)
 RETURN count(*) AS superseded
