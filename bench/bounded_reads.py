@@ -18,11 +18,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import queries
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, table
-from bench.queries import bench_write
+from bench.queries import FILES, bench_read, bench_write
 from bench.scale import GUILD, NOW, generate, load
 from graph.channels import modes as channel_modes
+from graph.guild_activity import guild_time
 from graph.models import EpisodeStatus
+from graph.operator_queries import get_query, run_operator_query
+from graph.session import run_text
 from graph.store import GraphStore
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -51,11 +55,35 @@ async def _memory_status(store: GraphStore) -> None:
     await channel_modes(store, GUILD, recent_days=7)
 
 
+async def _statements(store: GraphStore, text: str, **params: Any) -> None:
+    for statement in queries.statements(text):
+        await store.runner.read_tx(lambda tx, t=statement: run_text(tx, t, **params))
+
+
+async def _operator(store: GraphStore, name: str, **params: Any) -> None:
+    await run_operator_query(store.driver, store.engine.database, get_query(name), {"guild_id": GUILD} | params)
+
+
 def _ops(store: GraphStore) -> dict[str, Op]:
-    hour = timedelta(hours=1)
+    hour, week = timedelta(hours=1), timedelta(days=7)
+    keys = {"from_key": guild_time(GUILD, NOW - week), "to_key": guild_time(GUILD, NOW)}
     return {
         "memory status: last 7 days, backlog, channel listing": lambda: _memory_status(store),
+        "memory status' fact counts (created_key / closed_key ranges)": lambda: _statements(
+            store, queries.load("store/guild_facts_since"), **keys
+        ),
+        "memory status' fact counts as before (datetime ranges)": lambda: _statements(
+            store, FILES.load("guild_facts_since_datetime"), since=NOW - week, until=NOW, guild_id=GUILD
+        ),
         "whole-guild totals (store.guild_counts, status before)": lambda: store.guild_counts(GUILD),
+        "operator closed_facts_marked, last 7 days": lambda: _operator(store, "closed_facts_marked", since=NOW - week, until=NOW),
+        "operator closed_facts_marked as before (whole guild)": lambda: bench_read(
+            store, "closed_facts_marked_whole_guild", guild_id=GUILD, limit=None
+        ),
+        "operator superseded_recently, last 7 days": lambda: _operator(store, "superseded_recently", since=NOW - week, until=NOW),
+        "operator superseded_recently as before (whole guild)": lambda: bench_read(
+            store, "superseded_recently_whole_guild", guild_id=GUILD, days=7, now=NOW.isoformat()
+        ),
         "upkeep fact cap, a pass (new facts' members only)": lambda: store.enforce_user_cap(50, now=NOW + hour),
         "upkeep fact cap as before (every member's facts)": lambda: bench_write(
             store, "enforce_user_cap_every_member", cap=50, now=(NOW + hour).isoformat()

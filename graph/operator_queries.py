@@ -7,8 +7,10 @@ A header is the file's leading `//` lines, three of them required:
     // params: guild_id (string, required) - the guild; user_id (string, required) - the Discord user id
 
 `params:` lists `name (type, required|optional) - description` separated by `;` (or `none`);
-types are string, int, float, bool and datetime (an ISO-8601 string the query turns into a
-native value with `datetime($x)`). Other `//` lines of the header are free notes.
+types are string, int, float, bool and datetime (given as ISO-8601 text, sent as a native datetime in UTC:
+ArcadeDB reads a range of a datetime index only for a bare native parameter, `f.at >= $since`, never for
+`datetime($since)`; in Neo4j Browser set it with `:param since => datetime('...')`). Other `//` lines of
+the header are free notes.
 
 Queries run in a READ session; because ArcadeDB does not enforce the READ access mode, write
 clauses are also refused before anything is sent, and the transaction is always rolled back.
@@ -117,7 +119,8 @@ def get_query(name: str) -> OperatorQuery:
 
 
 def coerce_params(query: OperatorQuery, raw: dict[str, str]) -> dict[str, Any]:
-    """Typed parameters from strings (a command line); optional ones missing become None."""
+    """Typed parameters from strings (a command line); optional ones missing become None, datetimes are
+    aware `datetime`s in UTC (the driver sends them as native datetimes)."""
     known = {p.name: p for p in query.params}
     unknown = sorted(set(raw) - set(known))
     if unknown:
@@ -149,7 +152,7 @@ def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
             raise ValueError("expected true or false")
         if param.type == "datetime":
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).isoformat()
+            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
     except ValueError as exc:
         raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {text!r} ({exc})") from None
     return text

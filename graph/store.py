@@ -83,6 +83,8 @@ class GraphStore:
         await self.runner.write_one("schema/backfill_user_names")
         await self.runner.write_one("schema/backfill_message_keys")
         await self.runner.write_one("schema/backfill_retire_at")
+        for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/guild_activity.py
+            await self.runner.statement(statement)
         meta = await self.runner.read("schema/read_meta")
         if not meta:
             await self.runner.write_one(
@@ -609,7 +611,8 @@ class GraphStore:
         )
 
     async def retire_expired(self, now: datetime | None = None) -> int:
-        result = await self.runner.write_one("store/retire_expired", now=utc(now or now_utc()))
+        at = utc(now or now_utc())
+        result = await self.runner.write_one("store/retire_expired", now=at, at=iso(at))
         return int(result[0]["retired"]) if result else 0
 
     async def enforce_user_cap(self, cap: int, now: datetime | None = None) -> int:

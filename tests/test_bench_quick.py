@@ -115,7 +115,16 @@ def test_scale_loads_the_generated_guild() -> None:
 def test_bounded_reads_quick_prints_cpu_per_call_at_both_sizes() -> None:
     out = run_bench("bounded_reads")
     assert "5,000 facts, CPU ms" in out and "10,000 facts, CPU ms" in out
-    for name in ("memory status: last 7 days", "whole-guild totals", "upkeep fact cap, a pass", "earlier messages"):
+    for name in (
+        "memory status: last 7 days",
+        "memory status' fact counts (created_key",
+        "memory status' fact counts as before (datetime ranges)",
+        "whole-guild totals",
+        "operator closed_facts_marked, last 7 days",
+        "operator superseded_recently as before (whole guild)",
+        "upkeep fact cap, a pass",
+        "earlier messages",
+    ):
         assert name in out
     assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%", out)
 

@@ -7,7 +7,8 @@ MATCH (ep:Episode {key: row.episode_key})
 CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
                 importance: row.importance, confidence: row.confidence, source: 'episode',
                 valid_at: datetime(row.valid_at), invalid_at: null, expires_at: datetime(row.expires_at),
-                created_at: datetime(row.valid_at), expired_at: null, retire_at: datetime(row.expires_at)})
+                created_at: datetime(row.valid_at), expired_at: null, retire_at: datetime(row.expires_at),
+                created_key: $guild_id + '|' + toString(1000000000000000 + datetime(row.valid_at).epochMillis)})
 CREATE (f)-[:REPORTED_BY {message_id: row.message_id, at: datetime(row.valid_at)}]->(u)
 CREATE (f)-[:FROM]->(m)
 CREATE (f)-[:EXTRACTED_FROM]->(ep)

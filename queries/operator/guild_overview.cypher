@@ -1,11 +1,11 @@
 // title: Guild overview
 // answers: One row of counts for the guild: channels, people who wrote, messages, facts (valid and all), entities, and episodes per status.
-// params: guild_id (string, required) - the guild; now (datetime, optional) - the moment that decides expiry, ISO-8601 (default: the current time)
+// params: guild_id (string, required) - the guild; now (datetime, optional) - the moment that decides expiry (default: the current time)
 // A valid fact is neither superseded nor retired nor past its expiry at `now`; bots are not counted as writers.
 // Each count reads one label through its guild_id index, one after another: nothing of another guild is
 // read (CALL subqueries would be planned without indexes by ArcadeDB, scanning every guild's records).
 MATCH (g:Guild {id: $guild_id})
-WITH g, coalesce(datetime($now), datetime()) AS now
+WITH g, coalesce($now, datetime()) AS now
 OPTIONAL MATCH (c:Channel {guild_id: $guild_id})
 WITH g, now, count(c) AS channels
 OPTIONAL MATCH (m:Message {guild_id: $guild_id})<-[:SENT]-(u:User)

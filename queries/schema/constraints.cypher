@@ -15,6 +15,10 @@ CREATE INDEX fact_retire_at IF NOT EXISTS FOR (n:Fact) ON (n.retire_at);
 // closings for the operator queries, and `memory status`'s recent activity, never a guild's whole history.
 CREATE INDEX fact_created_at IF NOT EXISTS FOR (n:Fact) ON (n.created_at);
 CREATE INDEX fact_expired_at IF NOT EXISTS FOR (n:Fact) ON (n.expired_at);
+// One guild's facts by when they were stored / closed: '<guild id>|<10^15 + epoch millis>' (graph/guild_activity.py),
+// for `memory status`. On ArcadeDB a string range costs the rows it holds; a datetime range costs the whole index.
+CREATE INDEX fact_created_key IF NOT EXISTS FOR (n:Fact) ON (n.created_key);
+CREATE INDEX fact_closed_key IF NOT EXISTS FOR (n:Fact) ON (n.closed_key);
 CREATE INDEX user_name_lower IF NOT EXISTS FOR (n:User) ON (n.name_lower);
 CREATE INDEX user_display_lower IF NOT EXISTS FOR (n:User) ON (n.display_lower);
 CREATE INDEX entity_guild IF NOT EXISTS FOR (n:Entity) ON (n.guild_id);

@@ -9,5 +9,6 @@ ORDER BY f.importance DESC, f.valid_at DESC, f.created_at DESC
 WITH member, collect(f) AS facts
 WHERE size(facts) > $cap
 UNWIND facts[$cap..] AS old
-SET old.expired_at = datetime($now), old:Closed
+SET old.expired_at = datetime($now), old:Closed,
+    old.closed_key = old.guild_id + '|' + toString(1000000000000000 + datetime($now).epochMillis)
 RETURN count(old) AS retired

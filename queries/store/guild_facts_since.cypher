@@ -1,12 +1,10 @@
-// One guild's facts stored and closed from $since until $until (native datetimes; a closed range, as an
-// open-ended one is estimated large and may be read as a label scan): one range of the
-// fact_created_at and one of the fact_expired_at index, filtered to the guild after the range is read (a
-// guild_id condition beside the range would make ArcadeDB seek the guild's every fact instead).
+// One guild's facts stored and closed from $from_key until $to_key ('<guild id>|<10^15 + epoch millis>',
+// graph/guild_activity.py): one range of the fact_created_key and one of the fact_closed_key index. The
+// guild is the key's prefix, so the range holds only the guild's facts of the period; on ArcadeDB a
+// range of the created_at / expired_at datetime indexes costs about a read of the whole index.
 MATCH (f:Fact)
-WHERE f.created_at >= $since AND f.created_at < $until
-WITH f WHERE f.guild_id = $guild_id
+WHERE f.created_key >= $from_key AND f.created_key < $to_key
 RETURN 'learned' AS kind, count(f) AS count;
 MATCH (f:Fact)
-WHERE f.expired_at >= $since AND f.expired_at < $until
-WITH f WHERE f.guild_id = $guild_id
+WHERE f.closed_key >= $from_key AND f.closed_key < $to_key
 RETURN 'closed' AS kind, count(f) AS count

@@ -173,9 +173,9 @@ async def test_operator_queries_run_as_the_cli_runs_them(api: Api, store: GraphS
     graph = await api.get("queries/who_knows_what_graph", guild_id=G1, user_id=PEOPLE["frank"], fact_uuid="", limit="")
     assert sorted(captions(n for n in graph["elements"]["nodes"] if n["label"] == "User")) == ["Bob", "Eve", "Frank", "Grace"]
     assert {e["type"] for e in graph["elements"]["edges"]} == {"EXTRACTED_FROM", "TOOK_PART_IN", "ABOUT", "REPORTED_BY"}
-    bad = await api.get("queries/superseded_recently", guild_id=G1, days="soon", status=400)
+    bad = await api.get("queries/superseded_recently", guild_id=G1, since="soon", status=400)
     with pytest.raises(ValueError) as cli_error:
-        coerce_params(get_query("superseded_recently"), {"guild_id": G1, "days": "soon"})
+        coerce_params(get_query("superseded_recently"), {"guild_id": G1, "since": "soon"})
     assert bad == {"error": str(cli_error.value)}
     assert (await api.get("queries/nope", guild_id=G1, status=404))["error"].startswith("no operator query named 'nope'")
 

@@ -320,11 +320,11 @@ async def test_operator_queries_as_a_graph_and_as_a_table(page: Any, served: Ser
     ]
     await shot(page, "5-operator-query-table")
     await page.select_option("#query-name", "superseded_recently")
-    await page.fill("#query-form [name=days]", "7")
-    await page.fill("#query-form [name=now]", "yesterday")
+    await page.fill("#query-form [name=since]", "2024-05-01T00:00Z")
+    await page.fill("#query-form [name=until]", "yesterday")
     await page.click("#query-run")
     await expect(page.locator("#query-status.error")).to_contain_text(
-        "superseded_recently: parameter now must be datetime, got 'yesterday'"
+        "superseded_recently: parameter until must be datetime, got 'yesterday'"
     )
     assert page.problems == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
     page.problems.clear()

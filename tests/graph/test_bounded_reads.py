@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 import queries
+from graph.guild_activity import guild_time
 from graph.keys import channel_start, channel_time
 from graph.models import Channel, ChannelKind, EpisodeStatus, Guild, Message, User
 from graph.operator_queries import get_query, run_operator_query
 from graph.store import GraphStore
-from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, populate
+from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate
 
 pytestmark = pytest.mark.usefixtures("arcade_only")
 
@@ -148,7 +149,9 @@ async def test_upkeep_retires_through_one_index_range_of_facts_due(store: GraphS
         )
         return int(found[0]["n"])
 
-    text, _ = await _profile(store, "store/retire_expired", now=later - timedelta(days=30))
+    text, _ = await _profile(
+        store, "store/retire_expired", now=later - timedelta(days=30), at=(later - timedelta(days=30)).isoformat()
+    )
     assert "NodeIndexRangeScan(f:Fact) [index=fact_retire_at, retire_at <= $now" in text
     assert "Scan(f:Fact) [filter" not in text and "NodeByLabelScan" not in text
     assert await still_due() == 1
@@ -195,7 +198,8 @@ async def _busier_guild_beside(store: GraphStore, author_id: str) -> None:
 def _unbounded(text: str) -> list[str]:
     """What in a profile reads more than one guild's records: a scan, a CALL subquery (planned without
     indexes by ArcadeDB), or a step that passed as many rows as the busier guild holds."""
-    found = [m for m in ("NodeByLabelScan", "Scan(", "CALL SUBQUERY") if m in text]
+    found = [m for m in ("NodeByLabelScan", "CALL SUBQUERY") if m in text]
+    found += ["Scan(" for _ in re.findall(r"(?<!NodeIndexRange)Scan\(", text)[:1]]  # a range of an index is not a scan
     found += [f"{n} rows" for n in re.findall(r"μs, ([\d,]+) rows", text) if int(n.replace(",", "")) >= BULK]
     return found
 
@@ -207,9 +211,10 @@ async def test_operator_and_explorer_queries_read_one_guild_through_indexes(stor
     params: dict[str, Any] = {
         "guild_id": G1,
         "user_id": bob,
-        "days": 30,
         "limit": 10,
-        "now": (T0 + timedelta(days=1)).isoformat(),
+        "now": T0 + timedelta(days=1),  # datetimes as the operator runner sends them: native
+        "since": T0 - timedelta(days=1),
+        "until": None,
         "q": "",
         "query": "austin",
         "hits": 10,
@@ -269,6 +274,39 @@ async def test_the_guild_overview_counts_each_label_through_its_guild_index(stor
     }
 
 
+async def test_recent_closings_are_one_range_of_the_expired_at_index(store: GraphStore) -> None:
+    await populate(store)
+    await _busier_guild_beside(store, PEOPLE["bob"])  # 150 facts of G2 closed on 2024-05-04
+    await store.driver.execute_query(  # G1's history: BULK facts closed long ago, and three recent supersessions
+        "UNWIND range(1, $n) AS i CREATE (:Fact:Closed {uuid: 'gone-' + toString(i), guild_id: $g, text: 'gone', "
+        "importance: 1, valid_at: datetime('2023-01-01T00:00:00Z'), created_at: datetime('2023-01-01T00:00:00Z'), "
+        "expired_at: datetime('2023-06-01T00:00:00Z')}) "
+        "WITH i WHERE i <= 3 "
+        "CREATE (:Fact {uuid: 'new-' + toString(i), guild_id: $g, text: 'new ' + toString(i), importance: 1, "
+        "valid_at: datetime('2024-06-01T00:00:00Z'), created_at: datetime('2024-06-01T00:00:00Z')})"
+        "-[:SUPERSEDES]->(:Fact:Closed {uuid: 'old-' + toString(i), guild_id: $g, text: 'old ' + toString(i), importance: 1, "
+        "valid_at: datetime('2023-01-01T00:00:00Z'), created_at: datetime('2023-01-01T00:00:00Z'), "
+        "invalid_at: datetime('2024-06-01T00:00:00Z'), expired_at: datetime('2024-06-01T00:00:00Z')})",
+        {"n": BULK, "g": G1},
+        database_=store.engine.database,
+    )
+    since, until = datetime(2024, 5, 20, tzinfo=UTC), datetime(2024, 6, 2, tzinfo=UTC)
+    for name in ("operator/superseded_recently", "operator/closed_facts_marked"):
+        text, rows = await _profile(store, name, guild_id=G1, since=since, until=until, limit=None)
+        assert "NodeIndexRangeScan" in text and "index=fact_expired_at, expired_at >= $since" in text, text
+        assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text and "MATCH NODE" not in text, text
+        assert max(rows) <= 6, text  # the period's three closings (each with its replacement), none of the 300 older
+    for name in ("superseded_recently", "closed_facts_marked"):
+        got = await run_operator_query(
+            store.driver, store.engine.database, get_query(name), {"guild_id": G1, "since": since, "until": until}
+        )
+        assert len(got) == 3, name
+    listed = await run_operator_query(
+        store.driver, store.engine.database, get_query("closed_facts_marked"), {"guild_id": G1, "since": since}
+    )
+    assert sorted(r["mark"]["replaced_by"] for r in listed) == ["new 1", "new 2", "new 3"]
+
+
 # --- upkeep's per-member fact cap: the new facts' members, never every member's facts -----------------------
 
 
@@ -276,8 +314,15 @@ async def _facts_about(store: GraphStore, guild_id: str, user_id: str, n: int, c
     await store.driver.execute_query(
         "MATCH (u:User {id: $user}) UNWIND range(1, $n) AS i "
         "CREATE (u)<-[:ABOUT]-(:Fact {uuid: $tag + toString(i), guild_id: $g, text: $tag, importance: i % 10, "
-        "valid_at: datetime($created), created_at: datetime($created)})",  # as the store writes them: from ISO text
-        {"user": user_id, "n": n, "g": guild_id, "created": created.isoformat(), "tag": tag},
+        "valid_at: datetime($created), created_at: datetime($created), created_key: $key})",  # as the store writes them
+        {
+            "user": user_id,
+            "n": n,
+            "g": guild_id,
+            "created": created.isoformat(),
+            "tag": tag,
+            "key": guild_time(guild_id, created),
+        },
         database_=store.engine.database,
     )
 
@@ -343,13 +388,48 @@ async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store:
     assert "NodeIndexSeek(c:Channel) [index=channel_guild" in text, text
     learned, closed = queries.statements(queries.load("store/guild_facts_since"))
     for statement, index, seen in (
-        (learned, "fact_created_at, created_at >= $since", 4),
-        (closed, "fact_expired_at, expired_at >= $since", 10),
+        (learned, "fact_created_key, created_key >= $from_key", 4),
+        (closed, "fact_closed_key, closed_key >= $from_key", 10),
     ):
-        text, rows = await _profile_text(store, statement, since=since, until=NOW, guild_id=G)
+        text, rows = await _profile_text(store, statement, from_key=guild_time(G, since), to_key=guild_time(G, NOW))
         assert f"NodeIndexRangeScan(f:Fact) [index={index}" in text, text
         assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
         assert rows[0] == seen, text  # the last week's, none of the 60 older facts
+    other = await store.recent_activity("g-quiet", 7, now=NOW)  # the keys hold the guild: none of G's is counted
+    assert (other.learned, other.closed) == (0, 0)
+
+
+async def test_every_write_keeps_the_fact_keys_that_memory_status_reads(store: GraphStore) -> None:
+    """created_key and closed_key follow created_at and expired_at on every path that writes them."""
+    p = await populate(store)  # episodes' facts and a supersession (write_episode)
+    msg = await p.say(GENERAL, "bob", "remember that I like tea", T0 + timedelta(days=1))
+    await store.write_command_facts(G1, [p.fact("bob_tea", "Bob likes tea", [U("bob")], msg, importance=1)])
+    assert await store.retire_expired(T0 + timedelta(days=4)) == 1
+    assert await store.enforce_user_cap(1, now=T0 + timedelta(days=5)) >= 1
+
+    async def wrong() -> list[str]:
+        rows, _, _ = await store.driver.execute_query(
+            "MATCH (f:Fact) RETURN f.uuid AS uuid, f.guild_id AS g, f.created_at AS created, f.expired_at AS closed, "
+            "f.created_key AS created_key, f.closed_key AS closed_key",
+            database_=store.engine.database,
+        )
+        assert rows
+        off = [r["uuid"] for r in rows if r["created_key"] != guild_time(r["g"], r["created"].to_native())]
+        return off + [
+            r["uuid"]
+            for r in rows
+            if r["closed_key"] != (guild_time(r["g"], r["closed"].to_native()) if r["closed"] is not None else None)
+        ]
+
+    closed, _, _ = await store.driver.execute_query(
+        "MATCH (f:Fact) WHERE f.expired_at IS NOT NULL RETURN count(f) AS n", database_=store.engine.database
+    )
+    assert closed[0]["n"] >= 3  # superseded, retired and capped
+    assert await wrong() == []
+    await store.driver.execute_query("MATCH (f:Fact) REMOVE f.created_key, f.closed_key", database_=store.engine.database)
+    assert await wrong() != []
+    await store.setup_schema()  # facts stored before the keys were kept get them
+    assert await wrong() == []
 
 
 async def test_windows_waiting_are_read_through_the_status_index_not_the_guilds_history(store: GraphStore) -> None:
@@ -372,6 +452,10 @@ async def test_windows_waiting_are_read_through_the_status_index_not_the_guilds_
     text, rows = await _profile(store, "operator/windows_by_status", guild_id=G1, status=None)
     assert "NodeIndexSeek(ep:Episode) [index=episode_status, status=IN ['pending', 'failed', $status]" in text, text
     assert "Scan" not in text and 3 <= max(rows, default=0) <= len(waiting), text  # the backlog, none of the 600 done
+    for guild in (G1, None):  # memory status's backlog of one guild, and the upkeep's of every guild
+        text, rows = await _profile(store, "store/episodes_by_status", statuses=["pending", "failed"], guild_id=guild, limit=1000)
+        assert "NodeIndexSeek(e:Episode) [index=episode_status" in text, text
+        assert "Scan" not in text and max(rows, default=0) <= len(waiting), text
     listed = await run_operator_query(store.driver, store.engine.database, get_query("windows_by_status"), {"guild_id": G1})
     assert sorted(r["key"] for r in listed) == sorted(e.key for e in waiting) and listed
     done = await run_operator_query(

@@ -11,7 +11,7 @@ from graph.operator_queries import OperatorQuery, list_queries
 
 FAVORITES = Path(__file__).resolve().parents[2] / "docker" / "browser-favorites.md"
 REGENERATE = "python -m tests.operator.test_browser_favorites"
-EXAMPLES = {"string": "'...'", "int": "7", "float": "0.5", "bool": "true", "datetime": "'2024-05-10T00:00:00Z'"}
+EXAMPLES = {"string": "'...'", "int": "7", "float": "0.5", "bool": "true", "datetime": "datetime('2024-05-10T00:00:00Z')"}
 
 INTRO = """# Operator queries as Neo4j Browser favorites
 
@@ -28,7 +28,8 @@ In Browser (http://localhost:7474 with `docker compose --env-file .env -f docker
    `.cypher` files as favorites (the `//` header becomes the favorite's description).
 3. Set the parameters with `:param`. Browser sends only the parameters that are set and Neo4j refuses
    a query that uses an unset one, so set every optional parameter too, to `null` for its default.
-   Datetimes are ISO-8601 strings; the queries turn them into datetimes themselves.
+   Datetimes are datetimes, not strings (`:param since => datetime('2024-05-10T00:00:00Z')`), as
+   `grapevine query` sends them: a range over a datetime index needs one.
 4. Run a favorite from the sidebar (or paste the query below).
 
 Discord ids are strings: quote them (`:param guild_id => '100000000000000001'`).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -93,8 +93,8 @@ def test_every_file_has_a_parsable_header() -> None:
     assert [(p.name, p.type, p.required) for p in who.params] == [("guild_id", "string", True), ("user_id", "string", True)]
     assert [(p.name, p.type, p.required) for p in get_query("superseded_recently").params] == [
         ("guild_id", "string", True),
-        ("days", "int", True),
-        ("now", "datetime", False),
+        ("since", "datetime", True),
+        ("until", "datetime", False),
     ]
 
 
@@ -115,18 +115,25 @@ def test_unknown_query_name_lists_the_known_ones() -> None:
 
 def test_coerce_params_types_and_errors() -> None:
     q = get_query("superseded_recently")
-    assert coerce_params(q, {"guild_id": G1, "days": "7"}) == {"guild_id": G1, "days": 7, "now": None}
-    got = coerce_params(q, {"guild_id": G1, "days": " 3 ", "now": "2024-05-10T12:00:00Z"})
-    assert got == {"guild_id": G1, "days": 3, "now": "2024-05-10T12:00:00+00:00"}
-    assert coerce_params(q, {"guild_id": G1, "days": "1", "now": "2024-05-10T12:00"})["now"] == "2024-05-10T12:00:00+00:00"
-    with pytest.raises(ValueError, match="parameter days .*required"):
+    assert coerce_params(q, {"guild_id": G1, "since": "2024-05-10T12:00:00Z"}) == {
+        "guild_id": G1,
+        "since": datetime(2024, 5, 10, 12, tzinfo=UTC),
+        "until": None,
+    }
+    got = coerce_params(q, {"guild_id": G1, "since": " 2024-05-10T14:00:00+02:00 ", "until": "2024-05-11T12:00"})
+    assert got["since"] == datetime(2024, 5, 10, 12, tzinfo=UTC) and got["until"] == datetime(2024, 5, 11, 12, tzinfo=UTC)
+    assert got["since"].tzinfo is UTC  # a native datetime, in UTC: what an index range of ArcadeDB needs
+    with pytest.raises(ValueError, match="parameter since .*required"):
         coerce_params(q, {"guild_id": G1})
-    with pytest.raises(ValueError, match="parameter days must be int, got 'soon'"):
-        coerce_params(q, {"guild_id": G1, "days": "soon"})
-    with pytest.raises(ValueError, match="parameter now must be datetime"):
-        coerce_params(q, {"guild_id": G1, "days": "1", "now": "yesterday"})
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) user; known parameters: guild_id, days, now"):
-        coerce_params(q, {"guild_id": G1, "days": "1", "user": "x"})
+    with pytest.raises(ValueError, match="parameter since must be datetime, got 'soon'"):
+        coerce_params(q, {"guild_id": G1, "since": "soon"})
+    with pytest.raises(ValueError, match="parameter until must be datetime"):
+        coerce_params(q, {"guild_id": G1, "since": "2024-05-10", "until": "yesterday"})
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) user; known parameters: guild_id, since, until"):
+        coerce_params(q, {"guild_id": G1, "since": "2024-05-10", "user": "x"})
+    marked = get_query("closed_facts_marked")
+    with pytest.raises(ValueError, match="parameter limit must be int, got 'soon'"):
+        coerce_params(marked, {"guild_id": G1, "since": "2024-05-10", "limit": "soon"})
     single = get_query("single_source_facts")
     assert coerce_params(single, {"guild_id": G1, "include_closed": "yes"})["include_closed"] is True
     assert coerce_params(single, {"guild_id": G1, "include_closed": "False"})["include_closed"] is False
@@ -225,12 +232,14 @@ async def test_who_knows_what_graph_returns_paths(store: GraphStore) -> None:
 
 async def test_superseded_recently_finds_berlin_to_munich(store: GraphStore) -> None:
     p = await busy(store)
-    rows = await run(store, "superseded_recently", guild_id=G1, days="7")
+    week_ago = (datetime.now(UTC) - timedelta(days=7)).isoformat()  # supersessions are stamped with the time written
+    rows = await run(store, "superseded_recently", guild_id=G1, since=week_ago)
     assert [(r["old_fact"], r["new_fact"]) for r in rows] == [("Bob lives in Berlin", "Bob moved to Munich")]
     assert rows[0]["new_uuid"] == p.facts["bob_munich"]
     assert rows[0]["old_invalid_at"].startswith("2024-05-06T18:00:00")
-    assert await run(store, "superseded_recently", guild_id=G1, days="7", now="2024-01-01T00:00:00Z") == []
-    assert await run(store, "superseded_recently", guild_id=G2, days="7") == []
+    assert await run(store, "superseded_recently", guild_id=G1, since="2023-12-25T00:00:00Z", until="2024-01-01T00:00:00Z") == []
+    assert await run(store, "superseded_recently", guild_id=G1, since=(datetime.now(UTC) + timedelta(days=1)).isoformat()) == []
+    assert await run(store, "superseded_recently", guild_id=G2, since=week_ago) == []
 
 
 async def test_most_connected_entities_ranks_austin_first(store: GraphStore) -> None:
@@ -324,10 +333,25 @@ async def test_guild_overview_counts(store: GraphStore) -> None:
 
 async def test_closed_facts_marked(store: GraphStore) -> None:
     p = await busy(store)
-    rows = await run(store, "closed_facts_marked", guild_id=G1)
+    rows = await run(store, "closed_facts_marked", guild_id=G1, since=(datetime.now(UTC) - timedelta(days=7)).isoformat())
     assert [(r["mark"]["text"], r["mark"]["reason"], r["mark"]["replaced_by"]) for r in rows] == [
         ("Bob lives in Berlin", "superseded", "Bob moved to Munich")
     ]
     assert "Closed" in rows[0]["fact"]["_labels"]
     assert [r["_type"] for r in rows[0]["replaced"]["relationships"]] == ["SUPERSEDES"]
     assert rows[0]["replaced"]["nodes"][0]["uuid"] == p.facts["bob_munich"]
+    retired_at = T0 + timedelta(days=4)
+    assert await store.retire_expired(retired_at) == 1  # dave's fact that expired two days in
+    both = await run(store, "closed_facts_marked", guild_id=G1, since=(T0 - timedelta(days=1)).isoformat())
+    assert [(r["mark"]["reason"], r["mark"]["replaced_by"], r["replaced"]) for r in both][1:] == [("expired", None, None)]
+    assert [r["mark"]["text"] for r in both][0] == "Bob lives in Berlin"  # latest closed first
+    assert [r["fact"]["uuid"] for r in both][1] == p.facts["dave_drunk"]
+    between = await run(
+        store,
+        "closed_facts_marked",
+        guild_id=G1,
+        since=(T0 + timedelta(days=3)).isoformat(),
+        until=(T0 + timedelta(days=5)).isoformat(),
+    )
+    assert [r["mark"]["reason"] for r in between] == ["expired"]
+    assert await run(store, "closed_facts_marked", guild_id=G2, since=(T0 - timedelta(days=1)).isoformat()) == []
