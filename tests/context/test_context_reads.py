@@ -47,11 +47,11 @@ def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> Non
 
 
 @pytest.mark.parametrize("window", [12, 11])
-async def test_the_recalled_span_is_sorted_for_its_window_only_when_larger(
+async def test_the_recalled_span_is_cut_to_its_newest_window(
     store: GraphStore, monkeypatch: pytest.MonkeyPatch, window: int
 ) -> None:
-    """context/conversation.cypher searches a span of at most RECALL_WINDOW messages as it is, and sorts a
-    larger one for its newest RECALL_WINDOW: at the boundary, every message of the span, or all but the oldest."""
+    """context/recalled.cypher searches the span's newest RECALL_WINDOW messages: at the boundary, every message
+    of the span, or all but the oldest."""
     monkeypatch.setattr(graph.store, "RECALL_WINDOW", window)
     await store.upsert_guild(Guild(id=G, name="g"))
     await store.upsert_channel(Channel(id=CH, guild_id=G, name=CH))
