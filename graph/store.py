@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
@@ -481,7 +482,7 @@ class GraphStore:
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
         of the channel's messages before `at` whose content matches the words of `text`, best first."""
         words = keywords(text) if recall > 0 else []  # no words, no search
-        found = await self.runner.read_plain(
+        talk = self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
             channel_id=channel_id,
@@ -492,16 +493,26 @@ class GraphStore:
             episodes=episodes,
             messages=messages,
             chain=chain,
-            recall=max(recall, 1),
-            # the recalled messages: among the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
-            words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
-            pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
-            recall_from=channel_time(channel_id, at - RECALL_SPAN),
-            recall_to=channel_time(channel_id, at),
-            recall_window=RECALL_WINDOW,
         )
+        # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
+        # the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
+        search = (
+            self.runner.read_plain(
+                "context/recalled",
+                guild_id=guild_id,
+                recall=recall,
+                words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
+                pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+                recall_from=channel_time(channel_id, at - RECALL_SPAN),
+                recall_to=channel_time(channel_id, at),
+                recall_window=RECALL_WINDOW,
+            )
+            if words
+            else _no_rows()
+        )
+        found, searched = await asyncio.gather(talk, search)
         row = found[0]
-        matches = [(m["score"], rows.message_view(m)) for m in row["recalled"]]
+        matches = [(m["score"], rows.message_view(m)) for m in (searched[0]["recalled"] if searched else [])]
         matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
         return Conversation(
             author=rows.user(row["author"]) if row["author"] else None,
@@ -674,6 +685,10 @@ class GraphStore:
         rels = await self.runner.read("store/stats_relationships")
         buffered = await self.runner.read("store/buffered_counts")
         return {"nodes": nodes, "relationships": rels, "buffered": buffered}
+
+
+async def _no_rows() -> list[dict[str, Any]]:
+    return []
 
 
 def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:

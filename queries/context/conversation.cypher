@@ -1,21 +1,14 @@
 // The conversation a reply belongs to, in one read: the author; the channel's last episodes before
 // $at (summaries of the extracted ones that ended before $at); the channel's last messages before $at, drawn from those
-// episodes and from the messages not yet in one (so the read never scans the channel's history);
-// the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans); and
-// the channel's earlier messages holding any word of $words (one pattern per word; none when it is empty), most
-// words first, then newest, with the count as their score. The recalled messages are looked for among the
-// channel's last $recall_window messages of the span channel_time $recall_from..$recall_to (one index
-// range, graph/keys.py), so the search costs what the channel's recent traffic costs, never its whole
-// history (the full-text index scored every message of every channel holding a query word); $pattern
-// matches a content with any of the words. Both the guild and the channel are matched, so a message of
-// another guild (or of another channel, which readers may not be allowed to see) never comes back. $at is a native datetime;
-// datetimes come back as ISO strings (much cheaper to carry over Bolt from ArcadeDB than temporal values).
-// The matching messages are searched here rather than in a read of their own: one statement fewer per
-// reply cost about a tenth less CPU on both sides of Bolt.
+// episodes and from the messages not yet in one (so the read never scans the channel's history); and
+// the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans). The channel's
+// earlier messages matching the reply are searched by context/recalled.cypher, a statement of its own (ArcadeDB
+// ranges over an index only in a statement with one MATCH). Both the guild and the channel are matched, so a
+// message of another guild (or of another channel, which readers may not be allowed to see) never comes back.
+// $at is a native datetime; datetimes come back as ISO strings (much cheaper to carry over Bolt from ArcadeDB
+// than temporal values).
 // Sort keys are projected before each ORDER BY (ArcadeDB evaluates the keys at every comparison; a variable
-// costs less than a property read); in one channel channel_time orders as created_at does.
-// The span is sorted for its last $recall_window messages only when it holds more: most channels' 30 days
-// hold fewer, and that sort was a fifth of this read's CPU on the engine.
+// costs less than a property read).
 OPTIONAL MATCH (author:User {id: $author_id})
 CALL () {
   MATCH (e:Episode {channel_id: $channel_id})
@@ -50,33 +43,8 @@ CALL () {
                   created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
                   author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot}) AS chain
 }
-CALL () {
-  WITH $words AS words WHERE size(words) > 0
-  MATCH (m:Message)
-  WHERE m.channel_time >= $recall_from AND m.channel_time < $recall_to
-  WITH collect(m) AS span
-  CALL (span) {
-    WITH span WHERE size(span) <= $recall_window
-    UNWIND span AS m
-    RETURN m
-    UNION ALL
-    WITH span WHERE size(span) > $recall_window
-    UNWIND span AS m
-    WITH m, m.channel_time AS t ORDER BY t DESC LIMIT $recall_window
-    RETURN m
-  }
-  WITH m, m.channel_time AS t WHERE m.guild_id = $guild_id AND m.content =~ $pattern
-  WITH m, t, m.id AS id, size([word IN $words WHERE m.content =~ word]) AS score
-  ORDER BY score DESC, t DESC, id
-  LIMIT $recall
-  MATCH (u:User)-[:SENT]->(m)
-  RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
-                  created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
-                  author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot,
-                  score: score}) AS recalled
-}
 RETURN author {.id, .name, .is_bot,
                display_name: coalesce(head([(author)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]),
                                       author.display_name)} AS author,
        [e IN episodes WHERE e.status = 'done' AND e.summary <> '' AND e.ended_at < $at | [toString(e.ended_at), e.summary]] AS summaries,
-       recent, chain, recalled
+       recent, chain

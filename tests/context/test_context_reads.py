@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 import graph.store
 import queries
+from graph.keys import channel_time
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
 from tests.support.busy_server import recalled
@@ -17,7 +19,8 @@ from tests.support.busy_server import recalled
 G, CH = "836000000000000001", "836100000000000001"
 ANN = User(id="836200000000000001", name="ann", display_name="Ann")
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-READS = ("context/facts", "context/conversation", "context/neighbourhood", "context/evidence")
+READS = ("context/facts", "context/conversation", "context/recalled", "context/neighbourhood", "context/evidence")
+_CLAUSE = re.compile(r"\b(OPTIONAL MATCH|MATCH|CALL|UNION)\b")
 _ORDER_BY = re.compile(r"\bORDER BY\s+(.+?)(?:\s+LIMIT\b|$)", re.MULTILINE)
 
 
@@ -44,11 +47,11 @@ def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> Non
 
 
 @pytest.mark.parametrize("window", [12, 11])
-async def test_the_recalled_span_is_sorted_for_its_window_only_when_larger(
+async def test_the_recalled_span_is_cut_to_its_newest_window(
     store: GraphStore, monkeypatch: pytest.MonkeyPatch, window: int
 ) -> None:
-    """context/conversation.cypher searches a span of at most RECALL_WINDOW messages as it is, and sorts a
-    larger one for its newest RECALL_WINDOW: at the boundary, every message of the span, or all but the oldest."""
+    """context/recalled.cypher searches the span's newest RECALL_WINDOW messages: at the boundary, every message
+    of the span, or all but the oldest."""
     monkeypatch.setattr(graph.store, "RECALL_WINDOW", window)
     await store.upsert_guild(Guild(id=G, name="g"))
     await store.upsert_channel(Channel(id=CH, guild_id=G, name=CH))
@@ -61,3 +64,66 @@ async def test_the_recalled_span_is_sorted_for_its_window_only_when_larger(
     assert await store.record_messages(sent) == []
     found = await recalled(store, G, CH, "who is up for a canoe trip?", before=NOW)
     assert sorted(m.id for m in found) == sorted(m.id for m in sent[12 - window :])
+
+
+def test_every_index_range_of_a_reply_read_is_in_a_statement_planned_by_cost() -> None:
+    """ArcadeDB ranges over an index (channel_time >= .. < ..) only in a statement whose one clause reading the
+    graph is its first MATCH; after another MATCH, an OPTIONAL MATCH or inside a CALL subquery it plans without
+    indexes and reads every message of the graph (the recalled search did, inside the conversation read:
+    10,000 rows per reply at 100,000 facts, 100,000 at 1,000,000)."""
+    ranged = [name for name in READS if re.search(r"\.channel_time\s*>=", _code(name))]
+    assert ranged == ["context/recalled"]
+    for name in ranged:
+        clauses = _CLAUSE.findall(_code(name))
+        assert clauses == ["MATCH"], (name, clauses)
+        assert _code(name).lstrip().startswith("MATCH (m:Message)\nWHERE m.channel_time >="), name
+
+
+@pytest.fixture
+def arcade_only(request: pytest.FixtureRequest) -> None:
+    if request.node.callspec.params.get("store") != "arcadedb":
+        pytest.skip("PROFILE's plan text is ArcadeDB's")
+
+
+async def _profile(store: GraphStore, name: str, **params: Any) -> tuple[str, list[int]]:
+    _, summary, _ = await store.driver.execute_query("PROFILE " + queries.load(name), params, database_=store.engine.database)
+    text = summary.profile["args"]["string-representation"]
+    return text, [int(n.replace(",", "")) for n in re.findall(r"μs, ([\d,]+) rows\)", text)]
+
+
+@pytest.mark.usefixtures("arcade_only")
+async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_messages(store: GraphStore) -> None:
+    """PROFILE: the search ranges over message_channel_time and reads the span's messages only, none of the
+    channel's older ones nor another channel's (the guild's history does not reach it)."""
+    other = "836100000000000002"
+    await store.upsert_guild(Guild(id=G, name="g"))
+    for cid in (CH, other):
+        await store.upsert_channel(Channel(id=cid, guild_id=G, name=cid))
+    await store.upsert_users([ANN], G)
+
+    def sent(n: int, channel: str, at: datetime) -> Message:
+        return Message(id=f"8365{n:014d}", guild_id=G, channel_id=channel, author_id=ANN.id, content=f"canoe trip {n}",
+                       created_at=at)  # fmt: skip
+
+    old = [sent(n, CH, NOW - graph.store.RECALL_SPAN - timedelta(hours=n + 1)) for n in range(60)]
+    beside = [sent(100 + n, other, NOW - timedelta(hours=n + 1)) for n in range(60)]
+    recent = [sent(200 + n, CH, NOW - timedelta(hours=n + 1)) for n in range(7)]
+    assert await store.record_messages(old + beside + recent) == []
+    words = [graph.store._WHOLE_WORD.format("(?:canoe)")]
+    text, rows = await _profile(
+        store,
+        "context/recalled",
+        guild_id=G,
+        recall=20,
+        words=words,
+        pattern=words[0],
+        recall_from=channel_time(CH, NOW - graph.store.RECALL_SPAN),
+        recall_to=channel_time(CH, NOW),
+        recall_window=graph.store.RECALL_WINDOW,
+    )
+    assert "NodeIndexRangeScan(m:Message) [index=message_channel_time" in text, text
+    assert "Cost-Based Optimizer" in text and "NodeByLabelScan" not in text and "MATCH NODE (m:Message) [filter" not in text
+    assert max(rows) == len(recent), text  # the span's 7 messages: none of the 120 older or beside
+    found = await recalled(store, G, CH, "canoe", before=NOW)
+    assert sorted(m.id for m in found) == sorted(m.id for m in recent)
+    assert {m.author_name for m in found} == {"Ann"}

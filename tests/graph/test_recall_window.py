@@ -1,4 +1,4 @@
-"""The recalled-message search of a reply's conversation read (queries/context/conversation.cypher) looks only at
+"""The recalled-message search of a reply's conversation read (queries/context/recalled.cypher) looks only at
 the channel's recent messages: its last RECALL_WINDOW messages within RECALL_SPAN before the reply, so its cost
 follows the channel's recent traffic, never its history; matching is by whole word, in any case."""
 
