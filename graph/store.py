@@ -714,27 +714,13 @@ async def _write_body(
     ]
     if entities:
         await run(tx, "store/write_entities", entities=entities, guild_id=guild_id, now=at)
-    facts = [
-        {
-            "uuid": f.uuid,
-            "text": f.text,
-            "category": f.category,
-            "importance": f.importance,
-            "confidence": f.confidence,
-            "source": f.source,
-            "valid_at": iso(f.valid_at),
-            "expires_at": iso(f.expires_at),
-            "embedding": list(f.embedding) if f.embedding else None,
-            "source_message_ids": list(f.source_message_ids),
-        }
-        for f in body.facts
-    ]
-    if facts and key:  # new facts with all their edges in one statement (graph/episode_writes.py)
+    if body.facts and key:  # new facts with all their edges in one statement (graph/episode_writes.py)
         new_rows = episode_writes.new_fact_rows(body.facts)
         await run(tx, "store/write_episode_facts", facts=new_rows, guild_id=guild_id, key=key, now=at, finish=finish)
     elif finish is not None:
         await run(tx, "store/finish_episode", key=key, now=at, **finish)
-    elif facts:
+    elif body.facts:
+        facts = episode_writes.command_fact_rows(body.facts)
         await run(tx, "store/write_command_facts", facts=facts, guild_id=guild_id, now=at)
     links = [
         {"fact_uuid": f.uuid, "rel": rel, "target_kind": ref.kind, "target_id": ref.id}
@@ -775,7 +761,7 @@ async def _write_body(
         superseded = int(result[0]["superseded"]) if result else 0
     return WriteOutcome(
         written=True,
-        facts=len(facts),
+        facts=len(body.facts),
         corroborations=len(body.corroborations),
         superseded=superseded,
         entities=len(entities),
