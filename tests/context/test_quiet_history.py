@@ -11,21 +11,17 @@ import pytest
 
 import recall.history
 from common.settings import ContextSettings
-from graph.models import Channel, Guild, User
 from graph.store import RECALL_SPAN, GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
-from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated, recalled
+from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated, in_general, recalled
 
 ASKED = T0 + RECALL_SPAN + timedelta(days=30)  # two months after the first talk
 
 
 async def quiet_channel(store: GraphStore) -> Populated:
     """Bob's kayak in a window two months before the question, then one about the weather last week."""
-    p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("alice", "bob", "judy")])
+    p = await in_general(store, "alice", "bob", "judy")
     old = [
         await p.say(GENERAL, "alice", "did you ever get that boat?", T0),
         await p.say(GENERAL, "bob", "yes, a red kayak, I paddle it on Lake Tahoe", T0 + timedelta(minutes=1)),

@@ -13,11 +13,10 @@ import pytest
 import recall.expand
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
-from graph.models import Channel, Guild, User
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
-from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated
+from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated, in_general
 
 ASKED = T0 + timedelta(days=2)
 SETTINGS = ContextSettings(channel_messages=0, channel_episodes=0)  # only what is recalled for the question
@@ -25,10 +24,7 @@ SETTINGS = ContextSettings(channel_messages=0, channel_episodes=0)  # only what 
 
 async def puppy_talk(store: GraphStore) -> Populated:
     """Alice asks Bob what he named his puppy; Bob answers in the next turn without repeating the question."""
-    p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("alice", "bob", "judy")])
+    p = await in_general(store, "alice", "bob", "judy")
     talk = [
         await p.say(GENERAL, "alice", "rainy morning here", T0),
         await p.say(GENERAL, "alice", "what did you name your new puppy?", T0 + timedelta(minutes=1)),

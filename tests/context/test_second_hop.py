@@ -11,7 +11,7 @@ from graph.models import Channel, EpisodeWrite, Guild, RelationWrite, User
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context, gather, name_candidates
-from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, E, Populated, U
+from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, E, Populated, U, in_general
 
 AFTER = T0 + timedelta(days=2)
 
@@ -19,10 +19,7 @@ AFTER = T0 + timedelta(days=2)
 async def small_graph(store: GraphStore) -> Populated:
     """Bob's sister Dana bakes bread (a fact about Dana, not Bob); Alice got a telescope, and what came with
     it is only in the next message, which no fact cites."""
-    p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("alice", "bob", "judy")])
+    p = await in_general(store, "alice", "bob", "judy")
     m1 = await p.say(GENERAL, "bob", "Dana started at the Elm Street bakery, she bakes sourdough every morning", T0)
     m2 = await p.say(GENERAL, "alice", "what did you get for your birthday?", T0 + timedelta(minutes=1))
     m3 = await p.say(GENERAL, "bob", "a telescope from my uncle", T0 + timedelta(minutes=2))
@@ -82,10 +79,7 @@ async def test_a_fact_brings_its_turn_and_the_turns_around_it(store: GraphStore)
 async def test_an_old_fact_about_a_named_member_is_read_and_ranked_first(store: GraphStore) -> None:
     """Sixty newer facts about Alice, then the one that answers: only reading all her facts (the pool was her 50
     newest) and comparing stems ("camped", "camping") finds it; the full-text search shares no word with it."""
-    p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("alice", "judy")])
+    p = await in_general(store, "alice", "judy")
     said = await p.say(GENERAL, "alice", "we went camping at Yosemite last summer", T0)
     writes = [p.fact("yosemite", "went camping at Yosemite last summer", [U("alice")], said)]
     for i in range(60):

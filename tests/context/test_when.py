@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from common.settings import ContextSettings
-from graph.models import Channel, EpisodeWrite, Guild, User
+from graph.models import EpisodeWrite
 from graph.store import GraphStore
 from recall import ranking
 from recall.assemble import ContextRequest
 from recall.gather import build_context
 from recall.when import named_period
-from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated, U
+from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, U, in_general
 
 AT = datetime(2024, 3, 10, 12, 0, tzinfo=UTC)
 
@@ -51,10 +51,7 @@ def test_no_date_no_period() -> None:
 
 async def test_what_was_said_on_the_day_named_ranks_first(store: GraphStore) -> None:
     """Twelve dinners, the one of 5 May cooked last of all; relevance alone cannot tell them apart."""
-    p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("alice", "judy")])
+    p = await in_general(store, "alice", "judy")
     dishes = ["lasagna", "paella", "ramen", "tacos", "risotto", "curry", "gumbo", "pho", "chili", "stew", "pizza", "sushi"]
     writes = []
     for i, dish in enumerate(dishes):  # one a day from 3 May; paella on 4 May... sushi on 14 May

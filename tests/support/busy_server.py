@@ -129,6 +129,15 @@ class Populated:
         return EntityWrite(uuid=entity_uuid, name=name, kind=kind, aliases=aliases)
 
 
+async def in_general(store: GraphStore, *names: str) -> Populated:
+    """A hand-made graph's start: guild G1 with only #general, and these of PEOPLE."""
+    p = Populated(store)
+    await store.upsert_guild(Guild(id=G1, name="Book Club"))
+    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
+    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in names])
+    return p
+
+
 async def populate(store: GraphStore) -> Populated:
     p = Populated(store)
     await store.upsert_guild(Guild(id=G1, name="Book Club"))
