@@ -432,9 +432,8 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
     ("stems", "question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
     ("pool", "all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
     ("cap", "related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
-    ("fuse", "related facts ranked by BM25 alone (the full-text order no longer fused)", recall_gather, "FUSE_FULL_TEXT", True),
     ("evidence", "the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
-    ("hop", "second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
+    ("hop", "second hop: facts about what the named relate to", recall_gather, "HOP_FACTS", 0),
     ("when", "a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
     (
         "vectors",

@@ -446,6 +446,7 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     from recall.gather import (
         AUTHOR_FACTS,
         CHAIN_DEPTH,
+        HOP_FACTS,
         MESSAGE_EPISODES,
         RANKED_POOL,
         SOURCE_FACTS,
@@ -455,7 +456,7 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     settings = ContextSettings()
     evidence = evidence or {}
     return {
-        "context/facts (every fact source)": lambda q: store.reply_facts(
+        "context/facts (every fact source, the second hop included)": lambda q: store.reply_facts(
             GUILD,
             author_id=q.author_id,
             mentioned_ids=[],
@@ -467,6 +468,7 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            hop_limit=HOP_FACTS,
             channel_id=q.channel_id,
         ),
         "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
@@ -480,15 +482,6 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             chain=CHAIN_DEPTH,
             text=q.message_text,
             recall=settings.recalled_messages,
-        ),
-        "context/neighbourhood (second hop)": lambda q: store.neighbourhood_facts(
-            GUILD,
-            mentioned_ids=[],
-            names=keywords(q.message_text),
-            entity_keys=name_candidates(q.message_text),
-            skip_ids=[q.author_id],
-            now=q.at,
-            channel_id=q.channel_id,
         ),
         "context/evidence (the best facts' turns; its second round trip)": lambda q: store.evidence_messages(
             GUILD, q.channel_id, evidence.get(q.author_id, [])[:EVIDENCE_FACTS], at=q.at

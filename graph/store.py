@@ -42,6 +42,7 @@ from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
+REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
 RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
 RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
@@ -378,13 +379,14 @@ class GraphStore:
         author_limit: int = 50,
         pool: int = 20,
         limit: int = 20,
+        hop_limit: int = 20,
         channel_id: str | None = None,
     ) -> dict[str, list[FactView]]:
         """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
         `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
-        by their keys or matching `text`), up to `pool` each, "linked" (entities linked to the author) and
-        "text" (facts matching `text`), up to `limit` each. Each source is ranked: best full-text score
-        first for "text", else most important and newest. Every fact read holds at `now`; of its times
+        by their keys or whose names match `text`), up to `pool` each, "linked" (entities linked to the author),
+        up to `limit`, and "hop" (entities related to the named members and entities), up to `hop_limit`. Each
+        source is ranked most important and newest first. Every fact read holds at `now`; of its times
         only valid_at and the reporters' are read (the reply shows no other). With `channel_id`, only facts
         and reporters that may be recalled in that channel (graph/channels.py)."""
         found = await self.runner.read_plain(
@@ -401,40 +403,24 @@ class GraphStore:
             author_limit=author_limit,
             pool=pool,
             limit=limit,
+            hop_limit=hop_limit,
             hits=limit * SEARCH_HITS_PER_RESULT,
         )
-        by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
+        by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
         for item in found[0]["facts"] if found else []:
-            source, score, fact = rows.reply_fact(item)
-            key = (-(score or 0.0), fact.uuid) if source == "text" else _importance_then_newest(fact)
-            by_source[source].append((key, fact))
-        return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
+            source, _, fact = rows.reply_fact(item)
+            by_source[source].append(fact)
+        return {source: sorted(facts, key=_importance_then_newest) for source, facts in by_source.items()}
 
-    async def neighbourhood_facts(
-        self,
-        guild_id: str,
-        *,
-        mentioned_ids: list[str],
-        names: list[str],
-        entity_keys: list[str],
-        skip_ids: list[str],
-        now: datetime,
-        limit: int = 20,
-        channel_id: str | None = None,
+    async def matched_facts(
+        self, guild_id: str, channel_id: str, message_ids: list[str], *, now: datetime, limit: int = 40
     ) -> list[FactView]:
-        """The second hop of a reply (context/neighbourhood.cypher): facts about the entities related to the
-        members and entities a message names; most important and newest first. With `channel_id`, only what
-        may be recalled in that channel, as `reply_facts`."""
+        """The facts drawn from `message_ids` (messages a reply recalled, best first) that hold at `now` and may be
+        recalled in `channel_id` (context/matched_facts.cypher), in the order of their messages."""
+        if not message_ids:
+            return []
         found = await self.runner.read_plain(
-            "context/neighbourhood",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            mentioned_ids=mentioned_ids,
-            names=sorted({n.casefold() for n in names if n}),
-            keys=sorted({k for k in entity_keys if k}),
-            skip_ids=skip_ids,
-            now=utc(now),
-            limit=limit,
+            "context/matched_facts", guild_id=guild_id, channel_id=channel_id, ids=message_ids, now=utc(now), limit=limit
         )
         return [rows.reply_fact(item)[2] for item in (found[0]["facts"] if found else [])]
 

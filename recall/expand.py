@@ -1,8 +1,8 @@
 """Reads past the first ones of `recall.gather`: the second hop around what a message names, and the
 turns the best facts were drawn from.
 
-- **Second hop** (`second_hop`): "where does Bob's sister work?" names Bob; the facts that answer it are
-  about an entity related to Bob (his sister) and share few words with the question.
+- **Second hop** (read by context/facts.cypher, `recall.gather.HOP_FACTS` of them): "where does Bob's sister work?" names Bob;
+  the facts that answer it are about an entity related to Bob (his sister) and share few words with the question.
   They join the related facts, ranked with the rest.
 - **Evidence turns** (`with_evidence`): the best related facts bring the messages they were drawn from
   and the messages around them in their window (the question a turn answers, the answer to it), as
@@ -14,13 +14,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from common.text import MENTION, keywords
-from graph.models import FactView, MessageView
+from graph.models import MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
-from recall.ranking import rank_facts
+from recall.ranking import bm25_scores, fact_document, rank_facts
 
-HOP_FACTS = 20  # facts of the second hop read, before ranking
 EVIDENCE_FACTS = 5  # the best related facts whose turns are read
 EVIDENCE_SPAN = 1  # neighbours each side of a source turn in its window
 # The best recalled messages whose neighbours in their window are read (context/neighbours.cypher). Off: measured on
@@ -34,18 +32,10 @@ NEIGHBOUR_SPAN = 1
 NEIGHBOURS_AFTER = False
 
 
-async def second_hop(store: GraphStore, req: ContextRequest, *, entity_keys: list[str], skip_ids: list[str]) -> list[FactView]:
-    """Facts about the entities related to the members and entities the message names."""
-    return await store.neighbourhood_facts(
-        req.guild_id,
-        mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip_ids],
-        names=keywords(MENTION.sub(" ", req.message_text)),
-        entity_keys=entity_keys,
-        skip_ids=skip_ids,
-        now=req.at,
-        limit=HOP_FACTS,
-        channel_id=req.channel_id,
-    )
+# Facts drawn from the recalled messages that share a word with the message, read beside the evidence turns: how a
+# reply finds facts by their words now that facts' text is not searched in full (issue 20); they join the related
+# facts, ranked with the rest.
+MATCHED_FACTS = 40
 
 
 async def _none() -> list[tuple[int, MessageView]]:
@@ -54,16 +44,23 @@ async def _none() -> list[tuple[int, MessageView]]:
 
 async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gathered) -> Gathered:
     """`gathered` with the source turns (and their neighbours) of its best related facts appended to the
-    recalled messages, best fact first, each turn once."""
+    recalled messages, best fact first, each turn once; and the facts drawn from its recalled messages as one more
+    source of related facts."""
     prior = list({f.uuid: f for source in gathered.related for f in source}.values())
     best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:EVIDENCE_FACTS]]
     matches = [m.id for m in gathered.recalled[:NEIGHBOUR_MATCHES]]
-    found, around = await asyncio.gather(
+    recalled_ids = [m.id for m in gathered.recalled] if MATCHED_FACTS else []
+    found, around, matched = await asyncio.gather(
         store.evidence_messages(req.guild_id, req.channel_id, best, at=req.at, span=EVIDENCE_SPAN),
         store.neighbour_messages(req.guild_id, req.channel_id, matches, at=req.at, span=NEIGHBOUR_SPAN)
         if matches and NEIGHBOUR_SPAN
         else _none(),
+        store.matched_facts(req.guild_id, req.channel_id, recalled_ids, now=req.at, limit=MATCHED_FACTS),
     )
+    # like the full-text hits they replace, only facts that share a word with the message itself
+    matched = [f for f, score in zip(matched, bm25_scores(gathered.query, [fact_document(f) for f in matched])) if score > 0]
+    if matched:
+        gathered = replace(gathered, related=[*gathered.related, matched])
     known = {m.id for m in gathered.recalled}
 
     def fresh(message: MessageView) -> bool:

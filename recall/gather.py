@@ -20,7 +20,7 @@ from common.text import MENTION, keywords, name_key
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
-from recall.expand import second_hop, with_evidence
+from recall.expand import with_evidence
 from recall.history import older_recalled
 from recall.names import named_apart
 from recall.ranking import rank_messages
@@ -29,13 +29,10 @@ from recall.when import named_period
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
 RANKED_POOL = 150  # facts about named people and entities read, then ranked by relevance to the message
+HOP_FACTS = 20  # facts of the second hop (entities related to the named) read, before ranking
 CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
 MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3
-# Whether related facts' ranking fuses the full-text index's order with BM25 over the candidates (its hits stay
-# candidates either way). Measured on LoCoMo with all facts about the named read: fused, 3.4 points less
-# evidence at 1,000 tokens (bench.locomo prints the lever).
-FUSE_FULL_TEXT = False
 MAX_NAME_CANDIDATES = 60
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -139,6 +136,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            hop_limit=HOP_FACTS,
             channel_id=req.channel_id,
         ),
         talk=store.conversation(
@@ -155,7 +153,6 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             recall=settings.recalled_messages,
         ),
         nearest=_nearest(store, req, embed),
-        hop=second_hop(store, req, entity_keys=keys, skip_ids=skip),
         older=older_recalled(store, req, settings),  # issue 19: a quiet channel's matches before the recalled span
     )
     talk = reads["talk"]
@@ -183,9 +180,9 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         author_id=req.author_id,
         author_name=talk.author.display_name if talk.author else "the author",
         author_facts=facts["author"],
-        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], nearest, reads["hop"]],
+        related=[facts["people"], facts["entities"], facts["linked"], nearest, facts["hop"]],
         query=text,
-        searched=[*([[f.uuid for f in facts["text"]]] if FUSE_FULL_TEXT else []), [f.uuid for f in nearest]],
+        searched=[[f.uuid for f in nearest]],
         recalled=recalled,
         summaries=[(at, s) for at, s in summaries if at is not None],
         channel_messages=channel,

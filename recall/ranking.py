@@ -9,7 +9,7 @@ the ones that do, so a message that names a person but asks nothing specific sti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from rank_bm25 import BM25Plus
@@ -68,17 +68,35 @@ def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
     return [float(s) if wanted & set(doc) else 0.0 for s, doc in zip(scores, corpus)]
 
 
-def _rank_of(order: Sequence[str]) -> dict[str, int]:
+Ranking = Sequence[str] | Mapping[str, int]  # keys best first, or each key's rank (1 = best; ties share one)
+
+
+def _rank_of(order: Ranking) -> Mapping[str, int]:
+    if isinstance(order, Mapping):
+        return order
     ranks: dict[str, int] = {}
     for i, key in enumerate(order):
         ranks.setdefault(key, i + 1)
     return ranks
 
 
-def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]], weights: Sequence[float] = ()) -> list[str]:
-    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys, each
-    counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their prior order
-    after the rest, and ties keep it too."""
+def tied_ranks(scored: Sequence[tuple[str, float]]) -> dict[str, int]:
+    """Ranks of keys sorted best first by score, equal scores sharing the best of their ranks (1, 1, 3, ...):
+    where a score cannot tell two keys apart, the order they came in must not do it for the fusion."""
+    ranks: dict[str, int] = {}
+    previous: float | None = None
+    rank = 0
+    for i, (key, score) in enumerate(scored):
+        if score != previous:
+            rank, previous = i + 1, score
+        ranks.setdefault(key, rank)
+    return ranks
+
+
+def fuse(prior: Sequence[str], rankings: Sequence[Ranking], weights: Sequence[float] = ()) -> list[str]:
+    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys or each
+    key's rank, each counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their
+    prior order after the rest, and ties keep it too."""
     ranks = [(_rank_of(r), weights[i] if i < len(weights) else 1.0) for i, r in enumerate(rankings)]
     score = {key: sum(w / (RRF_K + r[key]) for r, w in ranks if key in r) for key in prior}
     position: dict[str, int] = {}
@@ -100,9 +118,9 @@ def rank_facts(
     facts = list({f.uuid: f for f in candidates}.values())
     scores = bm25_scores(query, [fact_document(f) for f in facts])
     pairs = sorted(zip(scores, facts), key=lambda t: -t[0])
-    lexical = [f.uuid for s, f in pairs if s > 0]
+    lexical = tied_ranks([(f.uuid, s) for s, f in pairs if s > 0])
     timely = timely_facts([f for _, f in pairs], period) if TIME_AWARE else []
-    rankings = [lexical, *([timely] if timely else []), *searched]
+    rankings: list[Ranking] = [lexical, *([timely] if timely else []), *searched]
     order = fuse([f.uuid for f in facts], rankings, [1.0] * (len(rankings) - len(searched)) + [SEARCHED_WEIGHT] * len(searched))
     by_uuid = {f.uuid: f for f in facts}
     return [by_uuid[u] for u in order]

@@ -13,7 +13,7 @@ from neo4j import AsyncGraphDatabase
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
 from graph.models import Conversation, FactView, Message, MessageView, User
-from graph.store import GraphStore
+from graph.store import REPLY_FACT_SOURCES, GraphStore
 from recall.assemble import (
     ContextRequest,
     Gathered,
@@ -223,7 +223,7 @@ class FakeStore:
     async def reply_facts(self, *args: Any, **kwargs: Any) -> dict[str, list[FactView]]:
         if self.fail is not None:
             raise self.fail
-        return {source: [] for source in ("author", "people", "entities", "linked", "text")}
+        return {source: [] for source in REPLY_FACT_SOURCES}
 
     async def conversation(self, *args: Any, **kwargs: Any) -> Conversation:
         return Conversation(author=None, summaries=(), recent=(), chain=())

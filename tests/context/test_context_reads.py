@@ -19,7 +19,7 @@ from tests.support.busy_server import recalled
 G, CH = "836000000000000001", "836100000000000001"
 ANN = User(id="836200000000000001", name="ann", display_name="Ann")
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-READS = ("context/facts", "context/conversation", "context/recalled", "context/neighbourhood", "context/evidence")
+READS = ("context/facts", "context/conversation", "context/recalled", "context/evidence")
 _CLAUSE = re.compile(r"\b(OPTIONAL MATCH|MATCH|CALL|UNION)\b")
 _ORDER_BY = re.compile(r"\bORDER BY\s+(.+?)(?:\s+LIMIT\b|$)", re.MULTILINE)
 
@@ -40,10 +40,16 @@ def test_every_sort_of_a_reply_read_is_on_projected_keys() -> None:
 def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> None:
     """The scope (a fact's sources, a reporter's message) comes from one pattern comprehension per fact:
     EXISTS subqueries per fact and per reporter cost ArcadeDB about a third of the facts read."""
-    for name in ("context/facts", "context/neighbourhood"):
-        code = _code(name)
-        assert "EXISTS" not in code, name
-        assert code.count("[(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]]") == 1, name
+    code = _code("context/facts")
+    assert "EXISTS" not in code
+    assert code.count("[(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]]") == 1
+
+
+def test_no_reply_read_searches_the_full_text_of_facts() -> None:
+    """Issue 20: ArcadeDB's full-text search scores every posting of each word before it keeps its best hits, so
+    a common word ("coffee") cost a reply 10-40 ms of engine CPU at 100,000 facts and about ten times that at
+    1,000,000 (the slowest twentieth of replies). Only entity names are searched so; facts come by the graph."""
+    assert [name for name in READS if "'fact_text'" in _code(name)] == []
 
 
 @pytest.mark.parametrize("window", [12, 11])
