@@ -149,6 +149,7 @@ class ContextSettings(_Section):
     reply_chain_messages: int = Field(40, ge=0)
     reply_chain_chars: int = Field(8000, ge=0)
     reply_chain_minutes: int = Field(240, ge=0)
+    rehearsal_seconds: float = Field(60.0, ge=0)  # at start, the reply reads rehearsed in the background (recall/rehearsal.py)
 
 
 class DiscordSettings(_Section):

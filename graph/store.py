@@ -190,6 +190,10 @@ class GraphStore:
                 break
         return [rows.message_and_author(r) for r in found]
 
+    async def some_channels(self, limit: int) -> list[tuple[str, str]]:
+        """(guild id, channel id) of up to `limit` channels, no matter which (store/some_channels.cypher)."""
+        return [(r["guild_id"], r["id"]) for r in await self.runner.read("store/some_channels", limit=limit)]
+
     async def close_episode(self, close: EpisodeClose) -> str:
         result = await self.runner.write_one(
             "store/close_episode",
