@@ -5,7 +5,9 @@
 // entities the message names ("where does Bob's sister work?": Bob, then the entities RELATED_TO him, either
 // way, then the facts about them; facts that only MENTION them added tokens and no evidence on LoCoMo).
 // Only facts of $guild_id that hold at $now (a native datetime: comparing against a parameter is cheaper than
-// parsing one per row).
+// parsing one per row). A named member's facts that hold a word of the message other than the named members' names
+// ($names are word characters only, so the pattern is a plain alternation) come first in their pool, then the most
+// important and newest: what the question is about, among a member's hundreds of facts.
 // No full-text search of facts' text: ArcadeDB scores every posting of each word before it keeps the best hits,
 // so a common word cost a reply tens of milliseconds at 100,000 facts and grew with the guild (issue 20). Facts
 // whose words match the message come through the channel's recalled messages they were drawn from, and with
@@ -43,10 +45,18 @@ CALL () {
     UNWIND $names AS name MATCH (p:User {display_lower: name}) RETURN p
   }
   WITH p WHERE NOT p.id IN $skip_ids AND NOT coalesce(p.is_bot, false)
+  WITH collect(DISTINCT p) AS people
+  WITH people, [w IN $names WHERE NONE(p IN people WHERE w = p.name_lower OR w = p.display_lower)] AS topical
+  WITH people, CASE WHEN size(topical) = 0 THEN null
+                    ELSE '(?isU).*\\b(?:' + reduce(s = head(topical), w IN tail(topical) | s + '|' + w) + ')\\b.*' END AS pattern
+  UNWIND people AS p
   MATCH (p)<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
-  WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $pool
+  WITH DISTINCT f, pattern
+  WITH f, CASE WHEN pattern IS NOT NULL AND f.text =~ pattern THEN 1 ELSE 0 END AS hit,
+       f.importance AS i, f.valid_at AS v, f.uuid AS u
+  ORDER BY hit DESC, i DESC, v DESC, u LIMIT $pool
   RETURN 'people' AS source, f, null AS score
   UNION ALL
   CALL () {

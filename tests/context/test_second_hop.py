@@ -143,3 +143,28 @@ async def test_facts_found_by_their_words_come_from_the_recalled_messages(store:
     finally:
         recall.expand.MATCHED_FACTS = kept
     assert p.facts["dana_bakes"] not in off.fact_uuids  # the case the lever fixes
+
+
+async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool(store: GraphStore) -> None:
+    """Issue 20 took the full-text search of facts away; a member's facts are read in one pool of the 150 most
+    important and newest. The one fact that answers, older than 200 others, now leads the pool because it holds a
+    word of the question other than the member's name (every fact about her names her)."""
+    import recall.gather
+
+    p = await in_general(store, "alice", "judy")
+    said = await p.say(GENERAL, "alice", "I volunteer at the zoo on weekends", T0)
+    writes = [p.fact("zoo", "Alice volunteers at the zoo", [U("alice")], said, importance=3)]
+    for i in range(200):
+        later = await p.say(GENERAL, "alice", f"fact number {i}", T0 + timedelta(hours=1, minutes=i))
+        writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
+    await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
+    question = "Where does Alice volunteers?"
+    pooled = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice", "volunteers"],
+                                     entity_keys=[], text=question, skip_ids=[PEOPLE["judy"]], now=AFTER,
+                                     pool=recall.gather.RANKED_POOL)  # fmt: skip
+    assert p.facts["zoo"] in {f.uuid for f in pooled["people"]}
+    named_only = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice"], entity_keys=[],
+                                         text="Alice?", skip_ids=[PEOPLE["judy"]], now=AFTER, pool=recall.gather.RANKED_POOL)  # fmt: skip
+    assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
+    ctx = await build_context(store, ask(question), ContextSettings(total_tokens=300, channel_messages=0))
+    assert ctx.part("related").ids[0] == p.facts["zoo"]
