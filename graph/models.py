@@ -242,6 +242,15 @@ class Conversation:
     recent: tuple[MessageView, ...]  # oldest first
     chain: tuple[MessageView, ...]  # oldest first
     recalled: tuple[MessageView, ...] = ()  # best match first
+    around: tuple[tuple[str, MessageView], ...] = ()  # (a recalled message's id, the message before or after it)
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """Earlier messages matching a reply, best first, and the messages next to each (`Conversation`'s)."""
+
+    matches: tuple[MessageView, ...] = ()
+    around: tuple[tuple[str, MessageView], ...] = ()
 
 
 class SchemaMismatch(RuntimeError):

@@ -11,7 +11,6 @@ turns the best facts were drawn from.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 
 from common.text import MENTION, keywords
@@ -23,15 +22,6 @@ from recall.ranking import rank_facts
 HOP_FACTS = 20  # facts of the second hop read, before ranking
 EVIDENCE_FACTS = 5  # the best related facts whose turns are read
 EVIDENCE_SPAN = 1  # neighbours each side of a source turn in its window
-# The best recalled messages whose neighbours in their window are read (context/neighbours.cypher). Off: measured on
-# LoCoMo (with embeddings), 5 matches add 2.0 points of evidence without a budget for 160 more tokens gathered (10
-# matches: 3.4 points for 380 tokens) and nothing at 500-2,000 tokens, while the read cost about 24 ms more CPU per
-# context build at 100,000 facts (bench.scale, against 49 ms).
-NEIGHBOUR_MATCHES = 0
-NEIGHBOUR_SPAN = 1
-# Where neighbours rank: after every match (so a budget trims them first), or each right after its match (measured:
-# +2.4 points at 2,000 tokens, but -1.6 on multi-hop at 1,000, as they push out weaker matches and facts).
-NEIGHBOURS_AFTER = False
 
 
 async def second_hop(store: GraphStore, req: ContextRequest, *, entity_keys: list[str], skip_ids: list[str]) -> list[FactView]:
@@ -48,22 +38,12 @@ async def second_hop(store: GraphStore, req: ContextRequest, *, entity_keys: lis
     )
 
 
-async def _none() -> list[tuple[int, MessageView]]:
-    return []
-
-
 async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gathered) -> Gathered:
     """`gathered` with the source turns (and their neighbours) of its best related facts appended to the
     recalled messages, best fact first, each turn once."""
     prior = list({f.uuid: f for source in gathered.related for f in source}.values())
     best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:EVIDENCE_FACTS]]
-    matches = [m.id for m in gathered.recalled[:NEIGHBOUR_MATCHES]]
-    found, around = await asyncio.gather(
-        store.evidence_messages(req.guild_id, req.channel_id, best, at=req.at, span=EVIDENCE_SPAN),
-        store.neighbour_messages(req.guild_id, req.channel_id, matches, at=req.at, span=NEIGHBOUR_SPAN)
-        if matches and NEIGHBOUR_SPAN
-        else _none(),
-    )
+    found = await store.evidence_messages(req.guild_id, req.channel_id, best, at=req.at, span=EVIDENCE_SPAN)
     known = {m.id for m in gathered.recalled}
 
     def fresh(message: MessageView) -> bool:
@@ -76,18 +56,10 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
             return True
         return False
 
-    near: dict[int, list[MessageView]] = {}
-    for rank, message in around:
-        if fresh(message):
-            near.setdefault(rank, []).append(message)
     extra = [message for _, _, message in found if fresh(message)]
-    if NEIGHBOURS_AFTER:
-        recalled = [x for i, m in enumerate(gathered.recalled) for x in (m, *near.get(i, []))]
-    else:
-        recalled = [*gathered.recalled, *(m for i in sorted(near) for m in near[i])]
-    if not extra and not near:
+    if not extra:
         return gathered
-    recalled += extra
+    recalled = [*gathered.recalled, *extra]
     names = dict(gathered.names)
     names.update({m.author_id: m.author_name for m in recalled})
     return replace(gathered, recalled=recalled, names=names)
