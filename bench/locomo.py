@@ -460,6 +460,13 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
         "NEIGHBOUR_MATCHES",
         0,
     ),
+    (
+        "redundant",
+        "a recalled message whose fact the context keeps gives way (a fact, to its quoted message)",
+        recall_assemble,
+        "REDUNDANT",
+        False,
+    ),
 )
 # Levers tried and not kept (off in recall/): each turned ON alone, its effect printed as on minus off.
 TRIED: tuple[tuple[str, str, Any, str, Any], ...] = (

@@ -453,6 +453,13 @@ class GraphStore:
         )
         return [(int(r["rank"]), bool(r["source"]), rows.message_view(r["message"])) for r in found]
 
+    async def drawn_from(self, guild_id: str, uuids: list[str]) -> dict[str, tuple[str, ...]]:
+        """The ids of the messages each fact of `uuids` was drawn from (context/drawn.cypher; issue 19)."""
+        if not uuids:
+            return {}
+        found = await self.runner.read_plain("context/drawn", guild_id=guild_id, uuids=uuids)
+        return {uuid: tuple(messages) for uuid, messages in found[0]["drawn"]} if found else {}
+
     async def conversation(
         self,
         guild_id: str,
