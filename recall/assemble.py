@@ -32,8 +32,8 @@ MAX_NAME_CHARS = 64
 RELATED_FACTS = 40  # related facts a context considers, best first: the rest are hardly related to the message
 MAX_MESSAGE_CHARS = 1000
 # Issue 19: one turn said twice. A recalled message whose fact the context keeps gives way to the next match (measured
-# on LoCoMo: better at every budget than the fact giving way, or whichever is longer); a fact drawn from a message of
-# the conversation gives way to it (the conversation is kept whole).
+# on LoCoMo: better at every budget than the fact giving way, or whichever is longer; a fact drawn from a message of
+# the conversation giving way as well added nothing there, and the conversation's facts stay).
 REDUNDANT = True
 REDUNDANT_ROUNDS = 4  # selections at most: each drops what the one before kept twice, and frees room for more
 _MEMORY_TAG = re.compile(r"<(/?)(memory)", re.IGNORECASE)
@@ -263,27 +263,18 @@ def _select(
     return kept, total
 
 
-def _redundant(kept: dict[str, list[_Line]], drawn: dict[str, list[str]]) -> dict[str, set[str]]:
-    """Kept lines that say again what another kept line says (REDUNDANT). `drawn`: message id -> uuids of the
-    facts drawn from it."""
+def _redundant(kept: dict[str, list[_Line]], drawn: dict[str, list[str]]) -> set[str]:
+    """Ids of the kept recalled messages a kept fact was drawn from (REDUNDANT). `drawn`: message id -> uuids of
+    the facts drawn from it."""
     facts = {line.key for name in ("author", "related") for line in kept[name]}
-    out: dict[str, set[str]] = {name: set() for name in PART_ORDER}
-    for name in ("recalled", "channel", "thread"):
-        for line in kept[name]:
-            said = facts.intersection(drawn.get(line.key, ()))
-            if said and name == "recalled":
-                out[name].add(line.key)
-            elif said:
-                out["author"].update(said)
-                out["related"].update(said)
-    return out
+    return {line.key for line in kept["recalled"] if facts.intersection(drawn.get(line.key, ()))}
 
 
 def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
     """Order, de-duplicate, fit each part to its budget, then trim to the total budget, least
     important part first (channel, thread, then recalled and related together, author; oldest messages
-    of the conversation and weakest facts and matches first). A line that says again what another kept
-    line says gives its room to the next candidate (`_redundant`)."""
+    of the conversation and weakest facts and matches first). A recalled message a kept fact was drawn from
+    gives its room to the next match (`_redundant`)."""
     author, related = _fact_candidates(gathered)
     channel, thread = _message_candidates(gathered)
     candidates = {
@@ -309,9 +300,9 @@ def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
             drawn.setdefault(message_id, []).append(uuid)
     for _ in range(REDUNDANT_ROUNDS if REDUNDANT and drawn else 0):
         dropped = _redundant(kept, drawn)
-        if not any(dropped.values()):
+        if not dropped:
             break
-        candidates = {name: [line for line in candidates[name] if line.key not in dropped[name]] for name in PART_ORDER}
+        candidates["recalled"] = [line for line in candidates["recalled"] if line.key not in dropped]
         kept, total = _select(candidates, budgets, head, settings.total_tokens)
     when = {m.id: m.created_at for m in gathered.recalled}
     kept["recalled"].sort(key=lambda line: (when[line.key], line.key))  # chosen best first, shown oldest first
