@@ -462,7 +462,7 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
     ),
     (
         "redundant",
-        "a recalled message whose fact the context keeps gives way (a fact, to its quoted message)",
+        "a recalled message whose fact the context keeps gives way to the next match",
         recall_assemble,
         "REDUNDANT",
         False,
