@@ -33,6 +33,7 @@ from graph.models import (
     Guild,
     Message,
     MessageView,
+    Recalled,
     SchemaMismatch,
     User,
     iso,
@@ -46,6 +47,8 @@ REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # contex
 RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
 RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
+RECALL_NEAR = 20  # recalled matches that come back with the messages just before and after them (read already)
+RECALL_RARITY = True  # recalled messages preselected by the rarity of the words they hold (idf), not their count
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
@@ -440,18 +443,6 @@ class GraphStore:
         )
         return [(int(r["rank"]), bool(r["source"]), rows.message_view(r["message"])) for r in found]
 
-    async def neighbour_messages(
-        self, guild_id: str, channel_id: str, ids: list[str], *, at: datetime, span: int = 1
-    ) -> list[tuple[int, MessageView]]:
-        """(rank of the message in `ids`, neighbour) for the `span` messages each side of each of `ids` in its
-        episode, before `at`, in the channel (context/neighbours.cypher; issue 19)."""
-        if not ids:
-            return []
-        found = await self.runner.read_plain(
-            "context/neighbours", guild_id=guild_id, channel_id=channel_id, ids=ids, at=utc(at), span=span
-        )
-        return [(int(r["rank"]), rows.message_view(r["message"])) for r in found]
-
     async def conversation(
         self,
         guild_id: str,
@@ -466,12 +457,14 @@ class GraphStore:
         chain: int = 41,
         text: str = "",
         recall: int = 0,
+        prefixes: Sequence[str] | None = None,
     ) -> Conversation:
         """The conversation a reply belongs to, in one read: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
-        of the channel's messages before `at` whose content matches the words of `text`, best first."""
-        words = keywords(text) if recall > 0 else []  # no words, no search
+        of the channel's messages before `at` whose content matches the words of `text`, best first (or, given
+        `prefixes`, words that start with one of them: word stems), with the messages next to them."""
+        words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 else []  # no words, no search
         talk = self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
@@ -491,8 +484,8 @@ class GraphStore:
                 "context/recalled",
                 guild_id=guild_id,
                 recall=recall,
-                words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
-                pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+                near=RECALL_NEAR,
+                **_search_patterns(words, prefixes is not None),
                 recall_from=channel_time(channel_id, at - RECALL_SPAN),
                 recall_to=channel_time(channel_id, at),
                 recall_window=RECALL_WINDOW,
@@ -502,24 +495,33 @@ class GraphStore:
         )
         found, searched = await asyncio.gather(talk, search)
         row = found[0]
-        matches = [(m["score"], rows.message_view(m)) for m in (searched[0]["recalled"] if searched else [])]
-        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
+        recalled = _recalled(searched[0]["recalled"] if searched else [])
         return Conversation(
             author=rows.user(row["author"]) if row["author"] else None,
             summaries=tuple(sorted((rows._dt(at_), text) for at_, text in row["summaries"])),  # type: ignore[misc]  # a summary row always has its time
             recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
             chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
-            recalled=tuple(view for _, view in matches),
+            recalled=recalled.matches,
+            around=recalled.around,
         )
 
     async def recalled_before(
-        self, guild_id: str, channel_id: str, *, before: datetime, text: str, episodes: int, recall: int
-    ) -> list[MessageView]:
+        self,
+        guild_id: str,
+        channel_id: str,
+        *,
+        before: datetime,
+        text: str,
+        episodes: int,
+        recall: int,
+        prefixes: Sequence[str] | None = None,
+    ) -> Recalled:
         """Up to `recall` messages of the channel's last `episodes` windows that ended before `before`, holding
-        words of `text`, best first (as `conversation` recalls within RECALL_SPAN; issue 19)."""
-        words = keywords(text) if recall > 0 and episodes > 0 else []
+        words of `text` (or `prefixes`), best first, with the messages next to them (as `conversation` recalls
+        within RECALL_SPAN; issue 19)."""
+        words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 and episodes > 0 else []
         if not words:
-            return []
+            return Recalled()
         found = await self.runner.read_plain(
             "context/recalled_before",
             guild_id=guild_id,
@@ -527,12 +529,10 @@ class GraphStore:
             before=utc(before),
             episodes=episodes,
             recall=recall,
-            words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
-            pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+            near=RECALL_NEAR,
+            **_search_patterns(words, prefixes is not None),
         )
-        matches = [(m["score"], rows.message_view(m)) for m in found[0]["recalled"]] if found else []
-        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
-        return [view for _, view in matches]
+        return _recalled(found[0]["recalled"] if found else [])
 
     # --- what members take back ----------------------------------------------------------
     async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
@@ -675,6 +675,28 @@ class GraphStore:
         rels = await self.runner.read("store/stats_relationships")
         buffered = await self.runner.read("store/buffered_counts")
         return {"nodes": nodes, "relationships": rels, "buffered": buffered}
+
+
+def _search_patterns(words: Sequence[str], prefixes: bool) -> dict[str, Any]:
+    """The recalled searches' Java regexes: `words`, one each, and `pattern`, any of them; a prefix matches the
+    words that start with it."""
+    tail = r"\w*" if prefixes else ""
+    return {
+        "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + tail + ")") for w in words],
+        "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")" + tail),
+        "rarity": RECALL_RARITY,
+    }
+
+
+def _recalled(found: list[dict[str, Any]]) -> Recalled:
+    """A recalled search's rows (context/recalled.cypher): the matches best first (score, then newest), and
+    the messages next to them, each with its match's id."""
+    matches = [(m["score"], rows.message_view(m)) for m in found if m.get("score") is not None]
+    matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))
+    return Recalled(
+        matches=tuple(view for _, view in matches),
+        around=tuple((m["near"], rows.message_view(m)) for m in found if m.get("near") is not None),
+    )
 
 
 async def _no_rows() -> list[dict[str, Any]]:

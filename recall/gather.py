@@ -23,7 +23,7 @@ from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
 from recall.history import older_recalled
 from recall.names import named_apart
-from recall.ranking import rank_messages
+from recall.ranking import rank_messages, search_prefixes
 from recall.when import named_period
 
 AUTHOR_FACTS = 50
@@ -34,6 +34,9 @@ CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 
 MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3
 MAX_NAME_CANDIDATES = 60
+# The best recalled messages whose neighbours in the channel (the message before and after, read by the same
+# search, context/recalled.cypher) join the recalled part after every match. Measured on LoCoMo: see README.
+NEIGHBOUR_MATCHES = 10
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -108,6 +111,20 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
     return kept[::-1]
 
 
+def around(recalled: list[MessageView], near: list[tuple[str, MessageView]], req: ContextRequest) -> list[MessageView]:
+    """The messages just before and after the best NEIGHBOUR_MATCHES recalled messages (the question a matching
+    turn answers, the answer to it), best match first, each once and none recalled already: they rank after
+    every match, so a budget trims them first."""
+    best = {m.id: rank for rank, m in enumerate(recalled[:NEIGHBOUR_MATCHES])}
+    known = {m.id for m in recalled}
+    out: list[MessageView] = []
+    for _, message in sorted(((best[match], m) for match, m in near if match in best), key=lambda rm: (rm[0], rm[1].created_at)):
+        if message.id not in known and keep_message(message, req):
+            known.add(message.id)
+            out.append(message)
+    return out
+
+
 async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
     if embed is None or not req.message_text.strip():
         return []
@@ -151,6 +168,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             chain=CHAIN_DEPTH,
             text=text,
             recall=settings.recalled_messages,
+            prefixes=search_prefixes(text),
         ),
         nearest=_nearest(store, req, embed),
         older=older_recalled(store, req, settings),  # issue 19: a quiet channel's matches before the recalled span
@@ -168,8 +186,10 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
     period = named_period(text, req.at)
-    found = [m for m in [*talk.recalled, *reads["older"]] if keep_message(m, req)]
+    older = reads["older"]
+    found = [m for m in [*talk.recalled, *older.matches] if keep_message(m, req)]
     recalled = rank_messages(text, found, period)[: settings.recalled_messages]
+    recalled += around(recalled, [*talk.around, *older.around], req)
     messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())

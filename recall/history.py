@@ -8,17 +8,19 @@ from there through the channel's earlier windows, a bounded number of them (as m
 from __future__ import annotations
 
 from common.settings import ContextSettings, WindowSettings
-from graph.models import MessageView
+from graph.models import Recalled
 from graph.store import RECALL_SPAN, RECALL_WINDOW, GraphStore
 from recall.assemble import ContextRequest
+from recall.ranking import search_prefixes
 
 OLDER_EPISODES = RECALL_WINDOW // WindowSettings().max_messages  # windows searched before the span
 
 
-async def older_recalled(store: GraphStore, req: ContextRequest, settings: ContextSettings) -> list[MessageView]:
-    """Messages of the channel's windows that ended before the recalled span, matching the reply, best first."""
+async def older_recalled(store: GraphStore, req: ContextRequest, settings: ContextSettings) -> Recalled:
+    """Messages of the channel's windows that ended before the recalled span, matching the reply, best first,
+    with the messages next to them."""
     if not OLDER_EPISODES or settings.recalled_messages <= 0:
-        return []
+        return Recalled()
     return await store.recalled_before(
         req.guild_id,
         req.channel_id,
@@ -26,4 +28,5 @@ async def older_recalled(store: GraphStore, req: ContextRequest, settings: Conte
         text=req.message_text,
         episodes=OLDER_EPISODES,
         recall=settings.recalled_messages,
+        prefixes=search_prefixes(req.message_text),
     )

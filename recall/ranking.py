@@ -22,6 +22,7 @@ RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 20
 SEARCHED_WEIGHT = 1.0  # weight in the fusion of each search index's order (vectors), BM25's being 1
 TIME_AWARE = True  # a message naming a date ranks what was said then first among what matches it (recall.when)
 PLURAL_ING = True  # "writings" meets "writing": the plural of an -ing word loses both endings (stem)
+SEARCH_STEMS = False  # recalled messages are searched for by the stems of the message's words, as word prefixes
 
 
 @lru_cache(maxsize=1 << 16)  # pure, and the same few thousand words come back at every reply (a sixth of its client CPU)
@@ -47,6 +48,20 @@ def _base(word: str) -> str:
     if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
         return word[:-1]
     return word[:-1] if len(word) >= 4 and word.endswith("e") else word
+
+
+def search_prefixes(text: str) -> list[str] | None:
+    """What the recalled-message search looks for: each content word's stem, as far as the word itself spells
+    it ("writings" -> "writ", "studies" -> "stud"), so it finds "wrote"'s neighbours "writing" and "writer" as
+    BM25 meets them; None (whole words) when SEARCH_STEMS is off."""
+    if not SEARCH_STEMS:
+        return None
+    prefixes: dict[str, None] = {}
+    for word in keywords(text):
+        root = stem(word)
+        size = next((i for i, (a, b) in enumerate(zip(word, root)) if a != b), min(len(word), len(root)))
+        prefixes.setdefault(word[: max(size, 3)], None)
+    return list(prefixes)
 
 
 def _stems(words: Sequence[str]) -> list[str]:

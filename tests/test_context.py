@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from neo4j import AsyncGraphDatabase
 
+import recall.assemble
+import recall.gather
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
-from graph.models import Conversation, FactView, Message, MessageView, User
+from graph.models import Conversation, FactView, Message, MessageView, Recalled, User
 from graph.store import REPLY_FACT_SOURCES, GraphStore
 from recall.assemble import (
     ContextRequest,
@@ -227,6 +229,9 @@ class FakeStore:
 
     async def conversation(self, *args: Any, **kwargs: Any) -> Conversation:
         return Conversation(author=None, summaries=(), recent=(), chain=())
+
+    async def recalled_before(self, *args: Any, **kwargs: Any) -> Recalled:
+        return Recalled()
 
     async def nearest_facts(self, guild_id: str, vector: list[float], **kwargs: Any) -> list[FactView]:
         self.vectors.append(vector)
@@ -443,7 +448,11 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
         await driver.close()
 
 
-async def test_recalled_messages_match_the_question_in_its_channel_only(store: GraphStore) -> None:
+async def test_recalled_messages_match_the_question_in_its_channel_only(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the matches alone (their neighbours: test_recalled_neighbours)
+    monkeypatch.setattr(recall.assemble, "REDUNDANT", False)  # each match, also one whose fact is kept (test_redundant)
     p = await populate(store)
     asked = await p.say(GENERAL, "judy", "who saw the Celtics game?", AFTER - timedelta(seconds=1))
     req = ask("judy", asked.content, at=AFTER)

@@ -15,7 +15,9 @@
 // (before the guild filter): a name's words are in few entities' names.
 // Each item is one fact of one source, as a list read by graph.rows.reply_fact:
 //   [source, score, uuid, text, category, importance, confidence, valid_at,
-//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]]]
+//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id]]
+// (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
+// fact it keeps, recall.assemble.REDUNDANT)
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
 // and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
 // no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild
@@ -106,4 +108,5 @@ RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confi
                   coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
                 [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR r.message_id IN shown | [rep.id,
                   coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
-                  toString(r.at)]]]) AS facts
+                  toString(r.at)]],
+                [s IN sources | s[0]]]) AS facts

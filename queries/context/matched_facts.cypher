@@ -20,4 +20,5 @@ RETURN collect(['matched', null, f.uuid, f.text, f.category, f.importance, f.con
                   coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
                 [(f)-[r:REPORTED_BY]->(rep:User) WHERE r.message_id = '' OR r.message_id IN shown | [rep.id,
                   coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
-                  toString(r.at)]]]) AS facts
+                  toString(r.at)]],
+                [s IN sources | s[0]]]) AS facts

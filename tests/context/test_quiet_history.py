@@ -58,7 +58,7 @@ async def test_older_windows_are_searched_a_bounded_number_back(store: GraphStor
         at = T0 + timedelta(days=day)
         await p.episode(GENERAL, [await p.say(GENERAL, "alice", f"nothing new on day {day}", at)])
     found = await store.recalled_before(G1, GENERAL, before=ASKED - RECALL_SPAN, text="Bob's kayak, day", episodes=3, recall=20)
-    assert [m.content for m in found] == [f"nothing new on day {d}" for d in (3, 2, 1)]  # the kayak's window is a 4th
+    assert [m.content for m in found.matches] == [f"nothing new on day {d}" for d in (3, 2, 1)]  # the kayak's window is a 4th
     found = await store.recalled_before(G1, GENERAL, before=ASKED - RECALL_SPAN, text="Bob's kayak", episodes=4, recall=20)
-    assert [m.id for m in found] == [p.messages[1].id]
-    assert await store.recalled_before(G1, "another-channel", before=ASKED, text="kayak", episodes=4, recall=20) == []
+    assert [m.id for m in found.matches] == [p.messages[1].id]
+    assert (await store.recalled_before(G1, "another-channel", before=ASKED, text="kayak", episodes=4, recall=20)).matches == ()
