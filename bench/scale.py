@@ -449,6 +449,7 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     """Each graph read of one context build, as build_context issues it (for the per-read breakdown); the
     evidence read for the facts `evidence` holds about the author (as the best facts of a build would be)."""
     from common.text import keywords
+    from graph.store import RECALL_SPAN
     from recall.expand import EVIDENCE_FACTS
     from recall.gather import (
         AUTHOR_FACTS,
@@ -459,6 +460,7 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
         SOURCE_FACTS,
         name_candidates,
     )
+    from recall.history import OLDER_EPISODES
 
     settings = ContextSettings()
     evidence = evidence or {}
@@ -490,8 +492,20 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             text=q.message_text,
             recall=settings.recalled_messages,
         ),
-        "context/evidence (the best facts' turns; its second round trip)": lambda q: store.evidence_messages(
-            GUILD, q.channel_id, evidence.get(q.author_id, [])[:EVIDENCE_FACTS], at=q.at
+        "context/recalled_before (a quiet channel's older windows searched)": lambda q: store.recalled_before(
+            GUILD,
+            q.channel_id,
+            before=q.at - RECALL_SPAN,
+            text=q.message_text,
+            episodes=OLDER_EPISODES,
+            recall=settings.recalled_messages,
+        ),
+        "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: store.second_round(
+            GUILD,
+            q.channel_id,
+            uuids=evidence.get(q.author_id, [])[:EVIDENCE_FACTS],
+            message_ids=[q.reply_to_id] if q.reply_to_id else [],
+            at=q.at,
         ),
         # not part of a build: the other reads that must not grow with history (issue 20)
         "store/messages_before (a window's earlier messages, extraction)": lambda q: store.messages_before(

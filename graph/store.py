@@ -59,6 +59,14 @@ def now_utc() -> datetime:
 
 
 @dataclass(frozen=True)
+class SecondRound:
+    """What a reply's second read gives (`GraphStore.second_round`)."""
+
+    evidence: list[tuple[int, bool, MessageView]] = field(default_factory=list)  # (fact rank, is the source, message)
+    matched: list[FactView] = field(default_factory=list)  # facts drawn from the recalled messages
+
+
+@dataclass(frozen=True)
 class WriteOutcome:
     written: bool  # False: the episode was already written, nothing changed
     facts: int = 0
@@ -419,29 +427,38 @@ class GraphStore:
             by_source[source].append(fact)
         return {source: sorted(facts, key=_importance_then_newest) for source, facts in by_source.items()}
 
-    async def matched_facts(
-        self, guild_id: str, channel_id: str, message_ids: list[str], *, now: datetime, limit: int = 40
-    ) -> list[FactView]:
-        """The facts drawn from `message_ids` (messages a reply recalled, best first) that hold at `now` and may be
-        recalled in `channel_id` (context/matched_facts.cypher), in the order of their messages."""
-        if not message_ids:
-            return []
+    async def second_round(
+        self,
+        guild_id: str,
+        channel_id: str,
+        *,
+        uuids: list[str],
+        message_ids: list[str],
+        at: datetime,
+        span: int = 1,
+        limit: int = 40,
+    ) -> SecondRound:
+        """A reply's second round in one read (context/second_round.cypher): the channel's messages the facts
+        `uuids` were drawn from with their `span` neighbours each side in their episode, before `at`, as (rank of
+        the fact in `uuids`, whether it is the source itself, message); and the facts drawn from `message_ids`
+        (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`."""
+        if not uuids and not message_ids:
+            return SecondRound()
         found = await self.runner.read_plain(
-            "context/matched_facts", guild_id=guild_id, channel_id=channel_id, ids=message_ids, now=utc(now), limit=limit
+            "context/second_round",
+            guild_id=guild_id,
+            channel_id=channel_id,
+            uuids=uuids,
+            ids=message_ids,
+            now=utc(at),
+            span=span,
+            limit=limit,
         )
-        return [rows.reply_fact(item)[2] for item in (found[0]["facts"] if found else [])]
-
-    async def evidence_messages(
-        self, guild_id: str, channel_id: str, uuids: list[str], *, at: datetime, span: int = 1
-    ) -> list[tuple[int, bool, MessageView]]:
-        """(rank of the fact in `uuids`, whether it is the source itself, message) for the channel's messages
-        the facts were drawn from and their `span` neighbours each side in their episode, before `at`."""
-        if not uuids:
-            return []
-        found = await self.runner.read_plain(
-            "context/evidence", guild_id=guild_id, channel_id=channel_id, uuids=uuids, at=utc(at), span=span
+        row = found[0] if found else {"matched": [], "evidence": []}
+        return SecondRound(
+            evidence=[(int(rank), bool(source), rows.message_view(m)) for rank, source, m in row["evidence"]],
+            matched=[rows.reply_fact(item)[2] for item in row["matched"]],
         )
-        return [(int(r["rank"]), bool(r["source"]), rows.message_view(r["message"])) for r in found]
 
     async def conversation(
         self,

@@ -13,7 +13,6 @@ facts drawn from the messages the reply recalled.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 
 from graph.models import MessageView
@@ -34,10 +33,10 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
     prior = list({f.uuid: f for source in gathered.related for f in source}.values())
     best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:EVIDENCE_FACTS]]
     recalled_ids = [m.id for m in gathered.recalled] if MATCHED_FACTS else []
-    found, matched = await asyncio.gather(
-        store.evidence_messages(req.guild_id, req.channel_id, best, at=req.at, span=EVIDENCE_SPAN),
-        store.matched_facts(req.guild_id, req.channel_id, recalled_ids, now=req.at, limit=MATCHED_FACTS),
+    second = await store.second_round(
+        req.guild_id, req.channel_id, uuids=best, message_ids=recalled_ids, at=req.at, span=EVIDENCE_SPAN, limit=MATCHED_FACTS
     )
+    found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
     matched = [f for f, score in zip(matched, bm25_scores(gathered.query, [fact_document(f) for f in matched])) if score > 0]
     related = [*gathered.related, matched] if matched else gathered.related

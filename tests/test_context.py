@@ -15,7 +15,7 @@ import recall.gather
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
 from graph.models import Conversation, FactView, Message, MessageView, Recalled, User
-from graph.store import REPLY_FACT_SOURCES, GraphStore
+from graph.store import REPLY_FACT_SOURCES, GraphStore, SecondRound
 from recall.assemble import (
     ContextRequest,
     Gathered,
@@ -232,6 +232,9 @@ class FakeStore:
 
     async def recalled_before(self, *args: Any, **kwargs: Any) -> Recalled:
         return Recalled()
+
+    async def second_round(self, *args: Any, **kwargs: Any) -> SecondRound:
+        return SecondRound()
 
     async def nearest_facts(self, guild_id: str, vector: list[float], **kwargs: Any) -> list[FactView]:
         self.vectors.append(vector)

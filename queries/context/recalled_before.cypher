@@ -8,7 +8,7 @@
 // id); only messages of $guild_id and $channel_id. Datetimes come back as ISO strings.
 MATCH (e:Episode {channel_id: $channel_id})
 WHERE e.guild_id = $guild_id AND e.ended_at < $before
-WITH e ORDER BY e.ended_at DESC LIMIT $episodes
+WITH e, e.ended_at AS ended ORDER BY ended DESC LIMIT $episodes
 MATCH (m:Message)-[:IN_EPISODE]->(e)
 WITH m WHERE m.guild_id = $guild_id AND m.channel_id = $channel_id AND m.created_at < $before
 WITH m, m.created_at AS t, m.id AS id ORDER BY t DESC, id DESC
