@@ -449,7 +449,6 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     """Each graph read of one context build, as build_context issues it (for the per-read breakdown); the
     evidence read for the facts `evidence` holds about the author (as the best facts of a build would be)."""
     from common.text import keywords
-    from graph.store import RECALL_SPAN
     from recall.expand import EVIDENCE_FACTS
     from recall.gather import (
         AUTHOR_FACTS,
@@ -480,25 +479,20 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             hop_limit=HOP_FACTS,
             channel_id=q.channel_id,
         ),
-        "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
-            GUILD,
-            q.channel_id,
-            author_id=q.author_id,
-            at=q.at,
-            reply_to_id=q.reply_to_id,
-            episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
-            messages=settings.channel_messages,
-            chain=CHAIN_DEPTH,
-            text=q.message_text,
-            recall=settings.recalled_messages,
-        ),
-        "context/recalled_before (a quiet channel's older windows searched)": lambda q: store.recalled_before(
-            GUILD,
-            q.channel_id,
-            before=q.at - RECALL_SPAN,
-            text=q.message_text,
-            episodes=OLDER_EPISODES,
-            recall=settings.recalled_messages,
+        "context/conversation (messages, summaries, chain, older windows; the recalled search beside it)": lambda q: (
+            store.conversation(
+                GUILD,
+                q.channel_id,
+                author_id=q.author_id,
+                at=q.at,
+                reply_to_id=q.reply_to_id,
+                episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+                messages=settings.channel_messages,
+                chain=CHAIN_DEPTH,
+                text=q.message_text,
+                recall=settings.recalled_messages,
+                older_episodes=OLDER_EPISODES,
+            )
         ),
         "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: store.second_round(
             GUILD,

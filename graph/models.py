@@ -234,6 +234,14 @@ class MessageView:
 
 
 @dataclass(frozen=True, slots=True)
+class Recalled:
+    """Earlier messages matching a reply, best first, and the messages next to each (`Conversation`'s)."""
+
+    matches: tuple[MessageView, ...] = ()
+    around: tuple[tuple[str, MessageView], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Conversation:
     """What one read gathers around a reply: its author, the channel's recent past, the reply chain and
     the channel's earlier messages that match the reply."""
@@ -244,14 +252,7 @@ class Conversation:
     chain: tuple[MessageView, ...]  # oldest first
     recalled: tuple[MessageView, ...] = ()  # best match first
     around: tuple[tuple[str, MessageView], ...] = ()  # (a recalled message's id, the message before or after it)
-
-
-@dataclass(frozen=True, slots=True)
-class Recalled:
-    """Earlier messages matching a reply, best first, and the messages next to each (`Conversation`'s)."""
-
-    matches: tuple[MessageView, ...] = ()
-    around: tuple[tuple[str, MessageView], ...] = ()
+    older: Recalled = Recalled()  # matches in a quiet channel's windows before the recalled span, with their neighbours
 
 
 class SchemaMismatch(RuntimeError):

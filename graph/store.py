@@ -475,13 +475,17 @@ class GraphStore:
         text: str = "",
         recall: int = 0,
         prefixes: Sequence[str] | None = None,
+        older_episodes: int = 0,
     ) -> Conversation:
         """The conversation a reply belongs to, in one read: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
         of the channel's messages before `at` whose content matches the words of `text`, best first (or, given
-        `prefixes`, words that start with one of them: word stems), with the messages next to them."""
+        `prefixes`, words that start with one of them: word stems), with the messages next to them; and as many of
+        the messages of the channel's last `older_episodes` windows that ended before RECALL_SPAN (`older`: a quiet
+        channel's older talk, issue 19)."""
         words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 else []  # no words, no search
+        patterns = _search_patterns(words, prefixes is not None)
         talk = self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
@@ -493,6 +497,11 @@ class GraphStore:
             episodes=episodes,
             messages=messages,
             chain=chain,
+            before=utc(at - RECALL_SPAN),
+            older_episodes=older_episodes,
+            recall=recall,
+            near=RECALL_NEAR,
+            **{**patterns, "words": patterns["words"] if older_episodes > 0 else []},
         )
         # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
         # the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
@@ -502,7 +511,7 @@ class GraphStore:
                 guild_id=guild_id,
                 recall=recall,
                 near=RECALL_NEAR,
-                **_search_patterns(words, prefixes is not None),
+                **patterns,
                 recall_from=channel_time(channel_id, at - RECALL_SPAN),
                 recall_to=channel_time(channel_id, at),
                 recall_window=RECALL_WINDOW,
@@ -520,36 +529,8 @@ class GraphStore:
             chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
             recalled=recalled.matches,
             around=recalled.around,
+            older=_recalled(row["older"]),
         )
-
-    async def recalled_before(
-        self,
-        guild_id: str,
-        channel_id: str,
-        *,
-        before: datetime,
-        text: str,
-        episodes: int,
-        recall: int,
-        prefixes: Sequence[str] | None = None,
-    ) -> Recalled:
-        """Up to `recall` messages of the channel's last `episodes` windows that ended before `before`, holding
-        words of `text` (or `prefixes`), best first, with the messages next to them (as `conversation` recalls
-        within RECALL_SPAN; issue 19)."""
-        words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 and episodes > 0 else []
-        if not words:
-            return Recalled()
-        found = await self.runner.read_plain(
-            "context/recalled_before",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            before=utc(before),
-            episodes=episodes,
-            recall=recall,
-            near=RECALL_NEAR,
-            **_search_patterns(words, prefixes is not None),
-        )
-        return _recalled(found[0]["recalled"] if found else [])
 
     # --- what members take back ----------------------------------------------------------
     async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:

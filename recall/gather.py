@@ -15,13 +15,13 @@ from typing import Any
 
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
+import recall.history
 from common.settings import ContextSettings
 from common.text import MENTION, keywords, name_key
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
-from recall.history import older_recalled
 from recall.names import named_apart
 from recall.ranking import rank_messages, search_prefixes
 from recall.when import named_period
@@ -169,9 +169,9 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             text=text,
             recall=settings.recalled_messages,
             prefixes=search_prefixes(text),
+            older_episodes=recall.history.OLDER_EPISODES,  # issue 19: a quiet channel's matches before the recalled span
         ),
         nearest=_nearest(store, req, embed),
-        older=older_recalled(store, req, settings),  # issue 19: a quiet channel's matches before the recalled span
     )
     talk = reads["talk"]
     facts, nearest = await named_apart(reads["facts"], reads["nearest"], lambda ids: store.users(ids, req.guild_id))
@@ -186,7 +186,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
     period = named_period(text, req.at)
-    older = reads["older"]
+    older = talk.older
     found = [m for m in [*talk.recalled, *older.matches] if keep_message(m, req)]
     recalled = rank_messages(text, found, period)[: settings.recalled_messages]
     recalled += around(recalled, [*talk.around, *older.around], req)

@@ -14,7 +14,7 @@ import recall.assemble
 import recall.gather
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
-from graph.models import Conversation, FactView, Message, MessageView, Recalled, User
+from graph.models import Conversation, FactView, Message, MessageView, User
 from graph.store import REPLY_FACT_SOURCES, GraphStore, SecondRound
 from recall.assemble import (
     ContextRequest,
@@ -229,9 +229,6 @@ class FakeStore:
 
     async def conversation(self, *args: Any, **kwargs: Any) -> Conversation:
         return Conversation(author=None, summaries=(), recent=(), chain=())
-
-    async def recalled_before(self, *args: Any, **kwargs: Any) -> Recalled:
-        return Recalled()
 
     async def second_round(self, *args: Any, **kwargs: Any) -> SecondRound:
         return SecondRound()

@@ -19,7 +19,7 @@ from tests.support.busy_server import recalled
 G, CH = "836000000000000001", "836100000000000001"
 ANN = User(id="836200000000000001", name="ann", display_name="Ann")
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-READS = ("context/facts", "context/conversation", "context/recalled", "context/recalled_before", "context/second_round")
+READS = ("context/facts", "context/conversation", "context/recalled", "context/second_round")
 _CLAUSE = re.compile(r"\b(OPTIONAL MATCH|MATCH|CALL|UNION)\b")
 _ORDER_BY = re.compile(r"\bORDER BY\s+(.+?)(?:\s+LIMIT\b|$)", re.MULTILINE)
 
