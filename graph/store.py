@@ -47,7 +47,7 @@ REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # contex
 RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
 RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
-RECALL_NEAR = 20  # recalled matches that come back with the messages just before and after them (read already)
+RECALL_NEAR = 10  # recalled matches that come back with the messages just before and after them (read already)
 RECALL_RARITY = True  # recalled messages preselected by the rarity of the words they hold (idf), not their count
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
@@ -476,6 +476,7 @@ class GraphStore:
         recall: int = 0,
         prefixes: Sequence[str] | None = None,
         older_episodes: int = 0,
+        near: int = RECALL_NEAR,
     ) -> Conversation:
         """The conversation a reply belongs to, in one read: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
@@ -500,7 +501,7 @@ class GraphStore:
             before=utc(at - RECALL_SPAN),
             older_episodes=older_episodes,
             recall=recall,
-            near=RECALL_NEAR,
+            near=near,
             **{**patterns, "words": patterns["words"] if older_episodes > 0 else []},
         )
         # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
@@ -510,7 +511,7 @@ class GraphStore:
                 "context/recalled",
                 guild_id=guild_id,
                 recall=recall,
-                near=RECALL_NEAR,
+                near=near,
                 **patterns,
                 recall_from=channel_time(channel_id, at - RECALL_SPAN),
                 recall_to=channel_time(channel_id, at),

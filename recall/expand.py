@@ -38,7 +38,9 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
     )
     found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
-    matched = [f for f, score in zip(matched, bm25_scores(gathered.query, [fact_document(f) for f in matched])) if score > 0]
+    if matched:
+        scores = bm25_scores(gathered.query, [fact_document(f) for f in matched])
+        matched = [f for f, score in zip(matched, scores) if score > 0]
     related = [*gathered.related, matched] if matched else gathered.related
     drawn = {f.uuid: f.sources for f in [*gathered.author_facts, *(f for source in related for f in source)] if f.sources}
     gathered = replace(gathered, related=related, drawn=drawn)

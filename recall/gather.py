@@ -170,6 +170,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             recall=settings.recalled_messages,
             prefixes=search_prefixes(text),
             older_episodes=recall.history.OLDER_EPISODES,  # issue 19: a quiet channel's matches before the recalled span
+            near=NEIGHBOUR_MATCHES,  # the best matches of each search come with their neighbours (`around`)
         ),
         nearest=_nearest(store, req, embed),
     )
