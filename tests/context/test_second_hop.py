@@ -168,3 +168,16 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
     assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
     ctx = await build_context(store, ask(question), ContextSettings(total_tokens=300, channel_messages=0))
     assert ctx.part("related").ids[0] == p.facts["zoo"]
+
+
+async def test_a_question_full_of_pattern_syntax_is_read_as_words(store: GraphStore) -> None:
+    """The people pool's pattern is built in the read from the message's words; what a member types is never
+    pattern syntax there (only word characters reach it), so a question full of it reads as its words."""
+    p = await in_general(store, "alice", "judy")
+    said = await p.say(GENERAL, "alice", "I volunteer at the zoo on weekends", T0)
+    other = await p.say(GENERAL, "alice", "my cat is called Luna", T0 + timedelta(minutes=1))
+    writes = [p.fact("zoo", "Alice volunteers at the zoo", [U("alice")], said, importance=3),
+              p.fact("cat", "Alice has a cat called Luna", [U("alice")], other, importance=9)]  # fmt: skip
+    await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
+    ctx = await build_context(store, ask("alice (.*)+ [zoo]? \\b|.* ^$ ((a+)+)+ zoo"), ContextSettings(channel_messages=0))
+    assert ctx.part("related").ids[0] == p.facts["zoo"]  # the read ran, and "zoo" still ranks first
