@@ -18,6 +18,7 @@ from dataclasses import replace
 from graph.models import MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
+from recall.names import disambiguate
 from recall.ranking import bm25_scores, fact_document, rank_facts
 
 EVIDENCE_FACTS = 5  # the best related facts whose turns are read
@@ -41,9 +42,13 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
     if matched:
         scores = bm25_scores(gathered.query, [fact_document(f) for f in matched])
         matched = [f for f, score in zip(matched, scores) if score > 0]
-    related = [*gathered.related, matched] if matched else gathered.related
-    drawn = {f.uuid: f.sources for f in [*gathered.author_facts, *(f for source in related for f in source)] if f.sources}
-    gathered = replace(gathered, related=related, drawn=drawn)
+    related, author_facts = gathered.related, gathered.author_facts
+    if matched:  # their reporters told apart from the first round's too ("Alex (@alexk)", "Alex (@alexm)")
+        *related, author_facts = await disambiguate(
+            [*gathered.related, matched, gathered.author_facts], lambda ids: store.users(ids, req.guild_id)
+        )
+    drawn = {f.uuid: f.sources for f in [*author_facts, *(f for source in related for f in source)] if f.sources}
+    gathered = replace(gathered, related=related, author_facts=author_facts, drawn=drawn)
     known = {m.id for m in gathered.recalled}
 
     def fresh(message: MessageView) -> bool:
