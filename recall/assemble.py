@@ -64,7 +64,7 @@ class Gathered:
     author_facts: list[FactView] = field(default_factory=list)  # most important, newest first
     related: list[list[FactView]] = field(default_factory=list)  # sources in priority order, each ranked
     query: str = ""  # the message being answered: related facts are ranked by relevance to it
-    searched: list[list[str]] = field(default_factory=list)  # fact uuids as full-text/vector search ranked them
+    searched: list[list[str]] = field(default_factory=list)  # fact uuids as the vector search ranked them
     recalled: list[MessageView] = field(default_factory=list)  # earlier messages matching this one, best first
     summaries: list[tuple[datetime, str]] = field(default_factory=list)  # (episode end, summary)
     channel_messages: list[MessageView] = field(default_factory=list)  # oldest first

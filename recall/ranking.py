@@ -128,7 +128,7 @@ def rank_facts(
     query: str, candidates: Sequence[FactView], searched: Sequence[Sequence[str]] = (), period: Period | None = None
 ) -> list[FactView]:
     """Candidates (distinct, in prior order) best first for `query`: BM25 over the candidates, fused with
-    the orders of `searched` (fact uuids best first, as full-text or vector search returned them) and,
+    the orders of `searched` (fact uuids best first, as the vector search returned them) and,
     when the message names a `period`, with the order of the facts of that period (best matches first)."""
     facts = list({f.uuid: f for f in candidates}.values())
     scores = bm25_scores(query, [fact_document(f) for f in facts])
@@ -143,8 +143,8 @@ def rank_facts(
 
 def rank_messages(query: str, messages: Sequence[MessageView], period: Period | None = None) -> list[MessageView]:
     """Messages best first for `query`: BM25 over the messages (author and content), fused with the order
-    they came in (the full-text index's) and, when the message names a `period`, with the order of the
-    messages sent then."""
+    they came in (the recalled search's: the rarest words first) and, when the message names a `period`, with
+    the order of the messages sent then."""
     found = list({m.id: m for m in messages}.values())
     scores = bm25_scores(query, [f"{m.author_name} {m.content}" for m in found])
     pairs = sorted(zip(scores, found), key=lambda t: -t[0])
