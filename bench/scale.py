@@ -479,7 +479,7 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             hop_limit=HOP_FACTS,
             channel_id=q.channel_id,
         ),
-        "context/conversation (messages, summaries, chain, older windows; the recalled search beside it)": lambda q: (
+        "context/conversation (messages, summaries, chain; the recalled and older windows' searches beside it)": lambda q: (
             store.conversation(
                 GUILD,
                 q.channel_id,

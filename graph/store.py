@@ -478,7 +478,7 @@ class GraphStore:
         older_episodes: int = 0,
         near: int = RECALL_NEAR,
     ) -> Conversation:
-        """The conversation a reply belongs to, in one read: the author, the channel's last episodes
+        """The conversation a reply belongs to, in three concurrent reads: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
         of the channel's messages before `at` whose content matches the words of `text`, best first (or, given
@@ -498,11 +498,6 @@ class GraphStore:
             episodes=episodes,
             messages=messages,
             chain=chain,
-            before=utc(at - RECALL_SPAN),
-            older_episodes=older_episodes,
-            recall=recall,
-            near=near,
-            **{**patterns, "words": patterns["words"] if older_episodes > 0 else []},
         )
         # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
         # the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
@@ -520,7 +515,22 @@ class GraphStore:
             if words
             else _no_rows()
         )
-        found, searched = await asyncio.gather(talk, search)
+        # a quiet channel's older windows, a statement of its own too (context/recalled_before.cypher says why)
+        older = (
+            self.runner.read_plain(
+                "context/recalled_before",
+                guild_id=guild_id,
+                channel_id=channel_id,
+                before=utc(at - RECALL_SPAN),
+                episodes=older_episodes,
+                recall=recall,
+                near=near,
+                **patterns,
+            )
+            if words and older_episodes > 0
+            else _no_rows()
+        )
+        found, searched, earlier = await asyncio.gather(talk, search, older)
         row = found[0]
         recalled = _recalled(searched[0]["recalled"] if searched else [])
         return Conversation(
@@ -530,7 +540,7 @@ class GraphStore:
             chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
             recalled=recalled.matches,
             around=recalled.around,
-            older=_recalled(row["older"]),
+            older=_recalled(earlier[0]["recalled"] if earlier else []),
         )
 
     # --- what members take back ----------------------------------------------------------
