@@ -36,6 +36,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import graph.store as graph_store
 import recall.assemble as recall_assemble
 import recall.expand as recall_expand
 import recall.gather as recall_gather
@@ -432,9 +433,15 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
     ("stems", "question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
     ("pool", "all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
     ("cap", "related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
-    ("fuse", "related facts ranked by BM25 alone (the full-text order no longer fused)", recall_gather, "FUSE_FULL_TEXT", True),
     ("evidence", "the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
-    ("hop", "second hop: facts about what the named relate to", recall_expand, "HOP_FACTS", 0),
+    ("hop", "second hop: facts about what the named relate to", recall_gather, "HOP_FACTS", 0),
+    (
+        "matched",
+        "facts drawn from the recalled messages that share a word with the question (facts' text no longer searched)",
+        recall_expand,
+        "MATCHED_FACTS",
+        0,
+    ),
     ("when", "a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
     (
         "vectors",
@@ -445,15 +452,36 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
     ),
     ("plural", 'the plural of an -ing word meets its singular ("writings", "writing")', recall_ranking, "PLURAL_ING", False),
     ("older", "a quiet channel's older windows searched for recalled messages", recall_history, "OLDER_EPISODES", 0),
+    (
+        "rarity",
+        "recalled candidates chosen by the rarity of the words they hold (idf), not their count",
+        graph_store,
+        "RECALL_RARITY",
+        False,
+    ),
+    (
+        "around",
+        "the best 10 recalled messages bring the messages next to them (read by the same search)",
+        recall_gather,
+        "NEIGHBOUR_MATCHES",
+        0,
+    ),
+    (
+        "redundant",
+        "a recalled message whose fact the context keeps gives way to the next match",
+        recall_assemble,
+        "REDUNDANT",
+        False,
+    ),
 )
 # Levers tried and not kept (off in recall/): each turned ON alone, its effect printed as on minus off.
 TRIED: tuple[tuple[str, str, Any, str, Any], ...] = (
     (
-        "around",
-        "tried, off: the best 5 recalled messages bring their neighbours in the window",
-        recall_expand,
-        "NEIGHBOUR_MATCHES",
-        5,
+        "prefix",
+        "tried, off: recalled messages searched by word stems as prefixes (writ* for writings)",
+        recall_ranking,
+        "SEARCH_STEMS",
+        True,
     ),
 )
 LEVER_KEYS = tuple(key for key, *_ in (*LEVERS, *TRIED))

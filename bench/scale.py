@@ -64,11 +64,14 @@ from graph.models import (
 from graph.store import GraphStore
 from recall.assemble import PART_ORDER, ContextRequest, ReplyContext
 from recall.gather import build_context
+from recall.rehearsal import Rehearsal, rehearse_at_start
 from tests.support.ports import docker_missing
 
 GUILD = "900000000000000001"
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 WARM_UP = 150  # context builds before the first timed ones: the first hundred still ran 30-50% slower (JIT)
+REHEARSE = True  # run the bot's start-up rehearsal (recall/rehearsal.py) before them, as a starting bot does
+REHEARSAL_SECONDS: float | None = None  # None: the bot's default (CONTEXT_REHEARSAL_SECONDS); --quick shortens it
 STEADY_AFTER = 2000  # builds before the steady-state timings
 CURVE_BLOCK = 250
 BATCH = 5000
@@ -376,6 +379,7 @@ class Figures:
     context_cpu: CpuPerOp | None = None  # CPU per context build, engine and this process, after WARM_UP builds
     steady_cpu: CpuPerOp | None = None
     reads_cpu: dict[str, CpuPerOp] = field(default_factory=dict)
+    rehearsal: Rehearsal | None = None  # the bot's start-up rehearsal of the reply reads, run before the builds
 
 
 def _request(g: Guild, rng: random.Random) -> ContextRequest:
@@ -419,6 +423,9 @@ async def measure_context(
     """Builds for random authors: `authors` timed after WARM_UP builds (a bot that has just started),
     then more in blocks of CURVE_BLOCK until `steady_after` builds in all, then `authors` timed again
     (a bot that has been running: the engine's JIT keeps compiling for the first thousands of reads)."""
+    if REHEARSE:  # as the bot does when it starts (recall/rehearsal.py), before members' first replies
+        rehearsal = ContextSettings() if REHEARSAL_SECONDS is None else ContextSettings(rehearsal_seconds=REHEARSAL_SECONDS)
+        figures.rehearsal = await rehearse_at_start(store, rehearsal, NOW)
     await _timed_builds(store, g, WARM_UP, rng)  # the JIT's first pass and the driver's connection pool
     early, figures.context_steal, figures.context_cpu = await _timed_builds(store, g, authors, rng, figures.engine_pid)
     figures.context_ms = [ms for ms, _ in early]
@@ -446,16 +453,18 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     from recall.gather import (
         AUTHOR_FACTS,
         CHAIN_DEPTH,
+        HOP_FACTS,
         MESSAGE_EPISODES,
         RANKED_POOL,
         SOURCE_FACTS,
         name_candidates,
     )
+    from recall.history import OLDER_EPISODES
 
     settings = ContextSettings()
     evidence = evidence or {}
     return {
-        "context/facts (every fact source)": lambda q: store.reply_facts(
+        "context/facts (every fact source, the second hop included)": lambda q: store.reply_facts(
             GUILD,
             author_id=q.author_id,
             mentioned_ids=[],
@@ -467,31 +476,30 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            hop_limit=HOP_FACTS,
             channel_id=q.channel_id,
         ),
-        "context/conversation (messages, summaries, chain, recalled)": lambda q: store.conversation(
+        "context/conversation (messages, summaries, chain; the recalled and older windows' searches beside it)": lambda q: (
+            store.conversation(
+                GUILD,
+                q.channel_id,
+                author_id=q.author_id,
+                at=q.at,
+                reply_to_id=q.reply_to_id,
+                episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+                messages=settings.channel_messages,
+                chain=CHAIN_DEPTH,
+                text=q.message_text,
+                recall=settings.recalled_messages,
+                older_episodes=OLDER_EPISODES,
+            )
+        ),
+        "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: store.second_round(
             GUILD,
             q.channel_id,
-            author_id=q.author_id,
+            uuids=evidence.get(q.author_id, [])[:EVIDENCE_FACTS],
+            message_ids=[q.reply_to_id] if q.reply_to_id else [],
             at=q.at,
-            reply_to_id=q.reply_to_id,
-            episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
-            messages=settings.channel_messages,
-            chain=CHAIN_DEPTH,
-            text=q.message_text,
-            recall=settings.recalled_messages,
-        ),
-        "context/neighbourhood (second hop)": lambda q: store.neighbourhood_facts(
-            GUILD,
-            mentioned_ids=[],
-            names=keywords(q.message_text),
-            entity_keys=name_candidates(q.message_text),
-            skip_ids=[q.author_id],
-            now=q.at,
-            channel_id=q.channel_id,
-        ),
-        "context/evidence (the best facts' turns; its second round trip)": lambda q: store.evidence_messages(
-            GUILD, q.channel_id, evidence.get(q.author_id, [])[:EVIDENCE_FACTS], at=q.at
         ),
         # not part of a build: the other reads that must not grow with history (issue 20)
         "store/messages_before (a window's earlier messages, extraction)": lambda q: store.messages_before(
@@ -710,6 +718,15 @@ async def run_neo4j(g: Guild, authors: int, writes: int, steady_after: int, purg
     return figures
 
 
+def rehearsal_text(done: Rehearsal | None) -> str:
+    if done is None:
+        return "no start-up rehearsal (--no-rehearsal): the builds were timed on an engine as it starts"
+    return (
+        f"the bot's start-up rehearsal ran first: {done.builds:,} builds of {done.requests} requests made of the "
+        f"channels' latest messages in {done.seconds:.0f} s (half of the time at most), then {WARM_UP} builds, then the timed ones"
+    )
+
+
 def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
@@ -801,6 +818,7 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
             f"{f.engine}: context parts filled: {filled}; mean context {sum(f.context_tokens) / max(1, len(f.context_tokens)):.0f} tokens; "
             f"timed after {WARM_UP} warm-up builds"
         )
+        out.print(f"{f.engine}: {rehearsal_text(f.rehearsal)}")
         out.print(
             f"{f.engine}: CPU time stolen by the hypervisor while the context builds were timed: "
             f"{_share(f.context_steal)} after {WARM_UP} builds, {_share(f.steady_steal)} after {f.steady_after:,}"
@@ -833,6 +851,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-neo4j", action="store_true", help="skip Neo4j even when Docker answers")
     parser.add_argument(
+        "--no-rehearsal",
+        action="store_true",
+        help="time the context builds without the bot's start-up rehearsal of the reply reads (recall/rehearsal.py)",
+    )
+    parser.add_argument(
         "--sizes",
         type=float,
         nargs="*",
@@ -848,8 +871,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only compare fresh engines without and with the JDK's AOT cache, this many pairs, at --scale",
     )
     args = parser.parse_args(argv)
+    global REHEARSE, REHEARSAL_SECONDS
     if args.quick:
         args.scale, args.authors, args.writes, args.steady = 0.5, 50, 30, 500
+        REHEARSAL_SECONDS = 5.0
+    REHEARSE = not args.no_rehearsal
     if args.sizes is None:
         args.sizes = [s for s in (args.scale / 100, args.scale / 10) if s >= 0.5]
     quiet_logs()

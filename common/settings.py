@@ -144,11 +144,12 @@ class ContextSettings(_Section):
     thread_tokens: int = Field(2000, ge=0)
     channel_messages: int = Field(30, ge=0)
     channel_episodes: int = Field(5, ge=0)
-    recalled_messages: int = Field(20, ge=0)  # earlier messages of the channel found by full-text search
+    recalled_messages: int = Field(20, ge=0)  # earlier messages of the channel holding the message's words
     thread_messages: int = Field(5, ge=0)
     reply_chain_messages: int = Field(40, ge=0)
     reply_chain_chars: int = Field(8000, ge=0)
     reply_chain_minutes: int = Field(240, ge=0)
+    rehearsal_seconds: float = Field(60.0, ge=0)  # at start, the reply reads rehearsed in the background (recall/rehearsal.py)
 
 
 class DiscordSettings(_Section):

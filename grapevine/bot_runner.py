@@ -4,20 +4,36 @@ window buffer) with `async with` and hands them to `bot.app.GrapevineBot`."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from dataclasses import asdict
+from datetime import UTC, datetime
 
 import discord
 
 from bot.app import GrapevineBot, stop_on_sigterm
 from bot.services import Services
 from bot.shards import Shard
+from common.events import emit
 from common.settings import Settings
 from grapevine.runtime import open_store
 from graph.consent import Consent
+from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.embeddings import load_embedder
 from ingest.live import LiveWindows
 from ingest.llm import UsageMeter, build_llm
 from ingest.recording import MessageRecorder
+from recall.rehearsal import rehearse_at_start
+
+
+async def _rehearse(store: GraphStore, settings: Settings) -> None:
+    """The reply reads rehearsed in the background as the bot connects (recall/rehearsal.py); a failure only logs."""
+    try:
+        done = await rehearse_at_start(store, settings.context, datetime.now(UTC))
+    except Exception as exc:  # noqa: BLE001 - a rehearsal is an optimisation: it must never stop the bot
+        emit("bot", "rehearsal_failed", level=logging.WARNING, error=type(exc).__name__)
+        return
+    emit("bot", "rehearsal_done", **asdict(done))
 
 
 def check_bot_config(settings: Settings) -> list[str]:
@@ -55,6 +71,7 @@ async def run_bot(settings: Settings) -> None:
                 settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor, live=live, embed=embed
             )
             await live.start()
+            rehearsal = asyncio.create_task(_rehearse(store, settings))
             try:
                 async with GrapevineBot(services) as bot:
                     stop_on_sigterm(bot)
@@ -67,6 +84,7 @@ async def run_bot(settings: Settings) -> None:
                     "portal (Bot > Privileged Gateway Intents)"
                 ) from None
             finally:
+                rehearsal.cancel()
                 await live.stop()
     finally:
         if llm is not None:

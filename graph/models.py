@@ -210,6 +210,7 @@ class FactView:
     about_ids: tuple[str, ...] = ()
     reporters: tuple[tuple[str, str, datetime | None], ...] = ()  # (user id, display name, at)
     superseded_by: str | None = None
+    sources: tuple[str, ...] = ()  # ids of the messages it was drawn from, where the read gives them (the reply's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +234,14 @@ class MessageView:
 
 
 @dataclass(frozen=True, slots=True)
+class Recalled:
+    """Earlier messages matching a reply, best first, and the messages next to each (`Conversation`'s)."""
+
+    matches: tuple[MessageView, ...] = ()
+    around: tuple[tuple[str, MessageView], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Conversation:
     """What one read gathers around a reply: its author, the channel's recent past, the reply chain and
     the channel's earlier messages that match the reply."""
@@ -242,6 +251,8 @@ class Conversation:
     recent: tuple[MessageView, ...]  # oldest first
     chain: tuple[MessageView, ...]  # oldest first
     recalled: tuple[MessageView, ...] = ()  # best match first
+    around: tuple[tuple[str, MessageView], ...] = ()  # (a recalled message's id, the message before or after it)
+    older: Recalled = Recalled()  # matches in a quiet channel's windows before the recalled span, with their neighbours
 
 
 class SchemaMismatch(RuntimeError):

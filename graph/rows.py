@@ -64,7 +64,7 @@ def _reporters(raw: list[list[Any]]) -> tuple[tuple[str, str, datetime | None], 
 def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
     """(source, score, fact) from one item of context/facts.cypher (a list, in the order that file
     documents); the reply reads no times but valid_at and the reporters'."""
-    source, score, uuid, text, category, importance, confidence, valid_at, about, reporters = item
+    source, score, uuid, text, category, importance, confidence, valid_at, about, reporters, sources = item
     return (
         source,
         score,
@@ -78,6 +78,7 @@ def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
             about=tuple(a[1] or a[0] for a in about),
             about_ids=tuple(a[0] for a in about),
             reporters=_reporters(reporters),
+            sources=tuple(sources),
         ),
     )
 

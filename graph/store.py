@@ -33,6 +33,7 @@ from graph.models import (
     Guild,
     Message,
     MessageView,
+    Recalled,
     SchemaMismatch,
     User,
     iso,
@@ -42,9 +43,12 @@ from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
 SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
+REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
 RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
 RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
+RECALL_NEAR = 10  # recalled matches that come back with the messages just before and after them (read already)
+RECALL_RARITY = True  # recalled messages preselected by the rarity of the words they hold (idf), not their count
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
@@ -52,6 +56,14 @@ CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (the
 
 def now_utc() -> datetime:
     return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class SecondRound:
+    """What a reply's second read gives (`GraphStore.second_round`)."""
+
+    evidence: list[tuple[int, bool, MessageView]] = field(default_factory=list)  # (fact rank, is the source, message)
+    matched: list[FactView] = field(default_factory=list)  # facts drawn from the recalled messages
 
 
 @dataclass(frozen=True)
@@ -188,6 +200,10 @@ class GraphStore:
             if len(found) >= limit:
                 break
         return [rows.message_and_author(r) for r in found]
+
+    async def some_channels(self, limit: int) -> list[tuple[str, str]]:
+        """(guild id, channel id) of up to `limit` channels, no matter which (store/some_channels.cypher)."""
+        return [(r["guild_id"], r["id"]) for r in await self.runner.read("store/some_channels", limit=limit)]
 
     async def close_episode(self, close: EpisodeClose) -> str:
         result = await self.runner.write_one(
@@ -378,13 +394,14 @@ class GraphStore:
         author_limit: int = 50,
         pool: int = 20,
         limit: int = 20,
+        hop_limit: int = 20,
         channel_id: str | None = None,
     ) -> dict[str, list[FactView]]:
         """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
         `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
-        by their keys or matching `text`), up to `pool` each, "linked" (entities linked to the author) and
-        "text" (facts matching `text`), up to `limit` each. Each source is ranked: best full-text score
-        first for "text", else most important and newest. Every fact read holds at `now`; of its times
+        by their keys or whose names match `text`), up to `pool` each, "linked" (entities linked to the author),
+        up to `limit`, and "hop" (entities related to the named members and entities), up to `hop_limit`. Each
+        source is ranked most important and newest first. Every fact read holds at `now`; of its times
         only valid_at and the reporters' are read (the reply shows no other). With `channel_id`, only facts
         and reporters that may be recalled in that channel (graph/channels.py)."""
         found = await self.runner.read_plain(
@@ -401,66 +418,47 @@ class GraphStore:
             author_limit=author_limit,
             pool=pool,
             limit=limit,
+            hop_limit=hop_limit,
             hits=limit * SEARCH_HITS_PER_RESULT,
         )
-        by_source: dict[str, list[tuple[Any, FactView]]] = {s: [] for s in ("author", "people", "entities", "linked", "text")}
+        by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
         for item in found[0]["facts"] if found else []:
-            source, score, fact = rows.reply_fact(item)
-            key = (-(score or 0.0), fact.uuid) if source == "text" else _importance_then_newest(fact)
-            by_source[source].append((key, fact))
-        return {source: [f for _, f in sorted(pairs, key=lambda p: p[0])] for source, pairs in by_source.items()}
+            source, _, fact = rows.reply_fact(item)
+            by_source[source].append(fact)
+        return {source: sorted(facts, key=_importance_then_newest) for source, facts in by_source.items()}
 
-    async def neighbourhood_facts(
+    async def second_round(
         self,
         guild_id: str,
+        channel_id: str,
         *,
-        mentioned_ids: list[str],
-        names: list[str],
-        entity_keys: list[str],
-        skip_ids: list[str],
-        now: datetime,
-        limit: int = 20,
-        channel_id: str | None = None,
-    ) -> list[FactView]:
-        """The second hop of a reply (context/neighbourhood.cypher): facts about the entities related to the
-        members and entities a message names; most important and newest first. With `channel_id`, only what
-        may be recalled in that channel, as `reply_facts`."""
+        uuids: list[str],
+        message_ids: list[str],
+        at: datetime,
+        span: int = 1,
+        limit: int = 40,
+    ) -> SecondRound:
+        """A reply's second round in one read (context/second_round.cypher): the channel's messages the facts
+        `uuids` were drawn from with their `span` neighbours each side in their episode, before `at`, as (rank of
+        the fact in `uuids`, whether it is the source itself, message); and the facts drawn from `message_ids`
+        (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`."""
+        if not uuids and not message_ids:
+            return SecondRound()
         found = await self.runner.read_plain(
-            "context/neighbourhood",
+            "context/second_round",
             guild_id=guild_id,
             channel_id=channel_id,
-            mentioned_ids=mentioned_ids,
-            names=sorted({n.casefold() for n in names if n}),
-            keys=sorted({k for k in entity_keys if k}),
-            skip_ids=skip_ids,
-            now=utc(now),
+            uuids=uuids,
+            ids=message_ids,
+            now=utc(at),
+            span=span,
             limit=limit,
         )
-        return [rows.reply_fact(item)[2] for item in (found[0]["facts"] if found else [])]
-
-    async def evidence_messages(
-        self, guild_id: str, channel_id: str, uuids: list[str], *, at: datetime, span: int = 1
-    ) -> list[tuple[int, bool, MessageView]]:
-        """(rank of the fact in `uuids`, whether it is the source itself, message) for the channel's messages
-        the facts were drawn from and their `span` neighbours each side in their episode, before `at`."""
-        if not uuids:
-            return []
-        found = await self.runner.read_plain(
-            "context/evidence", guild_id=guild_id, channel_id=channel_id, uuids=uuids, at=utc(at), span=span
+        row = found[0] if found else {"matched": [], "evidence": []}
+        return SecondRound(
+            evidence=[(int(rank), bool(source), rows.message_view(m)) for rank, source, m in row["evidence"]],
+            matched=[rows.reply_fact(item)[2] for item in row["matched"]],
         )
-        return [(int(r["rank"]), bool(r["source"]), rows.message_view(r["message"])) for r in found]
-
-    async def neighbour_messages(
-        self, guild_id: str, channel_id: str, ids: list[str], *, at: datetime, span: int = 1
-    ) -> list[tuple[int, MessageView]]:
-        """(rank of the message in `ids`, neighbour) for the `span` messages each side of each of `ids` in its
-        episode, before `at`, in the channel (context/neighbours.cypher; issue 19)."""
-        if not ids:
-            return []
-        found = await self.runner.read_plain(
-            "context/neighbours", guild_id=guild_id, channel_id=channel_id, ids=ids, at=utc(at), span=span
-        )
-        return [(int(r["rank"]), rows.message_view(r["message"])) for r in found]
 
     async def conversation(
         self,
@@ -476,12 +474,19 @@ class GraphStore:
         chain: int = 41,
         text: str = "",
         recall: int = 0,
+        prefixes: Sequence[str] | None = None,
+        older_episodes: int = 0,
+        near: int = RECALL_NEAR,
     ) -> Conversation:
-        """The conversation a reply belongs to, in one read: the author, the channel's last episodes
+        """The conversation a reply belongs to, in three concurrent reads: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
-        of the channel's messages before `at` whose content matches the words of `text`, best first."""
-        words = keywords(text) if recall > 0 else []  # no words, no search
+        of the channel's messages before `at` whose content matches the words of `text`, best first (or, given
+        `prefixes`, words that start with one of them: word stems), with the messages next to them; and as many of
+        the messages of the channel's last `older_episodes` windows that ended before RECALL_SPAN (`older`: a quiet
+        channel's older talk, issue 19)."""
+        words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 else []  # no words, no search
+        patterns = _search_patterns(words, prefixes is not None)
         talk = self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
@@ -501,8 +506,8 @@ class GraphStore:
                 "context/recalled",
                 guild_id=guild_id,
                 recall=recall,
-                words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
-                pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+                near=near,
+                **patterns,
                 recall_from=channel_time(channel_id, at - RECALL_SPAN),
                 recall_to=channel_time(channel_id, at),
                 recall_window=RECALL_WINDOW,
@@ -510,39 +515,33 @@ class GraphStore:
             if words
             else _no_rows()
         )
-        found, searched = await asyncio.gather(talk, search)
+        # a quiet channel's older windows, a statement of its own too (context/recalled_before.cypher says why)
+        older = (
+            self.runner.read_plain(
+                "context/recalled_before",
+                guild_id=guild_id,
+                channel_id=channel_id,
+                before=utc(at - RECALL_SPAN),
+                episodes=older_episodes,
+                recall=recall,
+                near=near,
+                **patterns,
+            )
+            if words and older_episodes > 0
+            else _no_rows()
+        )
+        found, searched, earlier = await asyncio.gather(talk, search, older)
         row = found[0]
-        matches = [(m["score"], rows.message_view(m)) for m in (searched[0]["recalled"] if searched else [])]
-        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
+        recalled = _recalled(searched[0]["recalled"] if searched else [])
         return Conversation(
             author=rows.user(row["author"]) if row["author"] else None,
             summaries=tuple(sorted((rows._dt(at_), text) for at_, text in row["summaries"])),  # type: ignore[misc]  # a summary row always has its time
             recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
             chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
-            recalled=tuple(view for _, view in matches),
+            recalled=recalled.matches,
+            around=recalled.around,
+            older=_recalled(earlier[0]["recalled"] if earlier else []),
         )
-
-    async def recalled_before(
-        self, guild_id: str, channel_id: str, *, before: datetime, text: str, episodes: int, recall: int
-    ) -> list[MessageView]:
-        """Up to `recall` messages of the channel's last `episodes` windows that ended before `before`, holding
-        words of `text`, best first (as `conversation` recalls within RECALL_SPAN; issue 19)."""
-        words = keywords(text) if recall > 0 and episodes > 0 else []
-        if not words:
-            return []
-        found = await self.runner.read_plain(
-            "context/recalled_before",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            before=utc(before),
-            episodes=episodes,
-            recall=recall,
-            words=[_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
-            pattern=_WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
-        )
-        matches = [(m["score"], rows.message_view(m)) for m in found[0]["recalled"]] if found else []
-        matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))  # best, then newest
-        return [view for _, view in matches]
 
     # --- what members take back ----------------------------------------------------------
     async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
@@ -685,6 +684,28 @@ class GraphStore:
         rels = await self.runner.read("store/stats_relationships")
         buffered = await self.runner.read("store/buffered_counts")
         return {"nodes": nodes, "relationships": rels, "buffered": buffered}
+
+
+def _search_patterns(words: Sequence[str], prefixes: bool) -> dict[str, Any]:
+    """The recalled searches' Java regexes: `words`, one each, and `pattern`, any of them; a prefix matches the
+    words that start with it."""
+    tail = r"\w*" if prefixes else ""
+    return {
+        "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + tail + ")") for w in words],
+        "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")" + tail),
+        "rarity": RECALL_RARITY,
+    }
+
+
+def _recalled(found: list[dict[str, Any]]) -> Recalled:
+    """A recalled search's rows (context/recalled.cypher): the matches best first (score, then newest), and
+    the messages next to them, each with its match's id."""
+    matches = [(m["score"], rows.message_view(m)) for m in found if m.get("score") is not None]
+    matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))
+    return Recalled(
+        matches=tuple(view for _, view in matches),
+        around=tuple((m["near"], rows.message_view(m)) for m in found if m.get("near") is not None),
+    )
 
 
 async def _no_rows() -> list[dict[str, Any]]:

@@ -31,6 +31,11 @@ TRIM_ORDER: tuple[str | tuple[str, ...], ...] = ("channel", "thread", ("recalled
 MAX_NAME_CHARS = 64
 RELATED_FACTS = 40  # related facts a context considers, best first: the rest are hardly related to the message
 MAX_MESSAGE_CHARS = 1000
+# Issue 19: one turn said twice. A recalled message whose fact the context keeps gives way to the next match (measured
+# on LoCoMo: better at every budget than the fact giving way, or whichever is longer; a fact drawn from a message of
+# the conversation giving way as well added nothing there, and the conversation's facts stay).
+REDUNDANT = True
+REDUNDANT_ROUNDS = 4  # selections at most: each drops what the one before kept twice, and frees room for more
 _MEMORY_TAG = re.compile(r"<(/?)(memory)", re.IGNORECASE)
 
 
@@ -59,7 +64,7 @@ class Gathered:
     author_facts: list[FactView] = field(default_factory=list)  # most important, newest first
     related: list[list[FactView]] = field(default_factory=list)  # sources in priority order, each ranked
     query: str = ""  # the message being answered: related facts are ranked by relevance to it
-    searched: list[list[str]] = field(default_factory=list)  # fact uuids as full-text/vector search ranked them
+    searched: list[list[str]] = field(default_factory=list)  # fact uuids as the vector search ranked them
     recalled: list[MessageView] = field(default_factory=list)  # earlier messages matching this one, best first
     summaries: list[tuple[datetime, str]] = field(default_factory=list)  # (episode end, summary)
     channel_messages: list[MessageView] = field(default_factory=list)  # oldest first
@@ -68,6 +73,7 @@ class Gathered:
     names: dict[str, str] = field(default_factory=dict)  # user id -> display name, for <@id> mentions
     bot_user_id: str | None = None  # the bot's own messages are marked "(you)"
     period: Period | None = None  # the time the message names (recall.when): what was said then ranks first
+    drawn: dict[str, tuple[str, ...]] = field(default_factory=dict)  # fact uuid -> ids of the messages it came from
 
 
 @dataclass
@@ -167,13 +173,15 @@ def _line(text: str, key: str) -> _Line:
     return _Line(text, key, estimate_tokens(text))
 
 
-def _fact_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
+def considered_facts(gathered: Gathered) -> tuple[list[FactView], list[FactView]]:
+    """The author's facts and the related facts a context considers, best first: each once, the related ones
+    ranked by relevance to the message and cut to RELATED_FACTS."""
     seen: set[str] = set()
-    author: list[_Line] = []
+    author: list[FactView] = []
     for fact in gathered.author_facts:
         if fact.uuid not in seen:
             seen.add(fact.uuid)
-            author.append(_line(fact_line(fact), fact.uuid))
+            author.append(fact)
     prior: list[FactView] = []
     sources = [list(s) for s in gathered.related]
     for rank in range(max((len(s) for s in sources), default=0)):  # round-robin: each source's best first
@@ -181,9 +189,12 @@ def _fact_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
             if rank < len(source) and source[rank].uuid not in seen:
                 seen.add(source[rank].uuid)
                 prior.append(source[rank])
-    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:RELATED_FACTS]
-    related = [_line(fact_line(f), f.uuid) for f in ranked]
-    return author, related
+    return author, rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:RELATED_FACTS]
+
+
+def _fact_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
+    author, related = considered_facts(gathered)
+    return [_line(fact_line(f), f.uuid) for f in author], [_line(fact_line(f), f.uuid) for f in related]
 
 
 def _message_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
@@ -227,10 +238,43 @@ def _tokens(lines: list[_Line], header_tokens: int) -> int:
     return header_tokens + sum(line.tokens for line in lines) if lines else 0
 
 
+def _select(
+    candidates: dict[str, list[_Line]], budgets: dict[str, int], head: dict[str, int], total_tokens: int
+) -> tuple[dict[str, list[_Line]], int]:
+    """Each part fitted to its budget, then the whole trimmed to `total_tokens` (TRIM_ORDER); recalled
+    messages the conversation shows already give way to the next ones."""
+    chronological = {"channel", "thread"}
+    kept = {name: _fit(candidates[name], budgets[name], head[name], name in chronological) for name in PART_ORDER}
+    total = sum(_tokens(kept[name], head[name]) for name in PART_ORDER)
+    for group in TRIM_ORDER:
+        names = group if isinstance(group, tuple) else (group,)
+        while total > total_tokens and any(kept[n] for n in names):
+            name = max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]))
+            before = _tokens(kept[name], head[name])
+            kept[name].pop(0 if name in chronological else -1)
+            total -= before - _tokens(kept[name], head[name])
+    shown = {line.key for name in chronological for line in kept[name]}
+    if any(line.key in shown for line in kept["recalled"]):  # shown in the conversation already: refill
+        total -= _tokens(kept["recalled"], head["recalled"])
+        room = min(budgets["recalled"], total_tokens - total)
+        recalled = [line for line in candidates["recalled"] if line.key not in shown]
+        kept["recalled"] = _fit(recalled, room, head["recalled"], False)
+        total += _tokens(kept["recalled"], head["recalled"])
+    return kept, total
+
+
+def _redundant(kept: dict[str, list[_Line]], drawn: dict[str, list[str]]) -> set[str]:
+    """Ids of the kept recalled messages a kept fact was drawn from (REDUNDANT). `drawn`: message id -> uuids of
+    the facts drawn from it."""
+    facts = {line.key for name in ("author", "related") for line in kept[name]}
+    return {line.key for line in kept["recalled"] if facts.intersection(drawn.get(line.key, ()))}
+
+
 def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
     """Order, de-duplicate, fit each part to its budget, then trim to the total budget, least
     important part first (channel, thread, then recalled and related together, author; oldest messages
-    of the conversation and weakest facts and matches first)."""
+    of the conversation and weakest facts and matches first). A recalled message a kept fact was drawn from
+    gives its room to the next match (`_redundant`)."""
     author, related = _fact_candidates(gathered)
     channel, thread = _message_candidates(gathered)
     candidates = {
@@ -249,23 +293,17 @@ def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
     }
     titles = headers(gathered)
     head = {name: estimate_tokens(titles[name]) for name in PART_ORDER}
-    chronological = {"channel", "thread"}
-    kept = {name: _fit(candidates[name], budgets[name], head[name], name in chronological) for name in PART_ORDER}
-    total = sum(_tokens(kept[name], head[name]) for name in PART_ORDER)
-    for group in TRIM_ORDER:
-        names = group if isinstance(group, tuple) else (group,)
-        while total > settings.total_tokens and any(kept[n] for n in names):
-            name = max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]))
-            before = _tokens(kept[name], head[name])
-            kept[name].pop(0 if name in chronological else -1)
-            total -= before - _tokens(kept[name], head[name])
-    shown = {line.key for name in chronological for line in kept[name]}
-    if any(line.key in shown for line in kept["recalled"]):  # shown in the conversation already: refill
-        total -= _tokens(kept["recalled"], head["recalled"])
-        room = min(budgets["recalled"], settings.total_tokens - total)
-        candidates["recalled"] = [line for line in candidates["recalled"] if line.key not in shown]
-        kept["recalled"] = _fit(candidates["recalled"], room, head["recalled"], False)
-        total += _tokens(kept["recalled"], head["recalled"])
+    kept, total = _select(candidates, budgets, head, settings.total_tokens)
+    drawn: dict[str, list[str]] = {}
+    for uuid, sources in gathered.drawn.items():
+        for message_id in sources:
+            drawn.setdefault(message_id, []).append(uuid)
+    for _ in range(REDUNDANT_ROUNDS if REDUNDANT and drawn else 0):
+        dropped = _redundant(kept, drawn)
+        if not dropped:
+            break
+        candidates["recalled"] = [line for line in candidates["recalled"] if line.key not in dropped]
+        kept, total = _select(candidates, budgets, head, settings.total_tokens)
     when = {m.id: m.created_at for m in gathered.recalled}
     kept["recalled"].sort(key=lambda line: (when[line.key], line.key))  # chosen best first, shown oldest first
     parts = [

@@ -15,28 +15,28 @@ from typing import Any
 
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
+import recall.history
 from common.settings import ContextSettings
 from common.text import MENTION, keywords, name_key
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
-from recall.expand import second_hop, with_evidence
-from recall.history import older_recalled
+from recall.expand import with_evidence
 from recall.names import named_apart
-from recall.ranking import rank_messages
+from recall.ranking import rank_messages, search_prefixes
 from recall.when import named_period
 
 AUTHOR_FACTS = 50
 SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
 RANKED_POOL = 150  # facts about named people and entities read, then ranked by relevance to the message
+HOP_FACTS = 20  # facts of the second hop (entities related to the named) read, before ranking
 CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
 MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
 MAX_NAME_WORDS = 3
-# Whether related facts' ranking fuses the full-text index's order with BM25 over the candidates (its hits stay
-# candidates either way). Measured on LoCoMo with all facts about the named read: fused, 3.4 points less
-# evidence at 1,000 tokens (bench.locomo prints the lever).
-FUSE_FULL_TEXT = False
 MAX_NAME_CANDIDATES = 60
+# The best recalled messages whose neighbours in the channel (the message before and after, read by the same
+# search, context/recalled.cypher) join the recalled part after every match. Measured on LoCoMo: see README.
+NEIGHBOUR_MATCHES = 10
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -111,6 +111,20 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
     return kept[::-1]
 
 
+def around(recalled: list[MessageView], near: list[tuple[str, MessageView]], req: ContextRequest) -> list[MessageView]:
+    """The messages just before and after the best NEIGHBOUR_MATCHES recalled messages (the question a matching
+    turn answers, the answer to it), best match first, each once and none recalled already: they rank after
+    every match, so a budget trims them first."""
+    best = {m.id: rank for rank, m in enumerate(recalled[:NEIGHBOUR_MATCHES])}
+    known = {m.id for m in recalled}
+    out: list[MessageView] = []
+    for _, message in sorted(((best[match], m) for match, m in near if match in best), key=lambda rm: (rm[0], rm[1].created_at)):
+        if message.id not in known and keep_message(message, req):
+            known.add(message.id)
+            out.append(message)
+    return out
+
+
 async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
     if embed is None or not req.message_text.strip():
         return []
@@ -139,6 +153,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             author_limit=AUTHOR_FACTS,
             pool=RANKED_POOL,
             limit=SOURCE_FACTS,
+            hop_limit=HOP_FACTS,
             channel_id=req.channel_id,
         ),
         talk=store.conversation(
@@ -153,10 +168,11 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             chain=CHAIN_DEPTH,
             text=text,
             recall=settings.recalled_messages,
+            prefixes=search_prefixes(text),
+            older_episodes=recall.history.OLDER_EPISODES,  # issue 19: a quiet channel's matches before the recalled span
+            near=NEIGHBOUR_MATCHES,  # the best matches of each search come with their neighbours (`around`)
         ),
         nearest=_nearest(store, req, embed),
-        hop=second_hop(store, req, entity_keys=keys, skip_ids=skip),
-        older=older_recalled(store, req, settings),  # issue 19: a quiet channel's matches before the recalled span
     )
     talk = reads["talk"]
     facts, nearest = await named_apart(reads["facts"], reads["nearest"], lambda ids: store.users(ids, req.guild_id))
@@ -171,8 +187,10 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         kind, thread = "reply_chain", bound_chain(kept, req, settings)
 
     period = named_period(text, req.at)
-    found = [m for m in [*talk.recalled, *reads["older"]] if keep_message(m, req)]
+    older = talk.older
+    found = [m for m in [*talk.recalled, *older.matches] if keep_message(m, req)]
     recalled = rank_messages(text, found, period)[: settings.recalled_messages]
+    recalled += around(recalled, [*talk.around, *older.around], req)
     messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
@@ -183,9 +201,9 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         author_id=req.author_id,
         author_name=talk.author.display_name if talk.author else "the author",
         author_facts=facts["author"],
-        related=[facts["people"], facts["entities"], facts["linked"], facts["text"], nearest, reads["hop"]],
+        related=[facts["people"], facts["entities"], facts["linked"], nearest, facts["hop"]],
         query=text,
-        searched=[*([[f.uuid for f in facts["text"]]] if FUSE_FULL_TEXT else []), [f.uuid for f in nearest]],
+        searched=[[f.uuid for f in nearest]],
         recalled=recalled,
         summaries=[(at, s) for at, s in summaries if at is not None],
         channel_messages=channel,

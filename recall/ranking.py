@@ -9,7 +9,7 @@ the ones that do, so a message that names a person but asks nothing specific sti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from rank_bm25 import BM25Plus
@@ -22,6 +22,7 @@ RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 20
 SEARCHED_WEIGHT = 1.0  # weight in the fusion of each search index's order (vectors), BM25's being 1
 TIME_AWARE = True  # a message naming a date ranks what was said then first among what matches it (recall.when)
 PLURAL_ING = True  # "writings" meets "writing": the plural of an -ing word loses both endings (stem)
+SEARCH_STEMS = False  # recalled messages are searched for by the stems of the message's words, as word prefixes
 
 
 @lru_cache(maxsize=1 << 16)  # pure, and the same few thousand words come back at every reply (a sixth of its client CPU)
@@ -49,6 +50,20 @@ def _base(word: str) -> str:
     return word[:-1] if len(word) >= 4 and word.endswith("e") else word
 
 
+def search_prefixes(text: str) -> list[str] | None:
+    """What the recalled-message search looks for: each content word's stem, as far as the word itself spells
+    it ("writings" -> "writ", "studies" -> "stud"), so it finds "wrote"'s neighbours "writing" and "writer" as
+    BM25 meets them; None (whole words) when SEARCH_STEMS is off."""
+    if not SEARCH_STEMS:
+        return None
+    prefixes: dict[str, None] = {}
+    for word in keywords(text):
+        root = stem(word)
+        size = next((i for i, (a, b) in enumerate(zip(word, root)) if a != b), min(len(word), len(root)))
+        prefixes.setdefault(word[: max(size, 3)], None)
+    return list(prefixes)
+
+
 def _stems(words: Sequence[str]) -> list[str]:
     return [stem(w) for w in words]
 
@@ -68,17 +83,35 @@ def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
     return [float(s) if wanted & set(doc) else 0.0 for s, doc in zip(scores, corpus)]
 
 
-def _rank_of(order: Sequence[str]) -> dict[str, int]:
+Ranking = Sequence[str] | Mapping[str, int]  # keys best first, or each key's rank (1 = best; ties share one)
+
+
+def _rank_of(order: Ranking) -> Mapping[str, int]:
+    if isinstance(order, Mapping):
+        return order
     ranks: dict[str, int] = {}
     for i, key in enumerate(order):
         ranks.setdefault(key, i + 1)
     return ranks
 
 
-def fuse(prior: Sequence[str], rankings: Sequence[Sequence[str]], weights: Sequence[float] = ()) -> list[str]:
-    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys, each
-    counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their prior order
-    after the rest, and ties keep it too."""
+def tied_ranks(scored: Sequence[tuple[str, float]]) -> dict[str, int]:
+    """Ranks of keys sorted best first by score, equal scores sharing the best of their ranks (1, 1, 3, ...):
+    where a score cannot tell two keys apart, the order they came in must not do it for the fusion."""
+    ranks: dict[str, int] = {}
+    previous: float | None = None
+    rank = 0
+    for i, (key, score) in enumerate(scored):
+        if score != previous:
+            rank, previous = i + 1, score
+        ranks.setdefault(key, rank)
+    return ranks
+
+
+def fuse(prior: Sequence[str], rankings: Sequence[Ranking], weights: Sequence[float] = ()) -> list[str]:
+    """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys or each
+    key's rank, each counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their
+    prior order after the rest, and ties keep it too."""
     ranks = [(_rank_of(r), weights[i] if i < len(weights) else 1.0) for i, r in enumerate(rankings)]
     score = {key: sum(w / (RRF_K + r[key]) for r, w in ranks if key in r) for key in prior}
     position: dict[str, int] = {}
@@ -95,14 +128,14 @@ def rank_facts(
     query: str, candidates: Sequence[FactView], searched: Sequence[Sequence[str]] = (), period: Period | None = None
 ) -> list[FactView]:
     """Candidates (distinct, in prior order) best first for `query`: BM25 over the candidates, fused with
-    the orders of `searched` (fact uuids best first, as full-text or vector search returned them) and,
+    the orders of `searched` (fact uuids best first, as the vector search returned them) and,
     when the message names a `period`, with the order of the facts of that period (best matches first)."""
     facts = list({f.uuid: f for f in candidates}.values())
     scores = bm25_scores(query, [fact_document(f) for f in facts])
     pairs = sorted(zip(scores, facts), key=lambda t: -t[0])
-    lexical = [f.uuid for s, f in pairs if s > 0]
+    lexical = tied_ranks([(f.uuid, s) for s, f in pairs if s > 0])
     timely = timely_facts([f for _, f in pairs], period) if TIME_AWARE else []
-    rankings = [lexical, *([timely] if timely else []), *searched]
+    rankings: list[Ranking] = [lexical, *([timely] if timely else []), *searched]
     order = fuse([f.uuid for f in facts], rankings, [1.0] * (len(rankings) - len(searched)) + [SEARCHED_WEIGHT] * len(searched))
     by_uuid = {f.uuid: f for f in facts}
     return [by_uuid[u] for u in order]
@@ -110,8 +143,8 @@ def rank_facts(
 
 def rank_messages(query: str, messages: Sequence[MessageView], period: Period | None = None) -> list[MessageView]:
     """Messages best first for `query`: BM25 over the messages (author and content), fused with the order
-    they came in (the full-text index's) and, when the message names a `period`, with the order of the
-    messages sent then."""
+    they came in (the recalled search's: the rarest words first) and, when the message names a `period`, with
+    the order of the messages sent then."""
     found = list({m.id: m for m in messages}.values())
     scores = bm25_scores(query, [f"{m.author_name} {m.content}" for m in found])
     pairs = sorted(zip(scores, found), key=lambda t: -t[0])

@@ -102,11 +102,16 @@ def fact_time(fact: FactView) -> datetime | None:
 
 
 def timely(keys_and_times: Sequence[tuple[str, datetime | None]], period: Period | None) -> list[str]:
-    """The keys whose time falls in `period`, in the order given."""
+    """The keys whose time falls in `period`, in the order given; for one day named, what was said that day
+    before what was said in the day of slack either side of it."""
     if period is None:
         return []
     start, end = period
-    return [key for key, at in keys_and_times if at is not None and start <= at < end]
+    inside = [(key, at) for key, at in keys_and_times if at is not None and start <= at < end]
+    if end - start == timedelta(days=1) + 2 * SLACK:
+        day_start, day_end = start + SLACK, end - SLACK
+        inside.sort(key=lambda kv: not day_start <= kv[1] < day_end)  # stable: the given order within each
+    return [key for key, _ in inside]
 
 
 def timely_facts(facts: Sequence[FactView], period: Period | None) -> list[str]:

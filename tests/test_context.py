@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 from neo4j import AsyncGraphDatabase
 
+import recall.assemble
+import recall.gather
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
 from graph.models import Conversation, FactView, Message, MessageView, User
-from graph.store import GraphStore
+from graph.store import REPLY_FACT_SOURCES, GraphStore, SecondRound
 from recall.assemble import (
     ContextRequest,
     Gathered,
@@ -223,10 +225,13 @@ class FakeStore:
     async def reply_facts(self, *args: Any, **kwargs: Any) -> dict[str, list[FactView]]:
         if self.fail is not None:
             raise self.fail
-        return {source: [] for source in ("author", "people", "entities", "linked", "text")}
+        return {source: [] for source in REPLY_FACT_SOURCES}
 
     async def conversation(self, *args: Any, **kwargs: Any) -> Conversation:
         return Conversation(author=None, summaries=(), recent=(), chain=())
+
+    async def second_round(self, *args: Any, **kwargs: Any) -> SecondRound:
+        return SecondRound()
 
     async def nearest_facts(self, guild_id: str, vector: list[float], **kwargs: Any) -> list[FactView]:
         self.vectors.append(vector)
@@ -443,7 +448,11 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
         await driver.close()
 
 
-async def test_recalled_messages_match_the_question_in_its_channel_only(store: GraphStore) -> None:
+async def test_recalled_messages_match_the_question_in_its_channel_only(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the matches alone (their neighbours: test_recalled_neighbours)
+    monkeypatch.setattr(recall.assemble, "REDUNDANT", False)  # each match, also one whose fact is kept (test_redundant)
     p = await populate(store)
     asked = await p.say(GENERAL, "judy", "who saw the Celtics game?", AFTER - timedelta(seconds=1))
     req = ask("judy", asked.content, at=AFTER)

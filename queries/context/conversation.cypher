@@ -7,8 +7,7 @@
 // message of another guild (or of another channel, which readers may not be allowed to see) never comes back.
 // $at is a native datetime; datetimes come back as ISO strings (much cheaper to carry over Bolt from ArcadeDB
 // than temporal values).
-// Sort keys are projected before each ORDER BY (ArcadeDB evaluates the keys at every comparison; a variable
-// costs less than a property read).
+// A quiet channel's older messages matching the reply are searched by context/recalled_before.cypher, beside it.
 OPTIONAL MATCH (author:User {id: $author_id})
 CALL () {
   MATCH (e:Episode {channel_id: $channel_id})

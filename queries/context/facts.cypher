@@ -1,13 +1,23 @@
 // Every fact a reply draws on, in one read and one row (a list: one Bolt message, not one per fact).
-// Sources: facts about the author; about the members the message mentions or names; about the entities
-// it names (by normalised name or full-text match); about the entities linked to the author (Charlie's
-// sister); and facts whose text matches the message. Only facts of $guild_id that hold at $now (a native
-// datetime: comparing against a parameter is cheaper than parsing one per row).
-// Full-text searches read their $hits best matches (before the guild filter): common words match
-// thousands of facts, and reading them all made the slowest replies several times slower.
+// Sources: facts about the author; about the members the message mentions or names; about or mentioning the
+// entities it names (by normalised name or a full-text match of entity names); about the entities linked to the
+// author (Charlie's sister); and the second hop: facts about the entities related to the members and
+// entities the message names ("where does Bob's sister work?": Bob, then the entities RELATED_TO him, either
+// way, then the facts about them; facts that only MENTION them added tokens and no evidence on LoCoMo).
+// Only facts of $guild_id that hold at $now (a native datetime: comparing against a parameter is cheaper than
+// parsing one per row). A named member's facts that hold a word of the message other than the named members' names
+// ($names are word characters only, so the pattern is a plain alternation) come first in their pool, then the most
+// important and newest: what the question is about, among a member's hundreds of facts.
+// No full-text search of facts' text: ArcadeDB scores every posting of each word before it keeps the best hits,
+// so a common word cost a reply tens of milliseconds at 100,000 facts and grew with the guild (issue 20). Facts
+// whose words match the message come through the channel's recalled messages they were drawn from, and with
+// embeddings through the nearest facts (recall/gather.py). The entity-name search reads $hits best matches
+// (before the guild filter): a name's words are in few entities' names.
 // Each item is one fact of one source, as a list read by graph.rows.reply_fact:
 //   [source, score, uuid, text, category, importance, confidence, valid_at,
-//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]]]
+//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id]]
+// (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
+// fact it keeps, recall.assemble.REDUNDANT)
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
 // and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
 // no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild
@@ -37,10 +47,18 @@ CALL () {
     UNWIND $names AS name MATCH (p:User {display_lower: name}) RETURN p
   }
   WITH p WHERE NOT p.id IN $skip_ids AND NOT coalesce(p.is_bot, false)
+  WITH collect(DISTINCT p) AS people
+  WITH people, [w IN $names WHERE NONE(p IN people WHERE w = p.name_lower OR w = p.display_lower)] AS topical
+  WITH people, CASE WHEN size(topical) = 0 THEN null
+                    ELSE '(?isU).*\\b(?:' + reduce(s = head(topical), w IN tail(topical) | s + '|' + w) + ')\\b.*' END AS pattern
+  UNWIND people AS p
   MATCH (p)<-[:ABOUT]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
-  WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $pool
+  WITH DISTINCT f, pattern
+  WITH f, CASE WHEN pattern IS NOT NULL AND f.text =~ pattern THEN 1 ELSE 0 END AS hit,
+       f.importance AS i, f.valid_at AS v, f.uuid AS u
+  ORDER BY hit DESC, i DESC, v DESC, u LIMIT $pool
   RETURN 'people' AS source, f, null AS score
   UNION ALL
   CALL () {
@@ -54,7 +72,7 @@ CALL () {
     WITH e, max(score) AS score ORDER BY score DESC LIMIT $limit
     RETURN e
   }
-  MATCH (e)<-[:ABOUT]-(f:Fact)
+  MATCH (e)<-[:ABOUT|MENTIONS]-(f:Fact)
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $pool
@@ -66,13 +84,21 @@ CALL () {
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $limit
   RETURN 'linked' AS source, f, null AS score
   UNION ALL
-  WITH $query AS query WHERE query <> ''
-  CALL db.index.fulltext.queryNodes('fact_text', query, {limit: $hits}) YIELD node, score
-  WITH node AS f, score
-  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  CALL () {
+    UNWIND $mentioned_ids AS id MATCH (p:User {id: id}) RETURN p AS n
+    UNION
+    UNWIND $names AS name MATCH (p:User {name_lower: name}) RETURN p AS n
+    UNION
+    UNWIND $names AS name MATCH (p:User {display_lower: name}) RETURN p AS n
+    UNION
+    UNWIND $keys AS key MATCH (e:Entity {name_key: key}) WHERE e.guild_id = $guild_id RETURN e AS n
+  }
+  WITH n WHERE NOT coalesce(n.id, '') IN $skip_ids AND NOT coalesce(n.is_bot, false)
+  MATCH (n)-[:RELATED_TO]-(x:Entity)<-[:ABOUT]-(f:Fact)
+  WHERE x.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
-  WITH f, max(score) AS score ORDER BY score DESC LIMIT $limit
-  RETURN 'text' AS source, f, score
+  WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $hop_limit
+  RETURN 'hop' AS source, f, null AS score
 }
 WITH visible, source, f, score, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
 WITH source, f, score, sources, [s IN sources WHERE s[1] IN visible | s[0]] AS shown
@@ -82,4 +108,5 @@ RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confi
                   coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
                 [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR r.message_id IN shown | [rep.id,
                   coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
-                  toString(r.at)]]]) AS facts
+                  toString(r.at)]],
+                [s IN sources | s[0]]]) AS facts

@@ -1,23 +1,35 @@
-// The channel's earlier messages holding any word of $words (one pattern per word), most words first, then
-// newest, with the count as their score: looked for among the channel's last $recall_window messages of the
-// span channel_time $recall_from..$recall_to (one index range, graph/keys.py), so the search costs what the
-// channel's recent traffic costs, never its history nor the guild's. $pattern matches a content with any of
-// the words. The guild is matched too: a message of another guild never comes back.
+// The channel's earlier messages holding words of $words (one Java regex each, $pattern any of them), best first:
+// looked for among the channel's last $recall_window messages of the span channel_time $recall_from..$recall_to
+// (one index range, graph/keys.py), so the search costs what the channel's recent traffic costs, never its
+// history nor the guild's. The guild is matched too: a message of another guild never comes back.
+// A message scores the rarity of the words it holds (issue 19): each word counts
+// ln(1 + (N - n + 0.5) / (n + 0.5)), BM25's idf, with N the messages of the span and n those holding the word,
+// so a rare word ranks a message above one holding only a word most messages hold; ties go to the newest.
+// The best $recall come back with their score, and each with the message just before and just after it in the
+// span (`near`: its match's id), rows this statement read already (no further read).
 // A statement of its own, its one MATCH the range: ArcadeDB plans a statement with one MATCH by cost, and
 // ranges over the index only then; after another MATCH, OPTIONAL MATCH or inside a CALL subquery it scans
 // every message of the graph (10,000 rows read per reply at 100,000 facts, 100,000 at 1,000,000: PROFILE,
-// tests/context/test_context_reads.py). Its author comes by pattern comprehension from the message for the
-// same reason (a second MATCH would plan the statement without indexes).
-// Sort keys are projected before each ORDER BY (ArcadeDB evaluates the keys at every comparison).
+// tests/context/test_context_reads.py). Authors come by pattern comprehension for the same reason.
 MATCH (m:Message)
 WHERE m.channel_time >= $recall_from AND m.channel_time < $recall_to
 WITH m, m.channel_time AS t ORDER BY t DESC LIMIT $recall_window
-WITH m, t WHERE m.guild_id = $guild_id AND m.content =~ $pattern
-WITH m, t, m.id AS id, size([word IN $words WHERE m.content =~ word]) AS score
-ORDER BY score DESC, t DESC, id
+WITH collect(m) AS span
+WITH span, [i IN range(0, size(span) - 1) WHERE span[i].guild_id = $guild_id AND span[i].content =~ $pattern] AS hits
+WITH span, [i IN hits | [i, [w IN range(0, size($words) - 1) WHERE span[i].content =~ $words[w]]]] AS hits
+WITH span, hits, [w IN range(0, size($words) - 1) | size([h IN hits WHERE w IN h[1]])] AS held
+UNWIND hits AS h
+WITH span, h[0] AS i, reduce(s = 0.0, w IN h[1] | s + CASE WHEN $rarity THEN log(1.0 + (size(span) - held[w] + 0.5) / (held[w] + 0.5)) ELSE 1.0 END) AS score
+ORDER BY score DESC, i
 LIMIT $recall
-WITH m, score, head([(m)<-[:SENT]-(u:User) | u]) AS u WHERE u IS NOT NULL
+WITH span, collect([i, score]) AS best
+UNWIND range(0, size(best) - 1) AS rank
+UNWIND [[best[rank][0], best[rank][1], null]]
+       + CASE WHEN rank < $near THEN [[best[rank][0] - 1, null, best[rank][0]], [best[rank][0] + 1, null, best[rank][0]]] ELSE [] END AS row
+WITH span, row WHERE row[0] >= 0 AND row[0] < size(span)
+WITH span[row[0]] AS m, row[1] AS score, CASE WHEN row[2] IS NULL THEN null ELSE span[row[2]].id END AS near
+WITH m, score, near, head([(m)<-[:SENT]-(u:User) | u]) AS u WHERE u IS NOT NULL AND m.guild_id = $guild_id
 RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,
                 created_at: toString(m.created_at), reply_to_id: m.reply_to_id,
                 author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: m.guild_id}) | mb.display_name]), u.display_name), author_is_bot: u.is_bot,
-                score: score}) AS recalled
+                score: score, near: near}) AS recalled

@@ -19,7 +19,7 @@ from tests.support.busy_server import recalled
 G, CH = "836000000000000001", "836100000000000001"
 ANN = User(id="836200000000000001", name="ann", display_name="Ann")
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-READS = ("context/facts", "context/conversation", "context/recalled", "context/neighbourhood", "context/evidence")
+READS = ("context/facts", "context/conversation", "context/recalled", "context/second_round")
 _CLAUSE = re.compile(r"\b(OPTIONAL MATCH|MATCH|CALL|UNION)\b")
 _ORDER_BY = re.compile(r"\bORDER BY\s+(.+?)(?:\s+LIMIT\b|$)", re.MULTILINE)
 
@@ -40,10 +40,16 @@ def test_every_sort_of_a_reply_read_is_on_projected_keys() -> None:
 def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> None:
     """The scope (a fact's sources, a reporter's message) comes from one pattern comprehension per fact:
     EXISTS subqueries per fact and per reporter cost ArcadeDB about a third of the facts read."""
-    for name in ("context/facts", "context/neighbourhood"):
-        code = _code(name)
-        assert "EXISTS" not in code, name
-        assert code.count("[(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]]") == 1, name
+    code = _code("context/facts")
+    assert "EXISTS" not in code
+    assert code.count("[(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]]") == 1
+
+
+def test_no_reply_read_searches_the_full_text_of_facts() -> None:
+    """Issue 20: ArcadeDB's full-text search scores every posting of each word before it keeps its best hits, so
+    a common word ("coffee") cost a reply 10-40 ms of engine CPU at 100,000 facts and about ten times that at
+    1,000,000 (the slowest twentieth of replies). Only entity names are searched so; facts come by the graph."""
+    assert [name for name in READS if "'fact_text'" in _code(name)] == []
 
 
 @pytest.mark.parametrize("window", [12, 11])
@@ -109,21 +115,21 @@ async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_
     beside = [sent(100 + n, other, NOW - timedelta(hours=n + 1)) for n in range(60)]
     recent = [sent(200 + n, CH, NOW - timedelta(hours=n + 1)) for n in range(7)]
     assert await store.record_messages(old + beside + recent) == []
-    words = [graph.store._WHOLE_WORD.format("(?:canoe)")]
     text, rows = await _profile(
         store,
         "context/recalled",
         guild_id=G,
         recall=20,
-        words=words,
-        pattern=words[0],
+        near=graph.store.RECALL_NEAR,
+        **graph.store._search_patterns(["canoe"], prefixes=False),
         recall_from=channel_time(CH, NOW - graph.store.RECALL_SPAN),
         recall_to=channel_time(CH, NOW),
         recall_window=graph.store.RECALL_WINDOW,
     )
     assert "NodeIndexRangeScan(m:Message) [index=message_channel_time" in text, text
     assert "Cost-Based Optimizer" in text and "NodeByLabelScan" not in text and "MATCH NODE (m:Message) [filter" not in text
-    assert max(rows) == len(recent), text  # the span's 7 messages: none of the 120 older or beside
+    # the span's 7 messages, each match with a message each side of it: none of the 120 older or beside
+    assert max(rows) <= 3 * len(recent), text
     found = await recalled(store, G, CH, "canoe", before=NOW)
     assert sorted(m.id for m in found) == sorted(m.id for m in recent)
     assert {m.author_name for m in found} == {"Ann"}

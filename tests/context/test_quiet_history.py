@@ -11,6 +11,7 @@ import pytest
 
 import recall.history
 from common.settings import ContextSettings
+from graph.models import Recalled
 from graph.store import RECALL_SPAN, GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
@@ -57,8 +58,15 @@ async def test_older_windows_are_searched_a_bounded_number_back(store: GraphStor
     for day in range(1, 4):  # three more windows after the kayak's, all before the span
         at = T0 + timedelta(days=day)
         await p.episode(GENERAL, [await p.say(GENERAL, "alice", f"nothing new on day {day}", at)])
-    found = await store.recalled_before(G1, GENERAL, before=ASKED - RECALL_SPAN, text="Bob's kayak, day", episodes=3, recall=20)
-    assert [m.content for m in found] == [f"nothing new on day {d}" for d in (3, 2, 1)]  # the kayak's window is a 4th
-    found = await store.recalled_before(G1, GENERAL, before=ASKED - RECALL_SPAN, text="Bob's kayak", episodes=4, recall=20)
-    assert [m.id for m in found] == [p.messages[1].id]
-    assert await store.recalled_before(G1, "another-channel", before=ASKED, text="kayak", episodes=4, recall=20) == []
+    found = await _older(store, GENERAL, "Bob's kayak, day", 3)
+    assert [m.content for m in found.matches] == [f"nothing new on day {d}" for d in (3, 2, 1)]  # the kayak's window is a 4th
+    found = await _older(store, GENERAL, "Bob's kayak", 4)
+    assert [m.id for m in found.matches] == [p.messages[1].id]
+    assert (await _older(store, "another-channel", "kayak", 4)).matches == ()
+    assert (await _older(store, GENERAL, "Bob's kayak", 0)).matches == ()  # the lever off
+
+
+async def _older(store: GraphStore, channel: str, text: str, windows: int) -> Recalled:
+    """What the conversation read finds in the channel's last `windows` windows before the recalled span."""
+    talk = await store.conversation(G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows)
+    return talk.older

@@ -8,7 +8,7 @@ from common.settings import ContextSettings
 from common.text import content_words
 from graph.models import FactView, MessageView
 from recall.assemble import RELATED_FACTS, Gathered, assemble
-from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, stem
+from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, stem, tied_ranks
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
@@ -115,3 +115,13 @@ def test_a_plural_of_an_ing_word_meets_its_singular() -> None:
     prior = [fact(f"p{i}", f"Joanna mentioned hobby number {i}") for i in range(10)]
     prior.append(fact("w", "Joanna is heavily invested in writing projects"))
     assert rank_facts("What kind of writings does Joanna do?", prior)[0].uuid == "w"
+
+
+def test_facts_bm25_cannot_tell_apart_share_a_rank_in_the_fusion() -> None:
+    """Two facts that score the same for the question: the order they were read in must not decide for the fusion,
+    so the nearest-facts order (or a date) does. Without shared ranks the first read kept 1 against 2, and the
+    searched order's 2 against 1 only drew level with it."""
+    assert tied_ranks([("a", 2.0), ("b", 2.0), ("c", 1.0), ("d", 1.0), ("e", 0.5)]) == {"a": 1, "b": 1, "c": 3, "d": 3, "e": 5}
+    first, second = fact("f1", "Caroline went to a concert"), fact("f2", "Caroline went to a museum")
+    ranked = rank_facts("where did Caroline go?", [first, second], searched=[["f2", "f1"]])
+    assert [f.uuid for f in ranked] == ["f2", "f1"]

@@ -1,8 +1,8 @@
-"""Issue 19: a recalled message brings the turns around it in its window. The full-text search finds the turn
+"""Issue 19: a recalled message brings the turns around it in the channel. The recalled search finds the turn
 that shares the question's words, often the question someone asked in the chat; the answer is the next turn,
-which shares none of them, and when no fact was drawn from it nothing else brings it (recall/expand.py,
-queries/context/neighbours.cypher). The lever is off by default (its cost per build, see NEIGHBOUR_MATCHES): these
-tests turn it on."""
+which shares none of them, and when no fact was drawn from it nothing else brings it. The search returns the
+messages next to its matches from the rows it read already (queries/context/recalled.cypher, no further read);
+the best `recall.gather.NEIGHBOUR_MATCHES` matches bring theirs, after every match."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-import recall.expand
+import recall.gather
 from common.settings import ContextSettings
 from common.tokens import estimate_tokens
 from graph.store import GraphStore
@@ -40,12 +40,6 @@ def ask(text: str) -> ContextRequest:
     return ContextRequest(G1, GENERAL, PEOPLE["judy"], text, None, ASKED, bot_user_id=BOT)
 
 
-@pytest.fixture
-def neighbours_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(recall.expand, "NEIGHBOUR_MATCHES", 5)
-
-
-@pytest.mark.usefixtures("neighbours_on")
 async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
     p = await puppy_talk(store)
     question, answer = p.messages[1].id, p.messages[2].id
@@ -54,12 +48,11 @@ async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypa
     assert question in recalled and answer in recalled
     assert "Biscuit" in ctx.render()
     assert p.messages[4].id not in recalled  # one turn each side, not the whole window
-    monkeypatch.setattr(recall.expand, "NEIGHBOUR_MATCHES", 0)  # the lever off: the match alone
+    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the lever off: the match alone
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
     assert question in ctx.part("recalled").ids and answer not in ctx.message_ids
 
 
-@pytest.mark.usefixtures("neighbours_on")
 async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(store: GraphStore) -> None:
     p = await puppy_talk(store)
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
@@ -72,18 +65,15 @@ async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(s
     assert tight.part("recalled").ids == [p.messages[1].id]
 
 
-async def test_neighbours_stay_in_the_channel(store: GraphStore) -> None:
+async def test_neighbours_come_from_the_search_and_stay_in_the_channel_before_the_reply(store: GraphStore) -> None:
     p = await puppy_talk(store)
-    found = await store.neighbour_messages(G1, "another-channel", [p.messages[1].id], at=ASKED)
-    assert found == []
-    found = await store.neighbour_messages(G1, GENERAL, [p.messages[1].id, p.messages[3].id], at=ASKED)
-    assert [(rank, m.id) for rank, m in found] == [
-        (0, p.messages[0].id),
-        (0, p.messages[2].id),
-        (1, p.messages[2].id),
-        (1, p.messages[4].id),
-    ]
+    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20)
+    assert [m.id for m in talk.recalled] == [p.messages[1].id]
+    assert sorted((match, m.id) for match, m in talk.around) == sorted(
+        [(p.messages[1].id, p.messages[0].id), (p.messages[1].id, p.messages[2].id)]
+    )
+    elsewhere = await store.conversation(G1, "another-channel", author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20)
+    assert elsewhere.recalled == () and elsewhere.around == ()
     before_the_answer = T0 + timedelta(seconds=90)  # nothing said after the reply is quoted in it
-    found = await store.neighbour_messages(G1, GENERAL, [p.messages[1].id], at=before_the_answer)
-    assert [m.id for _, m in found] == [p.messages[0].id]
-    assert await store.neighbour_messages(G1, GENERAL, [p.messages[2].id], at=before_the_answer) == []
+    early = await store.conversation(G1, GENERAL, author_id=PEOPLE["judy"], at=before_the_answer, text="puppy", recall=20)
+    assert [m.id for _, m in early.around] == [p.messages[0].id]

@@ -59,7 +59,8 @@ async def test_a_named_members_relations_bring_the_second_hop(store: GraphStore)
         skip_ids=[PEOPLE["judy"]],
         now=AFTER,
     )
-    assert p.facts["dana_bakes"] not in {f.uuid for source in first.values() for f in source}  # the first hop misses it
+    assert p.facts["dana_bakes"] not in {f.uuid for name, source in first.items() if name != "hop" for f in source}
+    assert [f.uuid for f in first["hop"]] == [p.facts["dana_bakes"]]  # only the second hop finds it
     ctx = await build_context(store, ask(question), ContextSettings())
     assert p.facts["dana_bakes"] in ctx.part("related").ids
     assert "Dana bakes sourdough" in ctx.render()
@@ -122,9 +123,61 @@ async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphS
     assert p.facts["dana_lab"] in (await build_context(store, here, ContextSettings())).fact_uuids
 
 
-async def test_full_text_hits_stay_candidates_but_their_order_is_not_fused(store: GraphStore) -> None:
+async def test_facts_found_by_their_words_come_from_the_recalled_messages(store: GraphStore) -> None:
+    """Issue 20: facts' text is no longer searched in full (it scored every posting of each word). A question naming
+    nobody still finds the fact through the channel's message it was drawn from, which holds its words; the
+    fact's words alone, in no recalled message, find nothing (bounded: the recalled search is)."""
+    import recall.expand
+
     p = await small_graph(store)
+    ctx = await build_context(store, ask("who bakes sourdough?"), ContextSettings(channel_messages=0))
+    assert p.facts["dana_bakes"] in ctx.part("related").ids  # from "she bakes sourdough every morning"
+    assert p.messages[0].id not in ctx.part("recalled").ids  # the message gives way to its fact (REDUNDANT)
     gathered = await gather(store, ask("who bakes sourdough?"), ContextSettings())
-    text_hits = {f.uuid for source in gathered.related for f in source}
-    assert p.facts["dana_bakes"] in text_hits  # found by the full-text search (nobody is named)
+    assert p.facts["dana_bakes"] not in {f.uuid for source in gathered.related for f in source}  # the first round misses it
     assert gathered.searched == [[]]  # only the vector order (none without embeddings) is fused with BM25
+    kept = recall.expand.MATCHED_FACTS
+    recall.expand.MATCHED_FACTS = 0
+    try:
+        off = await build_context(store, ask("who bakes sourdough?"), ContextSettings(channel_messages=0))
+    finally:
+        recall.expand.MATCHED_FACTS = kept
+    assert p.facts["dana_bakes"] not in off.fact_uuids  # the case the lever fixes
+
+
+async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool(store: GraphStore) -> None:
+    """Issue 20 took the full-text search of facts away; a member's facts are read in one pool of the 150 most
+    important and newest. The one fact that answers, older than 200 others, now leads the pool because it holds a
+    word of the question other than the member's name (every fact about her names her)."""
+    import recall.gather
+
+    p = await in_general(store, "alice", "judy")
+    said = await p.say(GENERAL, "alice", "I volunteer at the zoo on weekends", T0)
+    writes = [p.fact("zoo", "Alice volunteers at the zoo", [U("alice")], said, importance=3)]
+    for i in range(200):
+        later = await p.say(GENERAL, "alice", f"fact number {i}", T0 + timedelta(hours=1, minutes=i))
+        writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
+    await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
+    question = "Where does Alice volunteers?"
+    pooled = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice", "volunteers"],
+                                     entity_keys=[], text=question, skip_ids=[PEOPLE["judy"]], now=AFTER,
+                                     pool=recall.gather.RANKED_POOL)  # fmt: skip
+    assert p.facts["zoo"] in {f.uuid for f in pooled["people"]}
+    named_only = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice"], entity_keys=[],
+                                         text="Alice?", skip_ids=[PEOPLE["judy"]], now=AFTER, pool=recall.gather.RANKED_POOL)  # fmt: skip
+    assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
+    ctx = await build_context(store, ask(question), ContextSettings(total_tokens=300, channel_messages=0))
+    assert ctx.part("related").ids[0] == p.facts["zoo"]
+
+
+async def test_a_question_full_of_pattern_syntax_is_read_as_words(store: GraphStore) -> None:
+    """The people pool's pattern is built in the read from the message's words; what a member types is never
+    pattern syntax there (only word characters reach it), so a question full of it reads as its words."""
+    p = await in_general(store, "alice", "judy")
+    said = await p.say(GENERAL, "alice", "I volunteer at the zoo on weekends", T0)
+    other = await p.say(GENERAL, "alice", "my cat is called Luna", T0 + timedelta(minutes=1))
+    writes = [p.fact("zoo", "Alice volunteers at the zoo", [U("alice")], said, importance=3),
+              p.fact("cat", "Alice has a cat called Luna", [U("alice")], other, importance=9)]  # fmt: skip
+    await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
+    ctx = await build_context(store, ask("alice (.*)+ [zoo]? \\b|.* ^$ ((a+)+)+ zoo"), ContextSettings(channel_messages=0))
+    assert ctx.part("related").ids[0] == p.facts["zoo"]  # the read ran, and "zoo" still ranks first

@@ -12,7 +12,7 @@ from graph.store import GraphStore
 from recall import ranking
 from recall.assemble import ContextRequest
 from recall.gather import build_context
-from recall.when import named_period
+from recall.when import named_period, timely
 from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, U, in_general
 
 AT = datetime(2024, 3, 10, 12, 0, tzinfo=UTC)
@@ -71,3 +71,13 @@ async def test_what_was_said_on_the_day_named_ranks_first(store: GraphStore) -> 
     finally:
         ranking.TIME_AWARE = True
     assert p.facts["ramen"] not in before.part("related").ids[:1]  # the case it fixes
+
+
+def test_a_named_day_comes_before_the_days_of_slack_around_it() -> None:
+    """ "On 9 November" holds the day either side too (time zones); what was said on the day itself ranks first,
+    whatever order the keys came in."""
+    period = named_period("what did Nate cook on 9 November, 2022?", AT)
+    said = [("eve", day(2022, 11, 8) + timedelta(hours=23)), ("day", day(2022, 11, 9) + timedelta(hours=12)),
+            ("after", day(2022, 11, 10) + timedelta(hours=1)), ("week", day(2022, 11, 16))]  # fmt: skip
+    assert timely(said, period) == ["day", "eve", "after"]
+    assert timely(said, named_period("what did Nate cook in November 2022?", AT)) == ["eve", "day", "after", "week"]

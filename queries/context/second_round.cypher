@@ -1,0 +1,61 @@
+// A reply's second round of reads, in one statement: what the first round's results point to.
+// - matched: the facts drawn from messages the reply recalled ($ids: the channel's earlier messages holding its
+//   words, best first), the bounded way a reply finds facts by their words (a full-text search of facts' text
+//   scores every posting of each word on ArcadeDB and grew with the guild: issue 20). Only facts of $guild_id
+//   that hold at $now (a native datetime), up to $limit, in the format of context/facts.cypher (read by
+//   graph.rows.reply_fact) with source 'matched'; channel scope as there (a fact only when one of its sources is
+//   in a 'shared' channel, in $channel_id or its parent, and only the reporters whose message is there).
+// - evidence: the turns the best facts were drawn from, with their neighbours: for each fact of $uuids (best
+//   first), the messages of $channel_id it came from (FROM) and the $span messages just before and just after
+//   each of them in its episode (the question a turn answers, the answer to it). Only messages of $guild_id and
+//   $channel_id before $now, so a reply quotes nothing its channel's readers could not see there. Each item:
+//   [the fact's rank in $uuids, whether the message is the source itself, the message as in
+//   context/conversation.cypher (datetimes as ISO strings)], in rank and then time order.
+// Sort keys are projected first, as in context/facts.cypher.
+CALL () {
+  OPTIONAL MATCH (here:Channel {id: $channel_id})
+  WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
+  UNWIND range(0, size($ids) - 1) AS rank
+  MATCH (:Message {id: $ids[rank]})<-[:FROM]-(f:Fact)
+  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+  WITH visible, f, min(rank) AS rank
+  WITH visible, f, rank, f.uuid AS u ORDER BY rank, u LIMIT $limit
+  WITH f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources, visible
+  WITH f, sources, [s IN sources WHERE s[1] IN visible | s[0]] AS shown
+  WHERE size(shown) > 0
+  RETURN collect(['matched', null, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
+                  [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
+                    coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
+                  [(f)-[r:REPORTED_BY]->(rep:User) WHERE r.message_id = '' OR r.message_id IN shown | [rep.id,
+                    coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
+                    toString(r.at)]],
+                  [s IN sources | s[0]]]) AS matched
+}
+CALL () {
+  UNWIND range(0, size($uuids) - 1) AS rank
+  MATCH (f:Fact {uuid: $uuids[rank]})-[:FROM]->(m:Message)
+  WHERE f.guild_id = $guild_id AND m.guild_id = $guild_id AND m.channel_id = $channel_id AND m.created_at < $now
+  CALL (m) {
+    RETURN m AS n, true AS source
+    UNION
+    MATCH (m)-[:IN_EPISODE]->(:Episode)<-[:IN_EPISODE]-(n:Message)
+    WHERE n.created_at < m.created_at
+    WITH n, n.created_at AS created, n.id AS id ORDER BY created DESC, id DESC LIMIT $span
+    RETURN n, false AS source
+    UNION
+    MATCH (m)-[:IN_EPISODE]->(:Episode)<-[:IN_EPISODE]-(n:Message)
+    WHERE n.created_at > m.created_at AND n.created_at < $now
+    WITH n, n.created_at AS created, n.id AS id ORDER BY created, id LIMIT $span
+    RETURN n, false AS source
+  }
+  WITH rank, source, n, n.created_at AS created, n.id AS id WHERE n.guild_id = $guild_id AND n.channel_id = $channel_id
+  MATCH (u:User)-[:SENT]->(n)
+  WITH rank, source, n, u, created, id ORDER BY rank, created, id
+  RETURN collect([rank, source,
+                  {id: n.id, channel_id: n.channel_id, author_id: n.author_id, content: n.content,
+                   created_at: toString(n.created_at), reply_to_id: n.reply_to_id,
+                   author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), u.display_name),
+                   author_is_bot: u.is_bot}]) AS evidence
+}
+RETURN matched, evidence
