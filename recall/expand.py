@@ -30,7 +30,8 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
     """`gathered` with the source turns (and their neighbours) of its best related facts appended to the
     recalled messages, best fact first, each turn once; the facts drawn from its recalled messages that share a
     word with the message as one more source of related facts; and `Gathered.drawn`, the messages each fact was
-    drawn from (a recalled message whose fact is kept gives way), as the facts' reads returned them."""
+    drawn from (a recalled message whose fact is kept gives way), as the facts' reads returned them; and, over
+    the facts of both rounds, reporters who share a display name named apart (`recall.names`)."""
     prior = list({f.uuid: f for source in gathered.related for f in source}.values())
     best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:EVIDENCE_FACTS]]
     recalled_ids = [m.id for m in gathered.recalled] if MATCHED_FACTS else []
@@ -42,11 +43,11 @@ async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gather
     if matched:
         scores = bm25_scores(gathered.query, [fact_document(f) for f in matched])
         matched = [f for f, score in zip(matched, scores) if score > 0]
-    related, author_facts = gathered.related, gathered.author_facts
-    if matched:  # their reporters told apart from the first round's too ("Alex (@alexk)", "Alex (@alexm)")
-        *related, author_facts = await disambiguate(
-            [*gathered.related, matched, gathered.author_facts], lambda ids: store.users(ids, req.guild_id)
-        )
+    # every fact of both rounds at once, so reporters who share a name are told apart wherever they come from
+    # ("Alex (@alexk)", "Alex (@alexm)")
+    *related, author_facts = await disambiguate(
+        [*gathered.related, *([matched] if matched else []), gathered.author_facts], lambda ids: store.users(ids, req.guild_id)
+    )
     drawn = {f.uuid: f.sources for f in [*author_facts, *(f for source in related for f in source)] if f.sources}
     gathered = replace(gathered, related=related, author_facts=author_facts, drawn=drawn)
     known = {m.id for m in gathered.recalled}

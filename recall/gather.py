@@ -22,7 +22,6 @@ from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
-from recall.names import named_apart
 from recall.ranking import rank_messages, search_prefixes
 from recall.when import named_period
 
@@ -175,7 +174,7 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
         nearest=_nearest(store, req, embed),
     )
     talk = reads["talk"]
-    facts, nearest = await named_apart(reads["facts"], reads["nearest"], lambda ids: store.users(ids, req.guild_id))
+    facts, nearest = reads["facts"], reads["nearest"]  # reporters who share a name are told apart in `with_evidence`
     recent = [m for m in talk.recent if keep_message(m, req)]
     channel = recent[-settings.channel_messages :] if settings.channel_messages > 0 else []
     kind: str | None = None

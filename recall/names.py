@@ -37,12 +37,3 @@ async def disambiguate(groups: list[list[FactView]], users: Callable[[list[str]]
         return groups
     labels = {u.id: label(u) for u in await users(sorted(clash))}
     return [[renamed(f, labels) for f in group] for group in groups]
-
-
-async def named_apart(
-    by_source: dict[str, list[FactView]], nearest: list[FactView], users: Callable[[list[str]], Awaitable[list[User]]]
-) -> tuple[dict[str, list[FactView]], list[FactView]]:
-    """`disambiguate` over the reply's facts by source and its nearest facts."""
-    keys = list(by_source)
-    *groups, near = await disambiguate([by_source[k] for k in keys] + [nearest], users)
-    return dict(zip(keys, groups, strict=True)), near
