@@ -3,7 +3,6 @@ Neo4j 5 through testcontainers wherever a Docker engine answers (skipped with th
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.engines.neo4j import Neo4jEngine
 from graph.store import GraphStore
+from tests.support.fresh_store import fresh_arcadedb_store
 from tests.support.ports import docker_missing, free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,14 +43,8 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[GraphStore]:
     """A GraphStore with its schema set up on an empty database of each engine."""
     if request.param == "arcadedb":
         server: ArcadeDBEngine = request.getfixturevalue("arcadedb_server")
-        engine = server.for_database(f"t{uuid.uuid4().hex[:12]}")
-        await engine.create_database()
-        driver = engine.driver()
-        graph = GraphStore(driver, engine)
-        await graph.setup_schema()
-        yield graph
-        await driver.close()
-        await engine.drop_database()
+        async with fresh_arcadedb_store(server) as graph:
+            yield graph
     else:
         neo: Neo4jEngine = request.getfixturevalue("neo4j_engine")
         driver = neo.driver()

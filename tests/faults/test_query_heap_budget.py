@@ -8,7 +8,6 @@ within a few dozen replies."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +22,7 @@ from recall.assemble import ContextRequest
 from recall.gather import build_context
 from recall.history import OLDER_EPISODES
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, in_general
+from tests.support.fresh_store import fresh_arcadedb_store
 from tests.support.ports import free_port
 
 BUDGET_MB = 32  # about twenty replies' worth of what the CALL kept
@@ -43,14 +43,8 @@ def small_budget_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ar
 
 @pytest.fixture
 async def budget_store(small_budget_engine: ArcadeDBEngine) -> AsyncIterator[GraphStore]:
-    engine = small_budget_engine.for_database(f"t{uuid.uuid4().hex[:12]}")
-    await engine.create_database()
-    driver = engine.driver()
-    store = GraphStore(driver, engine)
-    await store.setup_schema()
-    yield store
-    await driver.close()
-    await engine.drop_database()
+    async with fresh_arcadedb_store(small_budget_engine) as store:
+        yield store
 
 
 @pytest.mark.slow
