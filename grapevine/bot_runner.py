@@ -52,6 +52,7 @@ async def run_bot(settings: Settings) -> None:
         raise ValueError("; ".join(missing))
     assert settings.discord.token is not None  # check_bot_config said so
     token = settings.discord.token.get_secret_value()
+    discord.http.Route.BASE = settings.discord.api_url  # every REST call of the client goes there
     meter = UsageMeter()
     llm = build_llm(settings.llm, meter)
     embed = await asyncio.to_thread(load_embedder, settings.embeddings)

@@ -295,8 +295,13 @@ def doctor() -> None:
                     out.print(f"[green]✓[/green] structured output works in mode {report.mode}; context size {context}")
         else:
             problems.append("LLM: LLM_BASE_URL is not set; windows will be stored as pending until one is configured")
-        if not settings.discord.token:
-            problems.append("Discord: DISCORD_TOKEN is not set; `grapevine run` needs it")
+        from grapevine.discord_check import check_discord
+
+        for finding in await check_discord(settings.discord):
+            if finding.ok:
+                out.print(f"[green]✓[/green] {finding.text}", soft_wrap=True, highlight=False)
+            else:
+                problems.append(f"Discord: {finding.text}")
 
     run_or_exit(checks())
     for problem in problems:
