@@ -40,7 +40,7 @@ def check_bot_config(settings: Settings) -> list[str]:
     """What is missing to run the bot, as messages naming the variables."""
     missing = []
     if settings.discord.token is None or not settings.discord.token.get_secret_value():
-        missing.append("DISCORD_TOKEN is not set (the bot token from the Discord developer portal)")
+        missing.append("DISCORD_TOKEN is not set (the bot token from the Discord Developer Portal: docs/discord-setup.md)")
     if not settings.llm.configured:
         missing.append("LLM_BASE_URL is not set (an OpenAI-compatible endpoint for replies and extraction)")
     return missing
