@@ -11,7 +11,7 @@ Not run: `bash scripts/setup` (the clone has this checkout's virtualenv; CI runs
 scripts/test` (CI's own command, which runs this test), `docker ...` (needs a Docker engine and builds
 images). `grapevine run` needs Discord's gateway: it runs without a token and must stop at once, in one line,
 naming DISCORD_TOKEN. A command that serves until stopped (`explore`, `serve-db`) must say where it serves,
-answer there, and stop on Ctrl-C."""
+answer there, and stop on Ctrl-C (`explore` on its fixed default port only while no other process holds it)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import queue
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -31,6 +32,7 @@ from typing import Any
 
 import pytest
 
+from grapevine.explore.command import DEFAULT_PORT
 from tests.support.discord_api import MESSAGE_CONTENT_LIMITED, FakeDiscordAPI
 from tests.support.ports import free_port
 from tests.support.prompt_reader import Prompt
@@ -131,6 +133,8 @@ def _run(command: Command, clone: Path, env: dict[str, str]) -> str | None:
         assert done.returncode != 0 and len(said) == 1 and "DISCORD_TOKEN" in said[0], (command, done.stdout, done.stderr)
         assert time.monotonic() - started < 60 and "Traceback" not in done.stdout + done.stderr, command
         return None
+    if sub == "explore" and "--port" not in argv and not _free(DEFAULT_PORT):
+        return f"another process listens on {DEFAULT_PORT}, explore's default port"
     if sub in SERVING:
         with _serving(clone, env, ["bash", "-c", command.line], SERVING[sub]) as first_line:
             if sub == "explore":
@@ -142,6 +146,15 @@ def _run(command: Command, clone: Path, env: dict[str, str]) -> str | None:
     assert done.returncode == 0, f"{command.line}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
     assert "Traceback" not in done.stdout + done.stderr, command
     return None
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _grapevine_command(argv: list[str]) -> str | None:
