@@ -1,0 +1,200 @@
+"""Who knows about a topic, and a topic's timeline: the operator queries `who_knows` and `topic_timeline`
+(queries/operator/), read for members, operators and assistants alike.
+
+Every read runs in a READ session whose transaction is rolled back (`graph.operator_queries.read_rolled_back`),
+on whichever driver the caller holds: the bot's, or the engine's reader user for `grapevine mcp`. Channel
+scope is the reply context's (queries/context/facts.cypher): `channel_id` None reads every channel (operators),
+'' only what the guild's shared channels hold, a channel id what may be recalled there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Collection, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import queries
+from common.text import keywords, name_key
+from graph.models import utc
+from graph.operator_queries import read_rolled_back
+
+HALF_LIFE = timedelta(days=90)  # what a member said this long ago counts half as much as what they said today
+FACT_WEIGHT = 3.0  # a fact a member reported counts as three messages: it is what extraction kept of a talk
+MESSAGE_WEIGHT = 1.0
+HITS = 200  # matches read from each full-text index (who_knows.cypher)
+TIMELINE_FACTS = 100
+
+OptedOut = Callable[[set[str]], Awaitable[set[str]]]  # which of these user ids opted out (or were forgotten)
+
+
+@dataclass
+class Knower:
+    """A member who knows about a topic: what they reported and said of it, and one message to open."""
+
+    user_id: str
+    name: str
+    facts: int = 0
+    messages: int = 0
+    last: datetime | None = None
+    score: float = 0.0
+    example: tuple[str, str] | None = None  # (channel id, message id) of their best piece of evidence
+    _seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+
+@dataclass(frozen=True)
+class TimelineFact:
+    uuid: str
+    text: str
+    valid_at: datetime | None
+    invalid_at: datetime | None
+    expired_at: datetime | None
+    held: bool  # whether it held at the time asked about (now, by default)
+    supersedes: tuple[tuple[str, str], ...]  # (uuid, text) of the facts it closed
+    superseded_by: tuple[tuple[str, str], ...]
+    reporters: tuple[tuple[str, str, datetime | None, str | None], ...]  # (user id, name, at, message id), earliest first
+    sources: tuple[tuple[str, str], ...]  # (message id, channel id) of its sources the asking channel may show
+
+
+def topic_query(topic: str) -> str:
+    """A full-text query holding every word of the topic (Lucene syntax; only word characters survive)."""
+    return " AND ".join(keywords(topic, 8))
+
+
+def score(at: datetime | None, weight: float, now: datetime) -> float:
+    """How much one piece of evidence counts: its weight, halved for every HALF_LIFE of age."""
+    if at is None:
+        return weight / 2
+    age = max((now - at).total_seconds(), 0.0)
+    return weight * math.pow(0.5, age / HALF_LIFE.total_seconds())
+
+
+def rank_knowers(rows: Iterable[dict[str, Any]], now: datetime, left_out: Collection[str] = ()) -> list[Knower]:
+    """Members by how much and how recently they spoke of the topic (the sum of `score` over their facts and
+    messages, each counted once), without `left_out`. A member's example is their highest-scoring evidence
+    that has a message."""
+    found: dict[str, Knower] = {}
+    best: dict[str, float] = {}
+    for row in rows:
+        user_id = str(row["user_id"])
+        if user_id in left_out:
+            continue
+        kind, ref = str(row["kind"]), str(row["ref"])
+        knower = found.setdefault(user_id, Knower(user_id, str(row.get("member") or user_id)))
+        if (kind, ref) in knower._seen:
+            continue
+        knower._seen.add((kind, ref))
+        at = _time(row.get("at"))
+        value = score(at, FACT_WEIGHT if kind == "fact" else MESSAGE_WEIGHT, now)
+        knower.score += value
+        if kind == "fact":
+            knower.facts += 1
+        else:
+            knower.messages += 1
+        if at is not None and (knower.last is None or at > knower.last):
+            knower.last = at
+        if row.get("message_id") and row.get("channel_id") and value > best.get(user_id, -1.0):
+            best[user_id] = value
+            knower.example = (str(row["channel_id"]), str(row["message_id"]))
+    return sorted(found.values(), key=lambda k: (-k.score, -(k.last.timestamp() if k.last else 0.0), k.name, k.user_id))
+
+
+async def who_knows(
+    driver: Any,
+    database: str,
+    guild_id: str,
+    topic: str,
+    *,
+    channel_id: str | None,
+    opted_out: OptedOut,
+    now: datetime,
+    limit: int = 10,
+    hits: int = HITS,
+) -> list[Knower]:
+    """The members who know about `topic` in `guild_id`, best first, at most `limit`: from what may be recalled
+    in `channel_id` (module docstring), without the opted-out."""
+    query = topic_query(topic)
+    if not query:
+        return []
+    rows = await read_rolled_back(
+        driver,
+        database,
+        queries.load("operator/who_knows"),
+        {"guild_id": guild_id, "topic": query, "channel_id": channel_id, "hits": hits},
+    )
+    out = await opted_out({str(r["user_id"]) for r in rows})
+    return rank_knowers(rows, utc(now), out)[:limit]
+
+
+async def timeline(
+    driver: Any,
+    database: str,
+    guild_id: str,
+    *,
+    user_id: str | None = None,
+    entity_name: str | None = None,
+    at: datetime | None = None,
+    channel_id: str | None,
+    opted_out: OptedOut,
+    limit: int = TIMELINE_FACTS,
+) -> list[TimelineFact]:
+    """The facts about a member (`user_id`) or an entity (by name), oldest valid_at first, as of `at` (None: now),
+    from what may be recalled in `channel_id`; an opted-out reporter is left out of the reporters."""
+    key = name_key(entity_name) if entity_name else None
+    if not user_id and not key:
+        return []
+    rows = await read_rolled_back(
+        driver,
+        database,
+        queries.load("operator/topic_timeline"),
+        {
+            "guild_id": guild_id,
+            "user_id": user_id,
+            "entity_key": key,
+            "at": utc(at) if at else None,
+            "channel_id": channel_id,
+            "limit": limit,
+        },
+    )
+    out = await opted_out({str(r[0]) for row in rows for r in row["reporters"]})
+    facts = {row["uuid"]: _timeline_fact(row, out) for row in rows}  # a fact about both subjects comes twice
+    ordered = sorted(facts.values(), key=lambda f: (f.valid_at is None, f.valid_at or datetime.max, f.uuid))
+    return ordered[-limit:]
+
+
+def _timeline_fact(row: dict[str, Any], out: set[str]) -> TimelineFact:
+    reporters = [(str(r[0]), str(r[1] or r[0]), _time(r[2]), r[3] or None) for r in row["reporters"] if str(r[0]) not in out]
+    reporters.sort(key=lambda r: (r[2] is None, r[2] or datetime.max, r[0]))
+    return TimelineFact(
+        uuid=row["uuid"],
+        text=row["text"],
+        valid_at=_time(row["valid_at"]),
+        invalid_at=_time(row["invalid_at"]),
+        expired_at=_time(row["expired_at"]),
+        held=bool(row["held"]),
+        supersedes=tuple((str(u), str(t)) for u, t in row["supersedes"]),
+        superseded_by=tuple((str(u), str(t)) for u, t in row["superseded_by"]),
+        reporters=tuple(reporters),
+        sources=tuple((str(m), str(c)) for m, c in row["sources"]),
+    )
+
+
+def opted_out_reader(driver: Any, database: str, consent_key: Callable[[str], str]) -> OptedOut:
+    """`opted_out` for a caller that holds only a driver: the opt-out records read in a rolled-back READ session."""
+
+    async def among(user_ids: set[str]) -> set[str]:
+        keys = {consent_key(i): i for i in user_ids if i}
+        if not keys:
+            return set()
+        found = await read_rolled_back(driver, database, queries.load("store/opted_out_among"), {"keys": sorted(keys)})
+        return {keys[r["key"]] for r in found}
+
+    return among
+
+
+def _time(value: Any) -> datetime | None:
+    """A time of a row as `read_rolled_back` gives it (ISO text, `graph.operator_queries.plain`), or a native one."""
+    if value is None:
+        return None
+    return utc(datetime.fromisoformat(value) if isinstance(value, str) else value)
