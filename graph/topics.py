@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import queries
+from common.links import jump_url
 from common.text import keywords, name_key
 from graph.models import utc
 from graph.operator_queries import read_rolled_back
@@ -198,3 +199,68 @@ def _time(value: Any) -> datetime | None:
     if value is None:
         return None
     return utc(datetime.fromisoformat(value) if isinstance(value, str) else value)
+
+
+def knower_record(knower: Knower, guild_id: str, rank: int) -> dict[str, Any]:
+    """A who-knows row as operators and assistants read it (JSON-friendly)."""
+    channel_id, message_id = knower.example or (None, None)
+    return {
+        "rank": rank,
+        "member": knower.name,
+        "user_id": knower.user_id,
+        "facts": knower.facts,
+        "messages": knower.messages,
+        "last": knower.last.isoformat() if knower.last else None,
+        "score": round(knower.score, 3),
+        "example": jump_url(guild_id, channel_id, message_id),
+    }
+
+
+def timeline_record(fact: TimelineFact, guild_id: str) -> dict[str, Any]:
+    """A timeline row as operators and assistants read it (JSON-friendly)."""
+    return {
+        "valid_at": fact.valid_at.isoformat() if fact.valid_at else None,
+        "text": fact.text,
+        "held": fact.held,
+        "invalid_at": fact.invalid_at.isoformat() if fact.invalid_at else None,
+        "reported_by": [
+            {"user_id": i, "member": name, "at": at.isoformat() if at else None} for i, name, at, _ in fact.reporters
+        ],
+        "supersedes": [text for _, text in fact.supersedes],
+        "superseded_by": [text for _, text in fact.superseded_by],
+        "links": [url for m, c in fact.sources if (url := jump_url(guild_id, c, m))],
+        "uuid": fact.uuid,
+    }
+
+
+@dataclass(frozen=True)
+class Named:
+    """What a name given by an operator or an assistant stands for: a member (`user_id`) or an entity (`entity`)."""
+
+    name: str
+    user_id: str | None = None
+    entity: str | None = None
+
+
+async def resolve(driver: Any, database: str, guild_id: str, text: str) -> Named | None:
+    """A Discord user id, an entity's name, or a member's name in `guild_id` (an entity first: a topic is more
+    often a thing than a person), read in rolled-back READ sessions."""
+    text = text.strip().lstrip("@")
+    if text.isdigit():
+        return Named(text, user_id=text)
+    key = name_key(text)
+    if key:
+        found = await read_rolled_back(
+            driver, database, queries.load("store/entities_by_keys"), {"guild_id": guild_id, "keys": [key]}
+        )
+        if found:
+            return Named(str(found[0]["name"]), entity=str(found[0]["name"]))
+    members = await read_rolled_back(
+        driver, database, queries.load("store/members_by_name"), {"guild_id": guild_id, "names": [text.casefold()], "limit": 2}
+    )
+    members = [m for m in members if not m.get("is_bot")]
+    if len(members) == 1:
+        return Named(str(members[0]["display_name"] or members[0]["name"]), user_id=str(members[0]["id"]))
+    if members:
+        raise LookupError(f"more than one member of guild {guild_id} goes by {text!r}: give their user id")
+    return None
