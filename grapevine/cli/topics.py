@@ -3,15 +3,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from grapevine.cli.base import app, parse_date, run_or_exit, settings_or_exit, with_store
 from grapevine.cli.operator import _print_rows
 
+T = TypeVar("T")
 CHANNEL_HELP = "only what may be recalled in this channel id ('' : what the shared channels hold; default: every channel)"
+
+
+async def _reading(rt: Any, work: Callable[[Any, str, Any], Awaitable[T]]) -> T:
+    """`work(reader driver, database, opted_out)` as the engine's reader user, who may only read."""
+    from graph.topics import opted_out_reader
+
+    reader = await rt.engine.reader_driver()
+    try:
+        return await work(reader, rt.engine.database, opted_out_reader(reader, rt.engine.database, rt.store.consent_key))
+    finally:
+        await reader.close()
 
 
 @app.command("who-knows")
@@ -27,24 +40,13 @@ def who_knows(
     settings = settings_or_exit()
     from graph import topics
 
-    async def work(rt: Any) -> list[dict[str, Any]]:
-        reader = await rt.engine.reader_driver()
-        try:
-            found = await topics.who_knows(
-                reader,
-                rt.engine.database,
-                guild,
-                topic,
-                channel_id=channel,
-                opted_out=topics.opted_out_reader(reader, rt.engine.database, rt.store.consent_key),
-                now=datetime.now(UTC),
-                limit=limit,
-            )
-        finally:
-            await reader.close()
+    async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
+        found = await topics.who_knows(
+            reader, database, guild, topic, channel_id=channel, opted_out=opted_out, now=datetime.now(UTC), limit=limit
+        )
         return [topics.knower_record(k, guild, rank) for rank, k in enumerate(found, 1)]
 
-    rows = run_or_exit(with_store(settings, work))
+    rows = run_or_exit(with_store(settings, lambda rt: _reading(rt, work)))
     _print_rows(rows, f"who knows about {topic!r}: {len(rows)} members", as_json)
 
 
@@ -64,24 +66,13 @@ def timeline(
     settings = settings_or_exit()
     from graph import topics
 
-    async def work(rt: Any) -> list[dict[str, Any]]:
-        reader = await rt.engine.reader_driver()
-        try:
-            found = await topics.timeline(
-                reader,
-                rt.engine.database,
-                guild,
-                user_id=user,
-                entity_name=entity,
-                at=when,
-                channel_id=channel,
-                opted_out=topics.opted_out_reader(reader, rt.engine.database, rt.store.consent_key),
-            )
-        finally:
-            await reader.close()
+    async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
+        found = await topics.timeline(
+            reader, database, guild, user_id=user, entity_name=entity, at=when, channel_id=channel, opted_out=opted_out
+        )
         return [topics.timeline_record(f, guild) for f in found]
 
-    rows = run_or_exit(with_store(settings, work))
+    rows = run_or_exit(with_store(settings, lambda rt: _reading(rt, work)))
     if not as_json:
         rows = [
             {
