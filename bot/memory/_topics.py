@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from bot.memory._facts import Speaker, Subject, find_subjects
@@ -61,10 +61,14 @@ def parse(text: str) -> TopicCommand | None:
 
 
 def as_of(value: str | None) -> datetime | None:
-    """An ISO date or datetime (UTC unless it says otherwise); ValueError when it is not one."""
+    """An ISO date or datetime (UTC unless it says otherwise); a date alone is its whole day ("as of 4 May": what
+    held by its end). ValueError when it is not one."""
     if not value or not value.strip():
         return None
-    parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    text = value.strip().replace("Z", "+00:00")
+    parsed = datetime.fromisoformat(text)
+    if len(text) == len("2024-05-04"):
+        parsed += timedelta(days=1, microseconds=-1)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 

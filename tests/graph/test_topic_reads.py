@@ -1,7 +1,7 @@
 """Who-knows and a topic's timeline read through indexes, shown by ArcadeDB's own PROFILE of each part of the two
 operator queries (ArcadeDB gives no plan for a UNION, so each part is profiled as the statement it is planned as):
 every part starts from an index (full-text, or a member's or entity's key) and no step sees the busier guild's
-records beside."""
+records beside. graph/topics.py runs the parts so, each a statement of its own."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-import queries
 from graph.store import GraphStore
+from graph.topics import parts
 from tests.graph.test_bounded_reads import BULK, _profile_text
 from tests.support.busy_server import G1, G2, PEOPLE
 from tests.support.topics_graph import NOW, topical
@@ -23,12 +23,6 @@ pytestmark = pytest.mark.usefixtures("arcade_only")
 def arcade_only(request: pytest.FixtureRequest) -> None:
     if request.node.callspec.params.get("store") != "arcadedb":
         pytest.skip("PROFILE's plan text is ArcadeDB's")
-
-
-def parts(name: str) -> list[str]:
-    """The UNION parts of an operator query, each a statement of its own (its header comments dropped)."""
-    code = "\n".join(line for line in queries.load(name).splitlines() if not line.startswith("//"))
-    return [part.strip() for part in re.split(r"^UNION$", code, flags=re.M)]
 
 
 async def _bulk_kubernetes(store: GraphStore) -> None:
