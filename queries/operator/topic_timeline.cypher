@@ -18,7 +18,7 @@ RETURN f.uuid AS uuid, f.text AS text, f.valid_at AS valid_at, f.invalid_at AS i
          OR $at IS NOT NULL AND (f.invalid_at IS NULL OR f.invalid_at > $at) AND (f.expires_at IS NULL OR f.expires_at > $at)
          AS held,
        [(f)-[:SUPERSEDES]->(old:Fact) | [old.uuid, old.text]] AS supersedes,
-       [(newer:Fact)-[:SUPERSEDES]->(f) | [newer.uuid, newer.text]] AS superseded_by,
+       [(f)<-[:SUPERSEDES]-(newer:Fact) | [newer.uuid, newer.text]] AS superseded_by,
        [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR coalesce(r.message_id, '') = '' OR r.message_id IN [x IN shown | x[0]] |
          [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name), r.at, r.message_id]] AS reporters,
        shown AS sources
@@ -38,7 +38,7 @@ RETURN f.uuid AS uuid, f.text AS text, f.valid_at AS valid_at, f.invalid_at AS i
          OR $at IS NOT NULL AND (f.invalid_at IS NULL OR f.invalid_at > $at) AND (f.expires_at IS NULL OR f.expires_at > $at)
          AS held,
        [(f)-[:SUPERSEDES]->(old:Fact) | [old.uuid, old.text]] AS supersedes,
-       [(newer:Fact)-[:SUPERSEDES]->(f) | [newer.uuid, newer.text]] AS superseded_by,
+       [(f)<-[:SUPERSEDES]-(newer:Fact) | [newer.uuid, newer.text]] AS superseded_by,
        [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR coalesce(r.message_id, '') = '' OR r.message_id IN [x IN shown | x[0]] |
          [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name), r.at, r.message_id]] AS reporters,
        shown AS sources
