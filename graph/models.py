@@ -211,6 +211,7 @@ class FactView:
     reporters: tuple[tuple[str, str, datetime | None], ...] = ()  # (user id, display name, at)
     superseded_by: str | None = None
     sources: tuple[str, ...] = ()  # ids of the messages it was drawn from, where the read gives them (the reply's)
+    shown: tuple[tuple[str, str], ...] = ()  # (message id, channel id) of the sources the asking channel may link to
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
 from recall.ranking import rank_messages, search_prefixes
+from recall.sources import citable
 from recall.when import named_period
 
 AUTHOR_FACTS = 50
@@ -57,7 +58,9 @@ async def build_context(
         gathered = await with_evidence(store, req, await gather(store, req, settings, embed=embed))
     except UNREACHABLE as exc:
         raise GraphUnavailable(f"the graph store cannot be reached: {type(exc).__name__}: {exc}") from exc
-    return assemble(gathered, settings)
+    context = assemble(gathered, settings)
+    context.citable = citable(gathered, context)  # what the answer may cite (recall/sources.py)
+    return context
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
