@@ -166,7 +166,8 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
     import zipfile
 
     source = tmp_path / "source"  # a copy: setuptools leaves build/ and *.egg-info/ beside what it builds
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "data", "log", "build"))
+    skip = (".venv", ".git", "node_modules", "data", "log", "build", "__pycache__", ".pytest_cache", ".mypy_cache")
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*skip))  # caches: other workers write them meanwhile
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         capture_output=True,
