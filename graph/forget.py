@@ -17,6 +17,7 @@ from typing import Any
 
 import queries
 from common.text import name_key, names_word, redact
+from graph.message_deletes import delete_messages
 from graph.models import dm_scope, iso
 from graph.purge import mark_due
 from graph.session import Runner, Tx, run, run_text
@@ -152,8 +153,8 @@ async def forget_user(
         uuids = sorted({*plan.get("about", []), *plan.get("reported", [])})
         facts = await f.facts(uuids)
         ids = sorted(set(plan.get("messages", [])))
-        messages = (await f.run("store/forget_messages", ids=ids))[0] if ids else {}
-        report.deleted["Message"] = int(messages.get("messages", 0))
+        report.deleted["Message"] = (await delete_messages(tx, ids)).messages
+        f.statements += 2 if ids else 0
         held = sorted(set(plan.get("message_episodes", [])))
         episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids))[0] if held else {}
         report.deleted["Episode"] = int(episodes.get("episodes", 0))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import graph.forget
+import graph.message_deletes
 import queries
 from graph.forget import forget_user, residue_audit
 from graph.guild_forget import guild_residue
@@ -40,6 +41,7 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     PLANS.clear()
     monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     monkeypatch.setattr(graph.forget, "run_text", _profiled)
+    monkeypatch.setattr(graph.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     with CountedWrites(store) as writes:
         report = await forget_user(store.runner, PEOPLE["charlie"], thorough_audit=False)
 
@@ -65,6 +67,7 @@ async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_index
     PLANS.clear()
     monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     monkeypatch.setattr(graph.forget, "run_text", _profiled)
+    monkeypatch.setattr(graph.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
 
     report = await forget_user(store.runner, PEOPLE["charlie"], guild_id=G2, known_names=["Charlie"], thorough_audit=False)
 
