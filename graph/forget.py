@@ -160,7 +160,7 @@ async def forget_user(
         report.deleted["Message"] = (await delete_messages(tx, ids)).messages
         f.statements += 2 if ids else 0
         held = sorted(set(plan.get("message_episodes", [])))
-        episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids))[0] if held else {}
+        episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids, drop_summaries=True))[0] if held else {}
         report.deleted["Episode"] = int(episodes.get("episodes", 0))
         named = await f.named()
         named_facts = sorted({r["key"] for r in named if r["label"] == "Fact" and guild_id in (None, r["guild_id"])})

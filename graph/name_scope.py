@@ -3,7 +3,7 @@
 Their id (a `<@id>` mention, or the id itself) is theirs wherever it is written. Their names are matched only in
 the guilds they belong or belonged to (a membership, or their messages or facts there), never in another
 member's DM space, and only the names that identify them there (common/names.py): every name the account and
-each membership carried, less the common words, the too short, and those another member of that guild carries.
+any membership carried, less the common words, the too short, and those another member of that guild carries.
 A guild with no such name is in scope for their id only."""
 
 from __future__ import annotations
@@ -80,8 +80,10 @@ class Identity:
     def stored(self) -> bool:
         return bool(self.account_names or self.guilds)
 
-    def names_in(self, guild_id: str, known: Iterable[str] = ()) -> list[str]:
-        return sorted({*self.account_names, *self.guild_names.get(guild_id, ()), *(n for n in known if n)})
+    def names(self, known: Iterable[str] = ()) -> list[str]:
+        """Every name they carried: account and display names, and their nickname in any guild (one known to a
+        guild as "NightOwl" elsewhere is still theirs where they are "kim")."""
+        return sorted({*self.account_names, *(n for names in self.guild_names.values() for n in names), *(n for n in known if n)})
 
 
 async def identity(tx: Tx, user_id: str, run: Run = run) -> Identity:
@@ -122,7 +124,7 @@ async def name_scope(
     for guild in guilds:
         if guild == dm_scope(user_id):
             continue  # their own DM space goes whole
-        names = who.names_in(guild, known)
+        names = who.names(known)
         candidates = [n for n in names if identifying(n)]
         scope[guild] = identifying_names(candidates, await taken(tx, user_id, guild, candidates, run) if candidates else ())
         withheld.update(names)

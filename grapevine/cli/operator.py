@@ -229,7 +229,7 @@ def forget(
         err.print(f"the request stays in {kept.path}: the next `grapevine forget` of {user_id} or the bot's upkeep finishes it")
         raise typer.Exit(1)
     out.print(
-        "residue audit: 0 nodes or properties carry the user's id or a name that identifies them"
+        "residue audit: 0 nodes or properties carry the user's id or name"
         + (
             f" in guild {guild}"
             if guild
