@@ -167,6 +167,9 @@ async def forget_user(
         more = await f.facts(named_facts)
         facts = {k: facts[k] + more[k] for k in facts}
         report.deleted["Fact"] = int(facts["facts"])
+        told = sorted(set(facts["episodes"]) - set(held))  # conversations the deleted facts came from: about them too
+        if told:
+            await f.run("store/forget_episodes", uuids=told, ids=ids, drop_summaries=True)
         owned = sorted(set(plan.get("owned", [])))
         gone = (await f.run("store/forget_owned_entities", uuids=owned))[0] if owned else {}
         touched = sorted({*facts["touched"], *plan.get("related", [])} - set(owned))

@@ -42,7 +42,9 @@ async def _message_batch(tx: Tx, channel_id: str, cutoff: datetime, batch: int, 
     if not ids:
         return 0, 0, 0
     deleted = await delete_messages(tx, ids)
-    emptied = (await run(tx, "store/forget_episodes", uuids=episodes, ids=ids, drop_summaries=False))[0]["episodes"] if episodes else 0
+    emptied = (
+        (await run(tx, "store/forget_episodes", uuids=episodes, ids=ids, drop_summaries=False))[0]["episodes"] if episodes else 0
+    )
     await mark_due(tx, now)
     return deleted.messages, int(emptied), deleted.replies
 

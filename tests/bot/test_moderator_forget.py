@@ -138,8 +138,8 @@ async def test_a_moderator_forgets_by_mention_in_plain_language(store: GraphStor
     assert await residue_in_guild(store, CHARLIE, G1) == []
     assert await count(store, "MATCH (f:Fact {uuid: $u}) RETURN count(f) AS n", u=p.facts["charlie_celtics"]) == 0
     said = await count(store, "MATCH (m:Message {guild_id: $g}) WHERE m.content CONTAINS 'are you coming' "
-                              "AND NOT m.content CONTAINS 'Charlie' RETURN count(m) AS n", g=G1)  # fmt: skip
-    assert said == 1  # Bob's message stays, without Charlie's name
+                              "RETURN count(m) AS n", g=G1)  # fmt: skip
+    assert said == 1  # Bob's message stays as he wrote it ("Charlie" is a common first name, no evidence by itself)
     assert await _messages(store, G2) == 1  # his message in the other server stays
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 1
     whole = await residue_everywhere(store, CHARLIE)

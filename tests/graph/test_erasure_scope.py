@@ -181,3 +181,41 @@ async def test_an_export_holds_her_guilds_only_and_names_others_by_display_name(
     assert fact["text"] == "Zorro is fine" and fact["reports"] == [{"by": "Bob", "at": fact["reports"][0]["at"]}]
     assert data["facts_naming_them"] == [] and data["summaries_naming_them"] == []  # "likes" is a word
     assert all(m["guild_id"] == G1 for m in data["messages"])
+
+
+async def test_an_extraction_finishing_after_an_opt_out_keeps_no_summary_of_their_conversation(store: GraphStore) -> None:
+    """An import or the live bot extracting beside a forget: once the opt-out committed, the summary of a window
+    they wrote in is not written (it would tell what they said), nor any fact about them."""
+    p = await _world(store, nick="Zorro99")
+    said = await p.say(GENERAL, "alice", "my new job starts monday", T0)
+    reply = await p.say(GENERAL, "bob", "congrats!", T0 + timedelta(minutes=1))
+    key = await p.episode(GENERAL, [said, reply], guild=G1)
+    await store.opt_out(PEOPLE["alice"])
+    job = p.fact("job", "Zorro99 starts a new job on Monday", [U("alice")], said)
+    await store.write_episode(
+        EpisodeWrite(
+            key=key,
+            guild_id=G1,
+            summary="Zorro99 starts a job; Bob congratulates.",
+            facts=(job,),
+            people=(PEOPLE["alice"], PEOPLE["bob"]),
+        )  # fmt: skip
+    )
+    found = await store.driver.execute_query(
+        "MATCH (e:Episode {key: $k}) RETURN e.summary AS s, e.status AS st", {"k": key}, database_=store.engine.database
+    )
+    assert found.records[0]["s"] == "" and found.records[0]["st"] == "done"
+    assert "Zorro99 starts a new job on Monday" not in await _fact_texts(store, G1)
+
+
+async def test_a_moderator_forget_keeps_a_membership_of_another_guild(store: GraphStore) -> None:
+    """A member of two guilds who only wrote in one: a moderator's forget there leaves their membership (and its
+    nickname) in the other, which is not that moderator's to erase."""
+    p = await _world(store, nick="Zorro99")
+    await store.upsert_users([User(id=PEOPLE["alice"], name="zed99", display_name="Zee")], G2)
+    await p.say(GENERAL, "alice", "hello", T0)
+    request = await with_scope(store, Request(PEOPLE["alice"], G1))
+    report = await run_request(store, request)
+    assert report.clean and report.deleted["User"] == 0
+    [kept] = await store.users([PEOPLE["alice"]], G2)
+    assert kept.display_name == "Zee"
