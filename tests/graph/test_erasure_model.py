@@ -196,7 +196,9 @@ class ErasureMachine(RuleBasedStateMachine):
             m.episode = True
         first, last = waiting[0], waiting[-1]
         pet = EntityWrite(uuid=uuid.uuid4().hex, name="Rex", kind="animal")
-        mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & set(MEMBERS))
+        # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
+        stored = {i for i in MEMBERS if self.model.members[i].stored}
+        mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & stored)
         planned = [
             (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), first, None),
             (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), last, first.author),
