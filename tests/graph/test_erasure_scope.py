@@ -219,3 +219,16 @@ async def test_a_moderator_forget_keeps_a_membership_of_another_guild(store: Gra
     assert report.clean and report.deleted["User"] == 0
     [kept] = await store.users([PEOPLE["alice"]], G2)
     assert kept.display_name == "Zee"
+
+
+async def test_a_member_only_ever_mentioned_is_no_account_and_their_forget_is_clean(store: GraphStore) -> None:
+    """The stateful test's finding, kept as a plain case: a fact naming a member the graph never stored (only
+    mentioned by id) links no account; their export is empty, their forget redacts the mention and is clean."""
+    p = await _world(store)
+    said = await p.say(OTHER, "bob", f"thanks the likes hello <@{PEOPLE['eve']}>", T0, guild=G2)
+    met = p.fact("met", "They met at the kernel summit", [U("bob")], said, mentions=[U("eve")])
+    await store.write_episode(EpisodeWrite(key=await p.episode(OTHER, [said], guild=G2), guild_id=G2, facts=(met,)))
+    assert await store.users([PEOPLE["eve"]]) == []
+    assert await export_member(store.runner, PEOPLE["eve"]) is None
+    report = await run_request(store, await with_scope(store, Request(PEOPLE["eve"], None)))
+    assert report.clean and await _content(store, said.id) == "thanks the likes hello [forgotten]"
