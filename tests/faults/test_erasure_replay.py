@@ -36,7 +36,8 @@ async def test_forget_the_ten_busiest_then_retention_on_real_chat(store: GraphSt
     assert kept.returncode == 0, kept.stdout + kept.stderr
     assert "removed" in kept.stdout and "engine files purged" in kept.stdout, kept.stdout
     left = await store.driver.execute_query(
-        "MATCH (n) WHERE any(k IN keys(n) WHERE any(id IN $ids WHERE toString(n[k]) CONTAINS id)) RETURN count(n) AS n",
+        "MATCH (n) WHERE any(k IN keys(n) WHERE any(id IN $ids WHERE coalesce(toStringOrNull(n[k]), '') CONTAINS id)) "
+        "RETURN count(n) AS n",
         {"ids": busiest},
         database_=store.engine.database,
     )
