@@ -159,6 +159,7 @@ class EpisodeWrite(_Record):
     relations: tuple[RelationWrite, ...] = ()
     facts: tuple[FactWrite, ...] = ()
     corroborations: tuple[Corroboration, ...] = ()
+    people: tuple[str, ...] = ()  # who wrote in or was mentioned in the window: with one opted out, no summary is kept
     prompt_tokens: int = 0  # what the extraction call cost, every attempt counted
     completion_tokens: int = 0
 
