@@ -18,8 +18,8 @@ from bench.chunk_retriever import Chunk, ChunkRetriever, Encode, chunk_sessions
 from bench.common import mean, table
 from bench.recall_at_k import KS, AtK, ChunkRun, cell, overall, session_of
 
-GRAPEVINE_AT_K = "grapevine context, same tokens"
-BM25_AT_K = "BM25 over raw messages, same tokens"
+GRAPEVINE_AT_K = "grapevine context"
+BM25_AT_K = "BM25 over raw messages"
 NO_RERANKER = (
     "no reranker: no package on the registries ships a cross-encoder with its weights, and nothing may load one "
     "from a hub at run time"
@@ -27,8 +27,12 @@ NO_RERANKER = (
 
 
 def contender_name(model: str | None) -> str:
-    dense = f" + nearest chunks ({model})" if model else ""
-    return f"chunk retriever: 6-turn chunks, date prefix, BM25{dense}, fused by rank"
+    return f"chunks: BM25 + {model}, RRF" if model else "chunks: BM25"
+
+
+def contender_description(model: str | None) -> str:
+    dense = f" and nearest chunks by {model}, fused by reciprocal rank" if model else " (no embeddings installed)"
+    return f"sessions cut into 6-turn chunks with a 1-turn overlap, each prefixed with its date, ranked by BM25{dense}"
 
 
 @dataclass
@@ -57,6 +61,7 @@ class Budgets:
 class AtKResult:
     categories: dict[int, str]
     contender: str = ""
+    described: str = ""
     reranker: str = NO_RERANKER
     scores: dict[tuple[str, int], AtK] = field(default_factory=dict)  # (method, k) -> hits
 
@@ -132,7 +137,7 @@ def report(out: Any, result: AtKResult, questions: int, conversations: int, path
         "strictly when all of them are. The contender's top k are its k best chunks; grapevine's is its reply context "
         "(messages, and facts by the turns they were drawn from) and BM25's the raw messages it ranks first, each "
         "assembled per question at the tokens the contender's top k took for it (their mean in the last column). "
-        f"Contender: {result.contender}; {result.reranker}."
+        f"The contender ({result.contender}): {result.described}; {result.reranker}."
     )
     for k in KS:
         parts = []
