@@ -473,6 +473,13 @@ LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
         False,
     ),
     (
+        "passage",
+        "recalled candidates scored with the words the messages next to them hold (a question and its answer)",
+        graph_store,
+        "RECALL_PASSAGE",
+        False,
+    ),
+    (
         "around",
         "the best 10 recalled messages bring the messages next to them (read by the same search)",
         recall_gather,

@@ -49,6 +49,7 @@ RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never 
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 RECALL_NEAR = 10  # recalled matches that come back with the messages just before and after them (read already)
 RECALL_RARITY = True  # recalled messages preselected by the rarity of the words they hold (idf), not their count
+RECALL_PASSAGE = True  # a recalled message scores the words of the messages next to it too (a question and its answer)
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
@@ -694,6 +695,7 @@ def _search_patterns(words: Sequence[str], prefixes: bool) -> dict[str, Any]:
         "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + tail + ")") for w in words],
         "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")" + tail),
         "rarity": RECALL_RARITY,
+        "passage": RECALL_PASSAGE,
     }
 
 
