@@ -635,8 +635,9 @@ async def run(
     embed = functools.lru_cache(maxsize=None)(embedder.embed) if embedder is not None and grapevine_embeddings else None
     out.grapevine_embeds = embed is not None
     encode = embedder.encode if embedder is not None else None
-    model = EMBEDDING_NAME if encode is not None else None
-    out.at_k.contender, out.at_k.described = contender_name(model), contender_description(model)
+    # the published design (dense and BM25 fused); with embeddings, BM25 alone beside it, which it does not beat here
+    models = [EMBEDDING_NAME, None] if encode is not None else [None]
+    out.at_k.contenders = {contender_name(m): contender_description(m) for m in models}
     script = AnnotationScript()
     with TempArcadeDB() as db, scripted_llm(script) as (_srv, llm):
         for conv in convs:
@@ -664,23 +665,25 @@ async def run(
             )
             every = [*budgets, 0]
             base = out.levers.setdefault("", defaultdict(list))
-            contender = Contender(conv.sessions, encode)
+            contenders = [(contender_name(m), Contender(conv.sessions, encode if m else None)) for m in models]
             bm25 = rankers[0][1]
             for question in conv.questions:
-                chunked = contender.budgets(question.text)
+                chunked = [(name, contender.budgets(question.text)) for name, contender in contenders]
                 budgeted = question.category in CATEGORIES
-                asked = list(dict.fromkeys([*every, *chunked.all()]))
+                asked = list(dict.fromkeys([*every, *(b for _, c in chunked for b in c.all())]))
                 got = await gathered_outcomes(
                     store, ids, question, asked, sources, at, dia_of, embed, out.misses if budgeted else None
                 )
                 order = bm25(question.text)
-                out.at_k.add(
-                    question.category,
-                    question.evidence,
-                    chunked,
-                    lambda budget: (got[budget].found, got[budget].tokens),
-                    [(BM25_AT_K, lambda budget: corpus.fill(order, budget))],
-                )
+                for name, budgets_k in chunked:
+                    out.at_k.add(
+                        name,
+                        question.category,
+                        question.evidence,
+                        budgets_k,
+                        lambda budget: (got[budget].found, got[budget].tokens),
+                        [(BM25_AT_K, lambda budget: corpus.fill(order, budget))],
+                    )
                 out.at_k_questions += 1
                 if not budgeted:
                     continue

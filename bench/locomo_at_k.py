@@ -60,16 +60,16 @@ class Budgets:
 @dataclass
 class AtKResult:
     categories: dict[int, str]
-    contender: str = ""
-    described: str = ""
+    contenders: dict[str, str] = field(default_factory=dict)  # row name -> what it is
     reranker: str = NO_RERANKER
-    scores: dict[tuple[str, int], AtK] = field(default_factory=dict)  # (method, k) -> hits
+    scores: dict[tuple[str, str, int], AtK] = field(default_factory=dict)  # (contender, method or "", k) -> hits
 
-    def at(self, method: str, k: int) -> AtK:
-        return self.scores.setdefault((method, k), AtK())
+    def at(self, contender: str, method: str, k: int) -> AtK:
+        return self.scores.setdefault((contender, method, k), AtK())
 
     def add(
         self,
+        contender: str,
         category: int,
         evidence: Sequence[str],
         budgets: Budgets,
@@ -79,13 +79,13 @@ class AtKResult:
         """One question: the contender's top k, and each other method's turns (and tokens used) at the tokens
         those took; by sessions too."""
         for k in budgets.k:
-            self.at(self.contender, k).add(category, evidence, budgets.run.turns_at(k), budgets.k[k])
-            self.at(self.contender, k).add_session(category, evidence, budgets.sessions[k])
+            self.at(contender, "", k).add(category, evidence, budgets.run.turns_at(k), budgets.k[k])
+            self.at(contender, "", k).add_session(category, evidence, budgets.sessions[k])
             for name, method in ((GRAPEVINE_AT_K, grapevine), *others):
                 found, used = method(budgets.k[k])
-                self.at(name, k).add(category, evidence, found, used)
+                self.at(contender, name, k).add(category, evidence, found, used)
                 at_sessions, _ = method(budgets.session_k[k])
-                self.at(name, k).add_session(category, evidence, {session_of(d) for d in at_sessions})
+                self.at(contender, name, k).add_session(category, evidence, {session_of(d) for d in at_sessions})
 
 
 class Contender:
@@ -106,22 +106,23 @@ def _cells(hits: AtK, categories: Sequence[int], kind: str) -> list[str]:
 
 def report(out: Any, result: AtKResult, questions: int, conversations: int, path_name: str) -> None:
     cats = list(result.categories)
-    counts = {c: len(result.scores[(result.contender, KS[0])].any.get(c, [])) for c in cats} if result.scores else {}
+    first = next(iter(result.scores.values()), AtK())
     headers = [
         "k",
         "retrieved",
-        *(f"{c} {name} ({counts.get(c, 0)})" for c, name in result.categories.items()),
+        *(f"{c} {name} ({len(first.any.get(c, []))})" for c, name in result.categories.items()),
         f"overall ({questions})",
         "tokens (mean)",
     ]
     rows = []
-    methods = list(dict.fromkeys(name for name, _ in result.scores))
+    keys = list(dict.fromkeys((contender, method) for contender, method, _ in result.scores))
     for k in KS:
-        for name in methods:
-            hits = result.scores.get((name, k))
+        for contender, method in keys:
+            hits = result.scores.get((contender, method, k))
             if hits is None:
                 continue
             anys, stricts = _cells(hits, cats, "any"), _cells(hits, cats, "strict")
+            name = f"  {method}, same tokens" if method else contender
             rows.append([f"R@{k}", name, *(f"{a} / {s}" for a, s in zip(anys, stricts)), f"{mean(hits.tokens):.0f}"])
     out.print(
         table(
@@ -134,19 +135,20 @@ def report(out: Any, result: AtKResult, questions: int, conversations: int, path
     )
     out.print(
         "A question counts at k when any of its evidence turns is among the turns retrieved (as published), and "
-        "strictly when all of them are. The contender's top k are its k best chunks; grapevine's is its reply context "
-        "(messages, and facts by the turns they were drawn from) and BM25's the raw messages it ranks first, each "
-        "assembled per question at the tokens the contender's top k took for it (their mean in the last column). "
-        f"The contender ({result.contender}): {result.described}; {result.reranker}."
+        "strictly when all of them are. A contender's top k are its k best chunks; under each, grapevine's reply "
+        "context (messages, and facts by the turns they were drawn from) and the raw messages BM25 ranks first, each "
+        "assembled per question at the tokens that contender's top k took for it (their mean in the last column). "
+        + " ".join(f"{name}: {what}." for name, what in result.contenders.items())
+        + f" {result.reranker[0].upper()}{result.reranker[1:]}."
     )
     for k in KS:
         parts = []
-        for name in methods:
-            hits = result.scores.get((name, k))
+        for contender, method in keys:
+            hits = result.scores.get((contender, method, k))
             if hits is not None and any(hits.session.values()):
-                parts.append(f"{name} {_cells(hits, cats, 'session')[-1]}")
+                parts.append(f"{method or contender} {_cells(hits, cats, 'session')[-1]}")
         if parts:
             out.print(
-                f"By sessions, as the published figures count (the first {k} distinct sessions of the best {2 * k} "
-                f"chunks, and the others at the tokens of those chunks): " + "; ".join(parts)
+                f"By sessions, as the published figures count (the first {k} distinct sessions of a contender's best "
+                f"{2 * k} chunks, and the others at the tokens of those chunks): " + "; ".join(parts)
             )

@@ -85,7 +85,7 @@ def test_locomo_quick_prints_recall_rows() -> None:
     for k in ("R@5", "R@10"):
         rows = [line for line in out.splitlines() if line.lstrip("│ ").startswith(k)]
         assert any("chunks: BM25" in line for line in rows) and any("grapevine context" in line for line in rows), out
-    assert "no reranker: no package on the registries ships a cross-encoder" in out
+    assert "No reranker: no package on the registries ships a cross-encoder" in out
     assert "By sessions, as the published figures count" in out
 
 

@@ -33,12 +33,12 @@ def test_grapevine_is_asked_at_the_contenders_tokens_for_the_same_question() -> 
         asked.append(budget)
         return ({"D1:1", "D2:1"} if budget >= run.tokens_at(2) else {"D1:1"}), budget - 1
 
-    result = AtKResult({1: "multi-hop"}, contender="contender")
-    result.add(1, ["D1:1", "D2:1"], budgets, grapevine)
+    result = AtKResult({1: "multi-hop"})
+    result.add("contender", 1, ["D1:1", "D2:1"], budgets, grapevine)
     assert sorted(set(asked)) == budgets.all()
-    contender_1, contender_2 = result.at("contender", 1), result.at("contender", 2)
+    contender_1, contender_2 = result.at("contender", "", 1), result.at("contender", "", 2)
     assert contender_1.any[1] == [False] and contender_2.any[1] == [True] and contender_2.strict[1] == [False]
     assert contender_2.session[1] == [True]  # session 1 is among the first two distinct sessions
-    ours_1, ours_2 = result.at(GRAPEVINE_AT_K, 1), result.at(GRAPEVINE_AT_K, 2)
+    ours_1, ours_2 = result.at("contender", GRAPEVINE_AT_K, 1), result.at("contender", GRAPEVINE_AT_K, 2)
     assert ours_1.any[1] == [True] and ours_1.strict[1] == [False]
     assert ours_2.strict[1] == [True] and ours_2.tokens == [run.tokens_at(2) - 1]
