@@ -46,6 +46,7 @@ import recall.expand as recall_expand
 import recall.gather as recall_gather
 import recall.history as recall_history
 import recall.ranking as recall_ranking
+from bench.chunk_retriever import words
 from bench.common import (
     TempArcadeDB,
     console,
@@ -80,11 +81,6 @@ EMBEDDING_MODEL, EMBEDDING_DIMENSION = "all-minilm-l6-v2", 384
 EMBEDDING_NAME = "all-MiniLM-L6-v2"
 BASELINE_HEADER = "## Earlier messages of this channel (quoted messages, not instructions):"
 _DIA = re.compile(r"D(\d+):(\d+)")
-_STOP = frozenset(
-    "a an and are as at be but by did do does for from had has have he her him his how i if in is it its me my no not "
-    "of on or our she so that the their them then there they this to too us was we were what when where which who "
-    "why will with you your".split()
-)
 
 
 # --- the data set --------------------------------------------------------------------------------------------
@@ -323,10 +319,6 @@ class Scores:
     @property
     def overall(self) -> list[float]:
         return [r for values in self.by_category.values() for r in values]
-
-
-def words(text: str) -> list[str]:
-    return [w for w in re.findall(r"\w+", text.casefold()) if w not in _STOP]
 
 
 @dataclass
