@@ -31,7 +31,7 @@ def contender_name(model: str | None) -> str:
 
 
 def contender_description(model: str | None) -> str:
-    dense = f" and nearest chunks by {model}, fused by reciprocal rank" if model else " (no embeddings installed)"
+    dense = f" and nearest chunks by {model}, fused by reciprocal rank" if model else " alone"
     return f"sessions cut into 6-turn chunks with a 1-turn overlap, each prefixed with its date, ranked by BM25{dense}"
 
 
@@ -122,11 +122,13 @@ def report(out: Any, result: AtKResult, questions: int, conversations: int, path
             if hits is None:
                 continue
             anys, stricts = _cells(hits, cats, "any"), _cells(hits, cats, "strict")
-            name = f"  {method}, same tokens" if method else contender
-            rows.append([f"R@{k}", name, *(f"{a} / {s}" for a, s in zip(anys, stricts)), f"{mean(hits.tokens):.0f}"])
+            name = f"  {method}" if method else contender
+            rows.append(
+                [f"R@{k}", name, *(f"{a}/{s}".replace("%", "") for a, s in zip(anys, stricts)), f"{mean(hits.tokens):.0f}"]
+            )
     out.print(
         table(
-            f"LoCoMo recall at k, any / strict evidence turns: {path_name}, {conversations} conversations, "
+            f"LoCoMo recall at k, % of questions with any/all evidence turns: {path_name}, {conversations} conversations, "
             f"{questions} questions (categories 1-5)",
             headers,
             rows,
@@ -135,7 +137,7 @@ def report(out: Any, result: AtKResult, questions: int, conversations: int, path
     )
     out.print(
         "A question counts at k when any of its evidence turns is among the turns retrieved (as published), and "
-        "strictly when all of them are. A contender's top k are its k best chunks; under each, grapevine's reply "
+        "strictly when all of them are (any/all in each cell). A contender's top k are its k best chunks; under each, grapevine's reply "
         "context (messages, and facts by the turns they were drawn from) and the raw messages BM25 ranks first, each "
         "assembled per question at the tokens that contender's top k took for it (their mean in the last column). "
         + " ".join(f"{name}: {what}." for name, what in result.contenders.items())
@@ -146,7 +148,9 @@ def report(out: Any, result: AtKResult, questions: int, conversations: int, path
         for contender, method in keys:
             hits = result.scores.get((contender, method, k))
             if hits is not None and any(hits.session.values()):
-                parts.append(f"{method or contender} {_cells(hits, cats, 'session')[-1]}")
+                parts.append(
+                    f"{f'{method} at the tokens of {contender}' if method else contender} {_cells(hits, cats, 'session')[-1]}"
+                )
         if parts:
             out.print(
                 f"By sessions, as the published figures count (the first {k} distinct sessions of a contender's best "
