@@ -15,6 +15,7 @@ from typing import Any
 from neo4j import AsyncDriver
 
 import queries
+from common.settings import RecallTuning
 from common.text import keywords, lucene_query, name_key
 from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
 from graph.engines import Engine
@@ -42,13 +43,8 @@ from graph.models import (
 from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
-SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
 REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
-RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
-RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
-RECALL_NEAR = 10  # recalled matches that come back with the messages just before and after them (read already)
-RECALL_RARITY = True  # recalled messages preselected by the rarity of the words they hold (idf), not their count
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
@@ -396,6 +392,7 @@ class GraphStore:
         limit: int = 20,
         hop_limit: int = 20,
         channel_id: str | None = None,
+        tuning: RecallTuning = RecallTuning(),
     ) -> dict[str, list[FactView]]:
         """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
         `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
@@ -419,7 +416,7 @@ class GraphStore:
             pool=pool,
             limit=limit,
             hop_limit=hop_limit,
-            hits=limit * SEARCH_HITS_PER_RESULT,
+            hits=limit * tuning.search_hits,
         )
         by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
         for item in found[0]["facts"] if found else []:
@@ -474,19 +471,18 @@ class GraphStore:
         chain: int = 41,
         text: str = "",
         recall: int = 0,
-        prefixes: Sequence[str] | None = None,
         older_episodes: int = 0,
-        near: int = RECALL_NEAR,
+        tuning: RecallTuning = RecallTuning(),
     ) -> Conversation:
         """The conversation a reply belongs to, in three concurrent reads: the author, the channel's last episodes
         before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
         episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
-        of the channel's messages before `at` whose content matches the words of `text`, best first (or, given
-        `prefixes`, words that start with one of them: word stems), with the messages next to them; and as many of
-        the messages of the channel's last `older_episodes` windows that ended before RECALL_SPAN (`older`: a quiet
-        channel's older talk, issue 19)."""
-        words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 else []  # no words, no search
-        patterns = _search_patterns(words, prefixes is not None)
+        of the channel's messages before `at` whose content matches the words of `text`, best first, the best
+        `tuning.neighbour_matches` with the messages next to them; and as many of the messages of the channel's
+        last `older_episodes` windows that ended before `tuning.span` (`older`: a quiet channel's older talk)."""
+        words = keywords(text) if recall > 0 else []  # no words, no search
+        patterns = _search_patterns(words, tuning.rarity)
+        near = tuning.neighbour_matches
         talk = self.runner.read_plain(
             "context/conversation",
             guild_id=guild_id,
@@ -500,7 +496,7 @@ class GraphStore:
             chain=chain,
         )
         # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
-        # the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
+        # the channel's last `tuning.span_messages` messages of `tuning.span` (Java regex)
         search = (
             self.runner.read_plain(
                 "context/recalled",
@@ -508,9 +504,9 @@ class GraphStore:
                 recall=recall,
                 near=near,
                 **patterns,
-                recall_from=channel_time(channel_id, at - RECALL_SPAN),
+                recall_from=channel_time(channel_id, at - tuning.span),
                 recall_to=channel_time(channel_id, at),
-                recall_window=RECALL_WINDOW,
+                recall_window=tuning.span_messages,
             )
             if words
             else _no_rows()
@@ -521,7 +517,7 @@ class GraphStore:
                 "context/recalled_before",
                 guild_id=guild_id,
                 channel_id=channel_id,
-                before=utc(at - RECALL_SPAN),
+                before=utc(at - tuning.span),
                 episodes=older_episodes,
                 recall=recall,
                 near=near,
@@ -686,14 +682,13 @@ class GraphStore:
         return {"nodes": nodes, "relationships": rels, "buffered": buffered}
 
 
-def _search_patterns(words: Sequence[str], prefixes: bool) -> dict[str, Any]:
-    """The recalled searches' Java regexes: `words`, one each, and `pattern`, any of them; a prefix matches the
-    words that start with it."""
-    tail = r"\w*" if prefixes else ""
+def _search_patterns(words: Sequence[str], rarity: bool) -> dict[str, Any]:
+    """The recalled searches' parameters: their Java regexes, `words`, one each, and `pattern`, any of them; and
+    whether candidates are preselected by the rarity of the words they hold."""
     return {
-        "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + tail + ")") for w in words],
-        "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")" + tail),
-        "rarity": RECALL_RARITY,
+        "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
+        "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
+        "rarity": rarity,
     }
 
 

@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 from neo4j import AsyncGraphDatabase
 
-import recall.assemble
-import recall.gather
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.models import Conversation, FactView, Message, MessageView, User
 from graph.store import REPLY_FACT_SOURCES, GraphStore, SecondRound
@@ -448,16 +446,14 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
         await driver.close()
 
 
-async def test_recalled_messages_match_the_question_in_its_channel_only(
-    store: GraphStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the matches alone (their neighbours: test_recalled_neighbours)
-    monkeypatch.setattr(recall.assemble, "REDUNDANT", False)  # each match, also one whose fact is kept (test_redundant)
+async def test_recalled_messages_match_the_question_in_its_channel_only(store: GraphStore) -> None:
+    # the matches alone (their neighbours: test_recalled_neighbours), each one, also one whose fact is kept (test_redundant)
+    tuning = RecallTuning(neighbour_matches=0, redundant=False)
     p = await populate(store)
     asked = await p.say(GENERAL, "judy", "who saw the Celtics game?", AFTER - timedelta(seconds=1))
     req = ask("judy", asked.content, at=AFTER)
     req.message_id = asked.id
-    ctx = await build_context(store, req, ContextSettings(channel_messages=3))
+    ctx = await build_context(store, req, ContextSettings(channel_messages=3), tuning=tuning)
     assert [line.split("] ", 1)[1] for line in ctx.part("recalled").lines] == [  # oldest first, not the question itself
         "Bob: did you see the Celtics game",
         "Charlie: Celtics all the way, I never miss a game",

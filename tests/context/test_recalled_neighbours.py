@@ -2,16 +2,13 @@
 that shares the question's words, often the question someone asked in the chat; the answer is the next turn,
 which shares none of them, and when no fact was drawn from it nothing else brings it. The search returns the
 messages next to its matches from the rows it read already (queries/context/recalled.cypher, no further read);
-the best `recall.gather.NEIGHBOUR_MATCHES` matches bring theirs, after every match."""
+the best `RecallTuning.neighbour_matches` matches bring theirs, after every match."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-import recall.gather
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
@@ -40,7 +37,7 @@ def ask(text: str) -> ContextRequest:
     return ContextRequest(G1, GENERAL, PEOPLE["judy"], text, None, ASKED, bot_user_id=BOT)
 
 
-async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_recalled_question_brings_its_answer(store: GraphStore) -> None:
     p = await puppy_talk(store)
     question, answer = p.messages[1].id, p.messages[2].id
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
@@ -48,8 +45,8 @@ async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypa
     assert question in recalled and answer in recalled
     assert "Biscuit" in ctx.render()
     assert p.messages[4].id not in recalled  # one turn each side, not the whole window
-    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the lever off: the match alone
-    ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
+    off = RecallTuning(neighbour_matches=0)  # the lever off: the match alone
+    ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS, tuning=off)
     assert question in ctx.part("recalled").ids and answer not in ctx.message_ids
 
 
