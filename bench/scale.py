@@ -46,6 +46,7 @@ from bench.queries import bench_read, bench_write
 from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
 from common.settings import ContextSettings, RecallTuning, WindowSettings
 from common.text import name_key
+from graph import context_reads
 from graph.channels import modes as channel_modes
 from graph.forget import finish_audit
 from graph.models import (
@@ -455,7 +456,8 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     tuning = RecallTuning()
     evidence = evidence or {}
     return {
-        "context/facts (every fact source, the second hop included)": lambda q: store.reply_facts(
+        "context/facts (every fact source, the second hop included)": lambda q: context_reads.reply_facts(
+            store.runner,
             GUILD,
             author_id=q.author_id,
             mentioned_ids=[],
@@ -471,7 +473,8 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             channel_id=q.channel_id,
         ),
         "context/conversation (messages, summaries, chain; the recalled and older windows' searches beside it)": lambda q: (
-            store.conversation(
+            context_reads.conversation(
+                store.runner,
                 GUILD,
                 q.channel_id,
                 author_id=q.author_id,
@@ -485,7 +488,8 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
                 older_episodes=tuning.older_episodes,
             )
         ),
-        "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: store.second_round(
+        "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: context_reads.second_round(
+            store.runner,
             GUILD,
             q.channel_id,
             uuids=evidence.get(q.author_id, [])[: tuning.evidence_facts],

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from common.settings import RecallTuning
+from graph import context_reads
 from graph.models import MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
@@ -35,7 +36,8 @@ async def with_evidence(
     ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
     best = [f.uuid for f in ranked[: tuning.evidence_facts]]
     recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
-    second = await store.second_round(
+    second = await context_reads.second_round(
+        store.runner,
         req.guild_id,
         req.channel_id,
         uuids=best,

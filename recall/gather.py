@@ -17,6 +17,7 @@ from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExp
 
 from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
+from graph import context_reads
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
@@ -123,7 +124,9 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None, 
     if embed is None or not req.message_text.strip():
         return []
     vector = await asyncio.to_thread(embed, req.message_text)
-    return await store.nearest_facts(req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id)
+    return await context_reads.nearest_facts(
+        store.runner, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
+    )
 
 
 async def gather(
@@ -142,7 +145,8 @@ async def gather(
     chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
     keys = name_candidates(text, tuning)
     reads = await _concurrently(
-        facts=store.reply_facts(
+        facts=context_reads.reply_facts(
+            store.runner,
             req.guild_id,
             author_id=req.author_id,
             mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
@@ -158,7 +162,8 @@ async def gather(
             channel_id=req.channel_id,
             tuning=tuning,
         ),
-        talk=store.conversation(
+        talk=context_reads.conversation(
+            store.runner,
             req.guild_id,
             req.channel_id,
             author_id=req.author_id,

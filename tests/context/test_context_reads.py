@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-import graph.store
 import queries
 from common.settings import RecallTuning
+from graph.context_reads import search_patterns
 from graph.keys import channel_time
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
@@ -121,7 +121,7 @@ async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_
         guild_id=G,
         recall=20,
         near=tuning.neighbour_matches,
-        **graph.store._search_patterns(["canoe"], tuning.rarity),
+        **search_patterns(["canoe"], tuning.rarity),
         recall_from=channel_time(CH, NOW - tuning.span),
         recall_to=channel_time(CH, NOW),
         recall_window=tuning.span_messages,

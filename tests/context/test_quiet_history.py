@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
+from graph import context_reads
 from graph.models import Recalled
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
@@ -65,5 +66,7 @@ async def test_older_windows_are_searched_a_bounded_number_back(store: GraphStor
 
 async def _older(store: GraphStore, channel: str, text: str, windows: int) -> Recalled:
     """What the conversation read finds in the channel's last `windows` windows before the recalled span."""
-    talk = await store.conversation(G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows)
+    talk = await context_reads.conversation(
+        store.runner, G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows
+    )
     return talk.older

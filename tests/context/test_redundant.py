@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
+from graph import context_reads
 from graph.models import EpisodeWrite, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, assemble, headers, message_line
@@ -67,8 +68,8 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     key = await p.episode(GENERAL, [shelter, beach])
     adopted = p.fact("adopted", "Bob adopted a puppy called Biscuit from the shelter", [U("bob")], shelter)
     await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(adopted,)))
-    about_bob = await store.reply_facts(G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[], entity_keys=[], text="",
-                                        skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
+    about_bob = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[],
+                                                entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
     assert [f.sources for f in about_bob["author"]] == [(shelter.id,)]
     req = ContextRequest(
         G1, GENERAL, PEOPLE["judy"], "What did Bob's puppy from the shelter do?", None, T0 + timedelta(days=1), bot_user_id=BOT

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
+from graph import context_reads
 from graph.models import Channel, EpisodeWrite, Guild, RelationWrite, User
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
@@ -49,7 +50,8 @@ def ask(text: str) -> ContextRequest:
 async def test_a_named_members_relations_bring_the_second_hop(store: GraphStore) -> None:
     p = await small_graph(store)
     question = "What does Bob's sister do these days?"
-    first = await store.reply_facts(
+    first = await context_reads.reply_facts(
+        store.runner,
         G1,
         author_id=PEOPLE["judy"],
         mentioned_ids=[],
@@ -152,12 +154,13 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
         writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
     await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
     question = "Where does Alice volunteers?"
-    pooled = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice", "volunteers"],
-                                     entity_keys=[], text=question, skip_ids=[PEOPLE["judy"]], now=AFTER,
-                                     pool=RecallTuning().ranked_pool)  # fmt: skip
+    pooled = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+                                             names=["alice", "volunteers"], entity_keys=[], text=question,
+                                             skip_ids=[PEOPLE["judy"]], now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
     assert p.facts["zoo"] in {f.uuid for f in pooled["people"]}
-    named_only = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice"], entity_keys=[],
-                                         text="Alice?", skip_ids=[PEOPLE["judy"]], now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
+    named_only = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+                                                 names=["alice"], entity_keys=[], text="Alice?", skip_ids=[PEOPLE["judy"]],
+                                                 now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
     assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
     ctx = await build_context(store, ask(question), ContextSettings(total_tokens=300, channel_messages=0))
     assert ctx.part("related").ids[0] == p.facts["zoo"]

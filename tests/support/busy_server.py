@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from common.settings import RecallTuning
+from graph import context_reads
 from graph.channels import set_visibility
 from graph.models import (
     Channel,
@@ -328,5 +329,7 @@ async def recalled(
     tuning: RecallTuning = RecallTuning(),
 ) -> list[MessageView]:
     """The channel's messages before `before` matching `text`, as a reply's conversation read finds them."""
-    talk = await store.conversation(guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit, tuning=tuning)
+    talk = await context_reads.conversation(
+        store.runner, guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit, tuning=tuning
+    )
     return list(talk.recalled)
