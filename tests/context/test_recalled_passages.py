@@ -1,15 +1,13 @@
 """A recalled message scores the question's words that it and the messages just before and after it hold: in chat
 a question and its answer split the words of a later question between two turns ("did your sister like the
 kayak?", "yes! the lake was perfect"), and a message holding more of them alone, somewhere else, outranked both
-(queries/context/recalled.cypher and recalled_before.cypher, `$passage`)."""
+(queries/context/recalled.cypher and recalled_before.cypher, `RecallTuning.passage`)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-import graph.store
+from common.settings import RecallTuning
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, T0, Populated, in_general, recalled
 
@@ -35,7 +33,7 @@ async def lake_talk(store: GraphStore, *, kayaks: int = 6) -> Populated:
     return p
 
 
-async def test_an_answer_ranks_with_the_question_it_answers(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_answer_ranks_with_the_question_it_answers(store: GraphStore) -> None:
     kayaks = 6
     p = await lake_talk(store, kayaks=kayaks)
     asked, answer = p.messages[-3].id, p.messages[-2].id
@@ -45,7 +43,7 @@ async def test_an_answer_ranks_with_the_question_it_answers(store: GraphStore, m
     assert len(found) == kayaks + 2 and p.messages[-1].id not in found  # only matches: "see you later" holds none
     assert [m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED, limit=2)] == [answer, asked]
 
-    monkeypatch.setattr(graph.store, "RECALL_PASSAGE", False)  # the lever off: each message by its own words
-    found = [m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED)]
+    off = RecallTuning(passage=False)  # the lever off: each message by its own words
+    found = [m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED, tuning=off)]
     assert found[0] == asked and found.index(answer) == len(found) - 1  # "lake" alone ranks below every kayak message
-    assert answer not in {m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED, limit=2)}
+    assert answer not in {m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED, limit=2, tuning=off)}
