@@ -18,7 +18,7 @@
 //    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id],
 //    shown: [[message id, channel id]] of the sources $channel_id may show (its links)]
 // (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
-// fact it keeps, recall.assemble.REDUNDANT)
+// fact it keeps, RecallTuning.redundant)
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
 // and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
 // no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild
