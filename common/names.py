@@ -25,7 +25,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 
 from faker.providers import person
-from wordfreq import tokenize, zipf_frequency
+from wordfreq import zipf_frequency
+from wordfreq.tokens import tokenize
 
 MIN_NAME_CHARS = 3  # "me", "ok", "Al": too short to tell a person from a word or a typo
 MAX_NAME_CHARS = 32  # Discord's longest display name or nickname

@@ -8,12 +8,16 @@ import pytest
 from common.names import given_names, identifying, identifying_names
 
 
-@pytest.mark.parametrize("word", ["likes", "me", "the", "ok", "ok!", "May", "may", "Hope", "Will", "June", "guest", "home", "Ubuntu"])
+@pytest.mark.parametrize(
+    "word", ["likes", "me", "the", "ok", "ok!", "May", "may", "Hope", "Will", "June", "guest", "home", "Ubuntu"]
+)
 def test_words_of_english_are_no_one(word: str) -> None:
     assert not identifying(word)
 
 
-@pytest.mark.parametrize("name", ["Charlie", "Sam", "Bob", "John", "Mark", "Max", "Kim", "Pierre", "Mohammed", "Maria", "Charlie!"])
+@pytest.mark.parametrize(
+    "name", ["Charlie", "Sam", "Bob", "John", "Mark", "Max", "Kim", "Pierre", "Mohammed", "Maria", "Charlie!"]
+)
 def test_given_names_identify_though_english_text_uses_them_often(name: str) -> None:
     assert identifying(name)
 
