@@ -59,10 +59,10 @@ from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
 from ingest.batched import BatchingIngestor
 from ingest.extraction import Extraction, PromptInput, build_prompt
-from ingest.llm import OpenAILLM
 from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
+from llm.client import OpenAILLM
 from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
 from tests.support.prompt_reader import batch_parts, prompt_of, system_of
 from tests.support.prompt_reader import sections as prompt_sections

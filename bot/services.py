@@ -8,8 +8,9 @@ from common.settings import Settings
 from graph.consent import Consent
 from graph.store import GraphStore
 from ingest.live import LiveWindows
-from ingest.llm import StructuredLLM, UsageMeter
 from ingest.pipeline import Ingestor
+from llm.client import StructuredLLM
+from llm.meter import UsageMeter
 from recall.gather import Embed
 
 

@@ -24,9 +24,9 @@ from graph.store import now_utc
 from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
 from ingest.batching import Queued, batches, queued_tokens
 from ingest.extraction import PromptInput
-from ingest.llm import LLMError, LLMUnavailable
 from ingest.pipeline import BacklogResult, Ingestor
 from ingest.windows import ClosedWindow
+from llm.errors import LLMError, LLMUnavailable
 
 
 class BatchingIngestor(Ingestor):

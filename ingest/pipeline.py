@@ -24,10 +24,11 @@ from graph.session import unreachable
 from graph.store import GraphStore, now_utc
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
-from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
 from ingest.reextraction import reextract_edited
 from ingest.resolution import keyed_uuids, resolve
 from ingest.windows import ClosedWindow, WindowMessage
+from llm.client import StructuredLLM
+from llm.errors import LLMError, LLMUnavailable
 
 TRIMS = 3  # times a prompt too long for the model's context is trimmed before its window fails
 MIN_MESSAGE_CHARS = 200

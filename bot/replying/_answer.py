@@ -16,7 +16,7 @@ from bot.convert import place_of, reply_to_id
 from bot.sending import split_message
 from bot.services import Services
 from common.events import emit
-from ingest.llm import LLMError
+from llm.errors import LLMError
 from recall.assemble import ContextRequest, ReplyContext, build_reply_messages
 from recall.gather import GraphUnavailable, build_context
 

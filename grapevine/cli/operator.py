@@ -261,7 +261,7 @@ def doctor() -> None:
 
     async def checks() -> None:
         from grapevine.runtime import open_store
-        from ingest.llm import check_reachable, probe_endpoint
+        from llm.probe import check_reachable, probe_endpoint
 
         try:
             async with open_store(settings) as rt:

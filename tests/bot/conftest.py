@@ -16,8 +16,9 @@ from common.settings import GraphSettings, LLMSettings, Settings, WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import Ingestor
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.bot.harness import Harness
 from tests.support.busy_server import BOT, G1, GENERAL
 from tests.support.discord_doubles import (

@@ -17,7 +17,8 @@ from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, UsageMeter
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts
 from tests.support.scripted import Clock, answer, cypher, fact, graph_facts, llm_settings
 from tests.support.scripted_llm import Fault, Reply, ScriptedLLMServer

@@ -18,8 +18,9 @@ from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
 from graph.store import GraphStore
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import BacklogResult, Ingestor
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import prompt_of, refs, section
 from tests.support.scripted import Clock, answer, count, fact, graph_facts, llm_settings
 from tests.support.scripted_llm import Fault, ScriptedLLMServer

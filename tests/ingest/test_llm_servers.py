@@ -11,15 +11,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from common.settings import LLMSettings
-from ingest.llm import (
-    LLMError,
-    LLMOutputError,
-    LLMUnavailable,
-    OpenAILLM,
-    UsageMeter,
-    effective_timeout,
-)
-from ingest.output_modes import max_answer_tokens
+from llm.client import OpenAILLM, effective_timeout
+from llm.errors import LLMError, LLMOutputError, LLMUnavailable
+from llm.meter import UsageMeter
+from llm.output_modes import max_answer_tokens
 from tests.support.scripted_llm import LLAMA_CPP_PYTHON, LLAMA_SERVER, Fault, ScriptedLLMServer, ServerProfile
 
 ASK = [{"role": "system", "content": "Extract the person."}, {"role": "user", "content": "Ada is 36 and likes chess."}]

@@ -14,10 +14,11 @@ from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild
 from graph.store import GraphStore
-from ingest.llm import OpenAILLM, UsageMeter
 from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import WindowMessage
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt
 from tests.support.scripted_llm import ScriptedLLMServer
 

@@ -30,8 +30,9 @@ from graph.rows import _dt
 from graph.store import GraphStore
 from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, StructuredLLM, UsageMeter
 from ingest.pipeline import Ingestor
+from llm.client import OpenAILLM, StructuredLLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts
 from tests.support.scripted_llm import Fault, Reply, ScriptedLLMServer
 
