@@ -14,7 +14,6 @@ from neo4j import (
 )
 from neo4j.api import AsyncBookmarkManager
 from neo4j.exceptions import (
-    AuthError,
     ConstraintError,
     DatabaseUnavailable,
     ServiceUnavailable,
@@ -38,11 +37,6 @@ def _transient(exc: BaseException) -> bool:
     # ArcadeDB reports a lost MERGE race on a unique key as ConstraintError where Neo4j would
     # serialize; every write here is idempotent, so replaying the whole transaction is safe.
     return isinstance(exc, TransientError | ServiceUnavailable | SessionExpired | DatabaseUnavailable | ConstraintError)
-
-
-def unreachable(exc: BaseException) -> bool:
-    """The engine itself is gone or refuses us (not one statement failing): work should stop, not be marked failed."""
-    return isinstance(exc, ServiceUnavailable | SessionExpired | DatabaseUnavailable | AuthError)
 
 
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:

@@ -20,8 +20,8 @@ from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
-from graph.session import unreachable
 from graph.store import GraphStore, now_utc
+from graph.unreachable import unreachable
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
 from ingest.reextraction import reextract_edited

@@ -13,13 +13,12 @@ from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
-from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
-
 from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
 from graph import context_reads
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
+from graph.unreachable import UNREACHABLE
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
 from recall.ranking import rank_messages
@@ -30,9 +29,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 class GraphUnavailable(RuntimeError):
     """The graph store cannot be reached; answer without memory."""
-
-
-UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError)
 
 
 Embed = Callable[[str], list[float]]

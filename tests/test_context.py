@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from neo4j import AsyncGraphDatabase
+from neo4j.exceptions import AuthError
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
@@ -254,6 +255,8 @@ async def test_vectors_are_searched_and_other_errors_propagate_as_themselves() -
         await build_context(FakeStore(ValueError("bad query")), req, ContextSettings())
     with pytest.raises(GraphUnavailable, match="ConnectionRefusedError"):
         await build_context(FakeStore(ConnectionRefusedError("down")), req, ContextSettings())
+    with pytest.raises(GraphUnavailable, match="AuthError"):  # an engine that refuses us is unreachable too
+        await build_context(FakeStore(AuthError("the engine's password changed")), req, ContextSettings())
 
 
 # --- on the populated graph ---------------------------------------------------------------------------
