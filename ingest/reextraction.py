@@ -27,7 +27,7 @@ from llm.errors import LLMError, LLMUnavailable
 
 
 class Ingestor(Protocol):
-    """What is used of `ingest.pipeline.Ingestor` (which calls this module: named here, not imported)."""
+    """What is used of `ingest.pipeline.WindowExtractor` (which calls this module: named here, not imported)."""
 
     store: GraphStore
     llm: StructuredLLM | None

@@ -11,8 +11,8 @@ from neo4j.exceptions import AuthError, ServiceUnavailable
 from bot.listening import Listening
 from common.settings import WindowSettings
 from graph.store import GraphStore
+from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.pipeline import Ingestor
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, Populated, populate
 from tests.support.discord_doubles import MockMessage
@@ -79,7 +79,8 @@ async def test_an_edit_removes_the_fact_drawn_from_the_old_text(store: GraphStor
 async def test_an_edit_replaces_the_fact(store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer) -> None:
     """With an LLM, the edited text is extracted again: one call, and the new fact is recalled."""
     services = harness.bot.services
-    services.ingestor = Ingestor(store, services.llm, services.settings.extraction, services.settings.window)
+    one = services.settings.extraction.model_copy(update={"batch_messages": 1})  # the edit's window extracted at once
+    services.ingestor = BatchingIngestor(store, services.llm, one, services.settings.window)
     services.live = LiveWindows(store, services.ingestor, services.consent, WindowSettings())
     p = await populate(store)
     said = _message(p, "I live in Berlin btw")
