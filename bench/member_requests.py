@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, reference_ms
-from bench.scale import GUILD, generate, load
+from bench.scale_guild import GUILD, generate, load
 from bot.memory._export import PAGE_BYTES, pages
 from graph.export import export_member
 from graph.guild_forget import forget_in_guild, guild_residue

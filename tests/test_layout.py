@@ -90,16 +90,17 @@ def imports_of(path: Path, name: str) -> set[str]:
     return found
 
 
-def project_graph() -> dict[str, set[str]]:
-    mods = modules()
+def project_graph(packages: tuple[str, ...] = RUNTIME) -> dict[str, set[str]]:
+    mods = modules(packages)
     graph: dict[str, set[str]] = {}
     for name, path in mods.items():
         graph[name] = {i for i in imports_of(path, name) if i in mods and i != name}
     return graph
 
 
-def test_no_import_cycle() -> None:
-    graph = project_graph()
+@pytest.mark.parametrize("packages", [RUNTIME, ("bench",)], ids=["runtime", "bench"])
+def test_no_import_cycle(packages: tuple[str, ...]) -> None:
+    graph = project_graph(packages)
     state: dict[str, int] = {}
     stack: list[str] = []
 
