@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from common.files import private_dir, private_opener
+
 FILE_NAME = "pending_changes.jsonl"
 
 
@@ -18,8 +20,8 @@ class PendingChanges:
         self.path = path
 
     def add(self, change: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as f:
+        private_dir(self.path.parent)
+        with open(self.path, "a", encoding="utf-8", opener=private_opener) as f:
             f.write(json.dumps(change, ensure_ascii=False) + "\n")
             f.flush()
             os.fsync(f.fileno())
@@ -41,7 +43,7 @@ class PendingChanges:
             self.path.unlink(missing_ok=True)
             return
         tmp = self.path.with_suffix(".tmp")
-        with tmp.open("w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", opener=private_opener) as f:
             f.writelines(json.dumps(c, ensure_ascii=False) + "\n" for c in remaining)
             f.flush()
             os.fsync(f.fileno())

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from common import events
+from common.files import private_umask, touch_private
 from common.settings import ConfigError, Settings
 from grapevine.config import load_settings
 
@@ -26,6 +27,12 @@ out = Console()
 err = Console(stderr=True)
 T = TypeVar("T")
 _LOADED: list[Settings] = []  # the settings this command read, for the hints of its error lines
+
+
+@app.callback()
+def _private_files() -> None:
+    """Whatever a command creates (the data directory, its logs, the engine's files) is its user's alone."""
+    private_umask()
 
 
 def settings_or_exit(*, quiet: bool = True) -> Settings:
@@ -41,7 +48,8 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
     file = settings.log.file
     if quiet and file is None:  # a one-shot command's terminal gets its outcome; its events go to the data dir
         file = settings.graph.data_dir / "logs" / "grapevine.log"
-        file.parent.mkdir(parents=True, exist_ok=True)
+    if file is not None:
+        touch_private(file)
     events.configure(level, log_content=settings.log.content, file=file)
     return settings
 

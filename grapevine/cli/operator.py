@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shlex
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
 
+from common.files import exposed
 from common.settings import ConfigError
+from common.urls import mask_credentials
 from grapevine.cli.base import (
     app,
     cell,
@@ -258,6 +261,13 @@ def doctor() -> None:
         err.print(f"[red]✗ configuration:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(1) from None
     out.print(f"[green]✓[/green] configuration read (engine {settings.graph.engine}, data dir {settings.graph.data_dir})")
+    data_dir = settings.graph.data_dir
+    open_to_others = sum(1 for _ in exposed(data_dir))
+    if open_to_others:
+        problems.append(
+            f"data directory: other users may read or enter {open_to_others} files and folders of {data_dir} (what "
+            f"members said, the engine's password); make it yours alone: chmod -R go-rwx {shlex.quote(str(data_dir))}"
+        )
 
     async def checks() -> None:
         from grapevine.runtime import open_store
@@ -281,7 +291,7 @@ def doctor() -> None:
             if message:
                 problems.append(f"LLM: {message}")
             else:
-                out.print(f"[green]✓[/green] LLM endpoint {settings.llm.base_url} answers")
+                out.print(f"[green]✓[/green] LLM endpoint {mask_credentials(settings.llm.base_url or '')} answers")
                 report = await probe_endpoint(settings.llm)
                 if report.models and settings.llm.model not in report.models:
                     out.print(
@@ -300,7 +310,7 @@ def doctor() -> None:
 
     run_or_exit(checks())
     for problem in problems:
-        err.print(f"[red]✗[/red] {problem}", soft_wrap=True)
+        err.print(f"[red]✗[/red] {mask_credentials(problem)}", soft_wrap=True)
     if problems:
         raise typer.Exit(1)
     out.print(cell("all good"))
