@@ -37,6 +37,8 @@ class Neo4jSettings(_Section):
     user: str = "neo4j"
     password: SecretStr = SecretStr("")
     database: str = "neo4j"
+    reader_user: str = ""  # a user with the `reader` role (Enterprise): operator queries run as it
+    reader_password: SecretStr = SecretStr("")
 
 
 class ArcadeDBSettings(_Section):

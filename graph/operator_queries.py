@@ -12,8 +12,14 @@ ArcadeDB reads a range of a datetime index only for a bare native parameter, `f.
 `datetime($since)`; in Neo4j Browser set it with `:param since => datetime('...')`). Other `//` lines of
 the header are free notes.
 
-Queries run in a READ session; because ArcadeDB does not enforce the READ access mode, write
-clauses are also refused before anything is sent, and the transaction is always rolled back.
+Write protection rests on the engine: the CLI and the explorer run these queries as a user that may only
+read (on ArcadeDB the engine's read-only user, `graph.engines.arcadedb.ArcadeDBEngine.reader_driver`; on Neo4j
+a READ session, which Neo4j enforces, as the user NEO4J_READER_USER with the `reader` role when one is
+configured), in a read transaction that is always rolled back. `check_read_only` runs before that: a
+courtesy check that names the clause an operator should not have written, never the defence. It reads the
+query as either engine's lexer might (comments ending at any line break, strings with and without backslash
+escapes, names in backticks, unicode escapes decoded) and refuses writes, procedures other than the read-only
+ones below, APOC and administration commands.
 """
 
 from __future__ import annotations
@@ -38,7 +44,27 @@ HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
 _PARAM_RE = re.compile(
     r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$"
 )
-_WRITE_RE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|FOREACH|LOAD\s+CSV|IN\s+TRANSACTIONS)\b", re.IGNORECASE)
+# writes, and commands that administer the server, end transactions or leave the graph (USE, SHOW)
+_REFUSED = re.compile(
+    r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|FOREACH|INSERT|LOAD|TRANSACTIONS|TERMINATE|ALTER|GRANT|DENY|REVOKE|RENAME"
+    r"|DEALLOCATE|REALLOCATE|(?:START|STOP)\s+DATABASE|ENABLE\s+SERVER|USE\s+[A-Za-z_]\w*|SHOW\s+[A-Za-z_]\w*)\b",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(r"\bCALL\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
+READ_PROCEDURES = frozenset(
+    {
+        "db.index.fulltext.querynodes",
+        "db.index.fulltext.queryrelationships",
+        "db.index.vector.querynodes",
+        "db.index.vector.queryrelationships",
+        "db.labels",
+        "db.relationshiptypes",
+        "db.propertykeys",
+    }
+)
+_NAMESPACE = re.compile(r"\b(apoc|dbms|gds|genai)\.", re.IGNORECASE)  # procedures and functions with side effects
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # a // comment ends at the first, whichever the engine takes
+_UNICODE_ESCAPE = re.compile(r"\\u+([0-9A-Fa-f]{4})")
 _TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off"}
 
 
@@ -47,7 +73,7 @@ class QueryHeaderError(ValueError):
 
 
 class ReadOnlyViolation(ValueError):
-    """An operator query that would write: refused before it reaches the database."""
+    """An operator query that would write or administer: refused before it reaches the database."""
 
 
 @dataclass(frozen=True)
@@ -159,30 +185,64 @@ def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
 
 
 def check_read_only(query: OperatorQuery) -> None:
-    """Refuse a query with a write clause (comments and strings are not looked at)."""
-    found = _WRITE_RE.search(_code_only(query.text))
+    """Refuse a query that would write, call a procedure with side effects or administer the server (comments
+    and strings are not looked at). A courtesy check: the engine's read-only user is what stops a write."""
+    found = refused_clause(query.text)
     if found:
-        raise ReadOnlyViolation(f"{query.name}: operator queries are read-only, and this one has {found[1].upper()}")
+        raise ReadOnlyViolation(
+            f"{query.name}: operator queries only read the graph, and this one has {found} (a courtesy check: "
+            "operator queries run as a read-only user, which the engine holds to reading)"
+        )
 
 
-def _code_only(text: str) -> str:
-    """`text` without comments and with string literals emptied (one pass, like a lexer)."""
+def refused_clause(text: str) -> str | None:
+    """The first clause, procedure or namespace the query may not use, as the query reads under any of the
+    lexings an engine might apply; None when there is none."""
+    readings = {text, _UNICODE_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)}
+    for reading in readings:
+        for escapes in (True, False):
+            code = _code_only(reading, escapes=escapes)
+            if escapes and reading == text and "\\" in code:
+                return "a backslash outside a string (a unicode escape?)"
+            code = re.sub(r"\s*\.\s*", ".", code)  # `db . createLabel`: the engine ignores the space
+            found = _REFUSED.search(code)
+            if found:
+                return " ".join(found[1].upper().split())
+            for call in _PROCEDURE.finditer(code):
+                if call[1].lower() not in READ_PROCEDURES:
+                    return f"CALL {call[1]}"
+            namespace = _NAMESPACE.search(code)
+            if namespace:
+                return f"{namespace[1]}.*"
+    return None
+
+
+def _code_only(text: str, *, escapes: bool = True) -> str:
+    """`text` without comments and with string literals emptied, one pass like a lexer; names in backticks are
+    kept as code (a procedure's name may hide in them). `escapes`: a backslash escapes the next character in
+    a string (Neo4j's lexer), else it does not."""
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c in "'\"`":
+        if c in "'\"":
             end = i + 1
             while end < n and text[end] != c:
-                end += 2 if c != "`" and text[end] == "\\" else 1
+                end += 2 if escapes and text[end] == "\\" else 1
             out.append(" '' ")
             i = end + 1
+        elif c == "`":
+            end = i + 1
+            while end < n and (text[end] != "`" or text.startswith("``", end)):
+                end += 2 if text.startswith("``", end) else 1
+            out.append(" " + text[i + 1 : end].replace("``", "`") + " ")
+            i = end + 1
         elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end == -1 else end
+            ends = [found for found in (text.find(b, i) for b in _LINE_BREAKS) if found != -1]
+            i = min(ends, default=n)
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            i = n if end == -1 else end + 2
+            i = i + 2 if end == -1 else end + 2  # unclosed: what follows is read as code, so nothing hides in it
             out.append(" ")
         else:
             out.append(c)
