@@ -24,6 +24,7 @@ ones below, APOC and administration commands.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,6 +41,8 @@ import queries
 
 OPERATOR_DIR = "operator"
 TYPES = ("string", "int", "float", "bool", "datetime")
+MAX_STRING_CHARS = 2000  # a parameter's text: ids, names, dates and words are far shorter
+INT64 = (-(2**63), 2**63 - 1)  # what Bolt carries as an integer
 HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
 _PARAM_RE = re.compile(
     r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$"
@@ -166,12 +169,19 @@ def coerce_params(query: OperatorQuery, raw: dict[str, str]) -> dict[str, Any]:
 
 def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
     text = value if isinstance(value, str) else str(value)
+    if len(text) > MAX_STRING_CHARS:
+        raise ValueError(f"{query_name}: parameter {param.name} is longer than {MAX_STRING_CHARS} characters ({len(text)})")
     text = text.strip() if param.type != "string" else text
     try:
         if param.type == "int":
+            if re.fullmatch(r"[+-]?\d+", text) and not (len(text) <= 20 and INT64[0] <= int(text) <= INT64[1]):
+                raise OverflowError
             return int(text)
         if param.type == "float":
-            return float(text)
+            number = float(text)
+            if not math.isfinite(number):
+                raise ValueError(f"{query_name}: parameter {param.name} must be a finite number, got {shown(text)}")
+            return number
         if param.type == "bool":
             if text.lower() in _TRUE | _FALSE:
                 return text.lower() in _TRUE
@@ -179,9 +189,20 @@ def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
         if param.type == "datetime":
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
             return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{query_name}: parameter {param.name} must be a whole number from -2^63 to 2^63-1, got {shown(text)}"
+        ) from None
     except ValueError as exc:
-        raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {text!r} ({exc})") from None
+        if str(exc).startswith(query_name):
+            raise
+        raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {shown(text)} ({exc})") from None
     return text
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """A value as an error message quotes it: shortened, so a huge value is not echoed whole."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def check_read_only(query: OperatorQuery) -> None:
@@ -190,8 +211,8 @@ def check_read_only(query: OperatorQuery) -> None:
     found = refused_clause(query.text)
     if found:
         raise ReadOnlyViolation(
-            f"{query.name}: operator queries only read the graph, and this one has {found} (a courtesy check: "
-            "operator queries run as a read-only user, which the engine holds to reading)"
+            f"{query.name}: operator queries are read-only, and this one has {found} (a courtesy check: they run "
+            "as a user the engine holds to reading)"
         )
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from common.files import exposed
 from common.settings import ConfigError
@@ -161,7 +162,7 @@ def query(
         q = get_query(name)
         params = coerce_params(q, raw)
     except (KeyError, ValueError) as exc:
-        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        err.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
     settings = settings_or_exit()
 

@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 
 from grapevine.explore.gate import LOOPBACK_HOSTS, TokenGate
 from grapevine.explore.reads import ExploreReader, describe
+from graph.operator_queries import MAX_STRING_CHARS, shown
 
 STATIC = Path(__file__).resolve().parent / "static"
 GONE = "not in this guild's graph: deleted, forgotten, or of another guild"
@@ -55,7 +56,14 @@ def _limit(request: Request, default: int) -> int:
     try:
         return int(raw) if raw else default
     except ValueError:
-        raise ValueError(f"limit must be a whole number, got {raw!r}") from None
+        raise ValueError(f"limit must be a whole number, got {shown(raw)}") from None
+
+
+def _bounded(request: Request) -> None:
+    """Every parameter within MAX_STRING_CHARS (ids, names, words and dates are far shorter)."""
+    for name, value in request.query_params.multi_items():
+        if len(value) > MAX_STRING_CHARS:
+            raise ValueError(f"the parameter {name} is longer than {MAX_STRING_CHARS} characters ({len(value)})")
 
 
 def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -63,6 +71,7 @@ def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
 
     async def endpoint(request: Request) -> Response:
         try:
+            _bounded(request)
             result = await work(request)
         except KeyError as exc:
             return _error(404, str(exc.args[0]) if exc.args else "not found")
