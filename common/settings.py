@@ -6,10 +6,13 @@ hands each package its section. A bad value there raises `ConfigError` naming th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+from common.urls import mask_credentials
 
 
 class ConfigError(ValueError):
@@ -21,6 +24,11 @@ class _Section(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     PREFIX: ClassVar[str] = ""
+
+    def __repr_args__(self) -> Iterable[tuple[str | None, Any]]:
+        """As pydantic shows them, with the credentials of a URL masked (secrets are SecretStr already)."""
+        for name, value in super().__repr_args__():
+            yield name, mask_credentials(value) if isinstance(value, str) else value
 
 
 class GraphSettings(_Section):

@@ -18,6 +18,7 @@ from rich.table import Table
 from common import events
 from common.files import private_umask, touch_private
 from common.settings import ConfigError, Settings
+from common.urls import mask_credentials
 from grapevine.config import load_settings
 
 app = typer.Typer(
@@ -62,14 +63,14 @@ def run_or_exit(coro: Coroutine[Any, Any, T]) -> T:
     except (Neo4jError, DriverError) as exc:
         err.print(f"[red]graph engine error:[/red] {_one_line(exc)}{_engine_hint()}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
-    except (ConfigError, ValueError, LookupError, RuntimeError, OSError) as exc:
+    except (ConfigError, ValueError, LookupError, RuntimeError, OSError, OverflowError) as exc:
         err.print(f"[red]error:[/red] {_one_line(exc)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
 
 
 def _one_line(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return " ".join(str(text).split())[:500]
+    return mask_credentials(" ".join(str(text).split()))[:500]
 
 
 def _engine_hint() -> str:
@@ -77,7 +78,7 @@ def _engine_hint() -> str:
     if settings is None:
         return ""
     if settings.graph.engine == "neo4j":
-        return f" (Neo4j at {settings.neo4j.uri}: is it running, and are NEO4J_USER/NEO4J_PASSWORD right?)"
+        return f" (Neo4j at {mask_credentials(settings.neo4j.uri)}: is it running, and are NEO4J_USER/NEO4J_PASSWORD right?)"
     folder = settings.graph.data_dir / "arcadedb"
     return f" (the embedded engine's log: {folder / 'server.out'} and {folder / 'log'})"
 

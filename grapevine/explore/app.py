@@ -31,6 +31,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from common.urls import mask_credentials
 from grapevine.explore.gate import LOOPBACK_HOSTS, TokenGate
 from grapevine.explore.reads import ExploreReader, describe
 from graph.operator_queries import MAX_STRING_CHARS, shown
@@ -78,9 +79,9 @@ def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
         except ValueError as exc:  # also ReadOnlyViolation: the CLI's refusal, word for word
             return _error(400, str(exc))
         except Neo4jError as exc:
-            return _error(502, f"the graph engine refused the read: {exc.message or exc}")
+            return _error(502, mask_credentials(f"the graph engine refused the read: {exc.message or exc}"))
         except DriverError as exc:
-            return _error(502, f"the graph engine cannot be reached: {exc}")
+            return _error(502, mask_credentials(f"the graph engine cannot be reached: {exc}"))
         return _error(404, GONE) if result is None else JSONResponse(result)
 
     return endpoint
