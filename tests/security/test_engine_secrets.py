@@ -76,3 +76,24 @@ async def test_no_process_grapevine_starts_shows_a_secret(tmp_path: Path, monkey
     finally:
         await asyncio.to_thread(server.stop)
     assert "ARCADEDB_PASSWORD" in os.environ  # the test changed only grapevine's children, not itself
+    written = [p for p in (tmp_path / "engine").rglob("*") if p.is_file() and password.encode() in p.read_bytes()]
+    assert written == []  # nor in the engine's logs or files (its users file keeps a salted hash)
+
+
+def test_no_secret_in_a_repr(tmp_path: Path) -> None:
+    from grapevine.ownership import OwnerRecord
+    from graph.engines.neo4j import Neo4jEngine
+
+    engine = ArcadeDBEngine(password="root-secret-1", database="d")
+    shown = [
+        repr(engine),
+        repr(engine.for_database("other")),
+        repr(ArcadeDBServer(tmp_path, engine)),
+        repr(
+            Neo4jEngine("bolt://u:uri-secret-2@db:7687", "neo4j", "neo-secret-3", reader_user="r", reader_password="r-secret-4")
+        ),
+        repr(OwnerRecord(pid=1, command="grapevine run", shared=True, token="token-secret-5")),
+    ]
+    secrets_given = ("root-secret-1", "uri-secret-2", "neo-secret-3", "r-secret-4", "token-secret-5")
+    for text in shown:
+        assert not [value for value in secrets_given if value in text], text
