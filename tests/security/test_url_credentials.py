@@ -15,6 +15,7 @@ from common.settings import LLMSettings, Neo4jSettings, Settings
 from common.urls import mask_credentials
 from ingest.llm import check_reachable
 from tests.security.cli import grapevine
+from tests.support.event_log import events_to
 from tests.support.ports import free_port
 
 LLM_SECRET = "llm-url-secret-7f3a"
@@ -61,20 +62,10 @@ async def test_the_llm_check_names_the_endpoint_without_its_credentials() -> Non
 
 
 def test_log_events_mask_url_credentials(tmp_path: Path) -> None:
-    log = tmp_path / "events.jsonl"
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        events.configure("INFO", file=log)
-        events.emit(
-            "llm",
-            "call_failed",
-            error=f"refused by http://user:{LLM_SECRET}@127.0.0.1:9/v1",
-            nested={"url": [f"bolt://n:{NEO_SECRET}@db"]},
-        )
-        logging.getLogger("somewhere").warning("retrying %s", f"http://user:{LLM_SECRET}@127.0.0.1:9/v1")
-    finally:
-        root.handlers, root.level = handlers, level
+    with events_to(tmp_path / "events.jsonl") as log:
+        url = f"http://user:{LLM_SECRET}@127.0.0.1:9/v1"
+        events.emit("llm", "call_failed", error=f"refused by {url}", nested={"url": [f"bolt://n:{NEO_SECRET}@db"]})
+        logging.getLogger("somewhere").warning("retrying %s", url)
     text = log.read_text()
     assert LLM_SECRET not in text and NEO_SECRET not in text, text
     assert [json.loads(line)["subsystem"] for line in text.splitlines()] == ["llm", "somewhere"]
