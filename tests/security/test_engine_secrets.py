@@ -44,6 +44,7 @@ def shown(pid: int) -> bytes:
     return text
 
 
+@pytest.mark.slow
 async def test_no_process_grapevine_starts_shows_a_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     password = "root-" + secrets.token_hex(12)
     others = {

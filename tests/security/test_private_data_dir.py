@@ -19,6 +19,7 @@ from tests.security.cli import grapevine, mode, shell_umask
 from tests.support.ports import free_port
 
 
+@pytest.mark.slow
 def test_a_command_on_the_embedded_engine_leaves_nothing_others_can_read(tmp_path: Path) -> None:
     data = tmp_path / "data"
     done = grapevine(tmp_path, "stats", GRAPEVINE_DATA_DIR=str(data), ARCADEDB_BOLT_PORT=str(free_port()),
