@@ -85,6 +85,7 @@ class DataDirLock:
     def _write(self, record: OwnerRecord) -> None:
         self.record = record
         tmp = self._record_path.with_suffix(".json.tmp")
+        tmp.unlink(missing_ok=True)  # a file left by a crash keeps its mode: write a new one
         with open(tmp, "w", encoding="utf-8", opener=private_opener) as f:
             f.write(json.dumps(asdict(record)))
         tmp.replace(self._record_path)

@@ -43,6 +43,7 @@ class PendingChanges:
             self.path.unlink(missing_ok=True)
             return
         tmp = self.path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)  # a file left by a crash keeps its mode: write a new one
         with open(tmp, "w", encoding="utf-8", opener=private_opener) as f:
             f.writelines(json.dumps(c, ensure_ascii=False) + "\n" for c in remaining)
             f.flush()

@@ -57,7 +57,7 @@ def child_environment(environ: Mapping[str, str], password: str) -> dict[str, st
     return {
         key: value
         for key, value in environ.items()
-        if not _SECRET_NAME.search(key) and mask_credentials(value) == value and password not in value
+        if not _SECRET_NAME.search(key) and mask_credentials(value) == value and not (password and password in value)
     }
 
 
