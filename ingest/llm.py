@@ -25,6 +25,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from common.events import emit
 from common.settings import LLMSettings
 from common.tokens import estimate_tokens
+from common.urls import mask_credentials
 from ingest.output_modes import MODE_REJECTED, MODES, OutputMode, answer_text, max_answer_tokens, request_for, tolerant_json
 
 T = TypeVar("T", bound=BaseModel)
@@ -527,10 +528,10 @@ def _log_retry(purpose: str, state: RetryCallState) -> None:
 
 def _describe_api_error(exc: BaseException) -> str:
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {exc.message}"
+        return mask_credentials(f"HTTP {exc.status_code}: {exc.message}")
     if isinstance(exc, openai.APIConnectionError) and exc.__cause__ is not None:
-        return f"{exc.message} ({exc.__cause__!r})"
-    return str(exc)
+        return mask_credentials(f"{exc.message} ({exc.__cause__!r})")
+    return mask_credentials(str(exc))
 
 
 def _describe_validation(exc: ValidationError) -> str:
@@ -560,9 +561,9 @@ async def check_reachable(settings: LLMSettings) -> str | None:
     """GET /models on the endpoint; None when it answers, else a message for `grapevine doctor`."""
     if not settings.base_url:
         return "LLM_BASE_URL is not set: extraction and replies are switched off"
-    url, timeout = settings.base_url, min(effective_timeout(settings), 10.0)
+    url, timeout = mask_credentials(settings.base_url), min(effective_timeout(settings), 10.0)
     client = openai.AsyncOpenAI(
-        base_url=url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
+        base_url=settings.base_url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
     )
     try:
         await client.models.list()
