@@ -51,6 +51,7 @@ from bench.scale_measure import (
     measure_writes,
 )
 from bench.scale_report import report, share
+from bench.topics import measure_topic_reads
 from common.settings import ContextSettings
 from graph.store import GraphStore
 from tests.support.ports import docker_missing
@@ -76,6 +77,7 @@ async def run_engine(
     gc.freeze()
     await measure_context(store, g, figures, authors, rng, steady_after, rehearsal)
     await measure_reads(store, g, figures, min(authors, 50), rng)
+    await measure_topic_reads(store, GUILD, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
     figures.recording = await measure_recording(store, GUILD, [c["id"] for c in g.channels], g.users[1:])
     await measure_forget(store, g, figures, purge)

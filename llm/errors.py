@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import openai
 
+from common.urls import mask_credentials
+
 
 class LLMError(Exception):
     """The endpoint is unreachable, refused the request, or kept failing after every retry."""
@@ -35,7 +37,7 @@ class LLMOutputError(LLMError):
 def describe_api_error(exc: BaseException) -> str:
     """An endpoint's error in one line: its HTTP status and message, or what the connection failed on."""
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {exc.message}"
+        return mask_credentials(f"HTTP {exc.status_code}: {exc.message}")
     if isinstance(exc, openai.APIConnectionError) and exc.__cause__ is not None:
-        return f"{exc.message} ({exc.__cause__!r})"
-    return str(exc)
+        return mask_credentials(f"{exc.message} ({exc.__cause__!r})")
+    return mask_credentials(str(exc))

@@ -9,6 +9,7 @@ import openai
 from pydantic import BaseModel, Field
 
 from common.settings import LLMSettings
+from common.urls import mask_credentials
 from llm.client import OpenAILLM, effective_timeout
 from llm.errors import LLMError, describe_api_error
 from llm.meter import UsageMeter
@@ -18,9 +19,9 @@ async def check_reachable(settings: LLMSettings) -> str | None:
     """GET /models on the endpoint; None when it answers, else a message for `grapevine doctor`."""
     if not settings.base_url:
         return "LLM_BASE_URL is not set: extraction and replies are switched off"
-    url, timeout = settings.base_url, min(effective_timeout(settings), 10.0)
+    url, timeout = mask_credentials(settings.base_url), min(effective_timeout(settings), 10.0)
     client = openai.AsyncOpenAI(
-        base_url=url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
+        base_url=settings.base_url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
     )
     try:
         await client.models.list()
