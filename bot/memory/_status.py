@@ -7,7 +7,7 @@ from bot.services import Services
 from common.events import emit
 from graph.models import EpisodeStatus
 from graph.retention import retention_text
-from ingest.llm import cost, cost_text
+from llm.cost import cost, cost_text
 
 OPTED_OUT = (
     "Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
