@@ -24,24 +24,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import graph.store as graph_store
-import recall.assemble as recall_assemble
-import recall.expand as recall_expand
-import recall.gather as recall_gather
-import recall.history as recall_history
-import recall.ranking as recall_ranking
 from bench.common import (
     TempArcadeDB,
     console,
@@ -54,12 +47,13 @@ from bench.common import (
     table,
 )
 from bench.queries import bench_read
-from common.settings import ContextSettings, ExtractionSettings, WindowSettings
+from common.settings import ContextSettings, ExtractionSettings, RecallTuning, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild, Message, MessageView, User
 from ingest.pipeline import Ingestor
 from ingest.windows import ClosedWindow, WindowMessage
 from recall.assemble import ContextRequest, assemble, message_line
+from recall.expand import with_evidence
 from recall.gather import build_context, gather
 from tests.support.datasets import DATA_DIR
 
@@ -427,75 +421,36 @@ def context_settings(budget: int) -> ContextSettings:
     )
 
 
-# The levers of issue 19 kept in recall/, each turned off alone to measure its effect: (key for --levers, name,
-# module, attribute, value that turns it off).
-LEVERS: tuple[tuple[str, str, Any, str, Any], ...] = (
-    ("stems", "question and facts compared by word stems", recall_ranking, "stem", lambda word: word),
-    ("pool", "all facts about the named read (pool 150, was 50)", recall_gather, "RANKED_POOL", 50),
-    ("cap", "related facts considered: the best 40 (was all)", recall_assemble, "RELATED_FACTS", 10**6),
-    ("evidence", "the best 5 facts bring their turns and neighbours", recall_expand, "EVIDENCE_FACTS", 0),
-    ("hop", "second hop: facts about what the named relate to", recall_gather, "HOP_FACTS", 0),
+# The levers kept in recall/ (fields of RecallTuning), each turned off alone to measure its effect: (key for --levers,
+# name, the tuning's fields that turn it off).
+LEVERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("stems", "question and facts compared by word stems", {"stems": False}),
+    ("pool", "all facts about the named read (pool 150, was 50)", {"ranked_pool": 50}),
+    ("cap", "related facts considered: the best 40 (was all)", {"related_facts": 10**6}),
+    ("evidence", "the best 5 facts bring their turns and neighbours", {"evidence_facts": 0}),
+    ("hop", "second hop: facts about what the named relate to", {"hop_facts": 0}),
     (
         "matched",
         "facts drawn from the recalled messages that share a word with the question (facts' text no longer searched)",
-        recall_expand,
-        "MATCHED_FACTS",
-        0,
+        {"matched_facts": 0},
     ),
-    ("when", "a question naming a date ranks what was said then first", recall_ranking, "TIME_AWARE", False),
-    (
-        "vectors",
-        "nearest facts by embedding fused with BM25 at equal weight (with embeddings)",
-        recall_ranking,
-        "SEARCHED_WEIGHT",
-        0.0,
-    ),
-    ("plural", 'the plural of an -ing word meets its singular ("writings", "writing")', recall_ranking, "PLURAL_ING", False),
-    ("older", "a quiet channel's older windows searched for recalled messages", recall_history, "OLDER_EPISODES", 0),
+    ("when", "a question naming a date ranks what was said then first", {"time_aware": False}),
+    ("vectors", "nearest facts by embedding fused with BM25 at equal weight (with embeddings)", {"searched_weight": 0.0}),
+    ("plural", 'the plural of an -ing word meets its singular ("writings", "writing")', {"plural_ing": False}),
+    ("older", "a quiet channel's older windows searched for recalled messages", {"older_episodes": 0}),
     (
         "rarity",
         "recalled candidates chosen by the rarity of the words they hold (idf), not their count",
-        graph_store,
-        "RECALL_RARITY",
-        False,
+        {"rarity": False},
     ),
     (
         "around",
         "the best 10 recalled messages bring the messages next to them (read by the same search)",
-        recall_gather,
-        "NEIGHBOUR_MATCHES",
-        0,
+        {"neighbour_matches": 0},
     ),
-    (
-        "redundant",
-        "a recalled message whose fact the context keeps gives way to the next match",
-        recall_assemble,
-        "REDUNDANT",
-        False,
-    ),
+    ("redundant", "a recalled message whose fact the context keeps gives way to the next match", {"redundant": False}),
 )
-# Levers tried and not kept (off in recall/): each turned ON alone, its effect printed as on minus off.
-TRIED: tuple[tuple[str, str, Any, str, Any], ...] = (
-    (
-        "prefix",
-        "tried, off: recalled messages searched by word stems as prefixes (writ* for writings)",
-        recall_ranking,
-        "SEARCH_STEMS",
-        True,
-    ),
-)
-LEVER_KEYS = tuple(key for key, *_ in (*LEVERS, *TRIED))
-TRIED_NAMES = frozenset(name for _, name, *_ in TRIED)
-
-
-@contextlib.contextmanager
-def lever_off(module: Any, attribute: str, value: Any) -> Iterator[None]:
-    kept = getattr(module, attribute)
-    setattr(module, attribute, value)
-    try:
-        yield
-    finally:
-        setattr(module, attribute, kept)
+LEVER_KEYS = tuple(key for key, *_ in LEVERS)
 
 
 async def gathered_outcomes(
@@ -508,18 +463,20 @@ async def gathered_outcomes(
     dia_of: dict[str, str],
     embed: Callable[[str], list[float]] | None = None,
     misses: dict[str, int] | None = None,
+    tuning: RecallTuning = RecallTuning(),
 ) -> dict[int, Outcome]:
     """Evidence recall at each budget (0: unbounded) from one gathering, assembled at each as build_context
     does (its time: the gathering's and that assembly's); with `misses`, the evidence turns the unbounded context
     lacks are counted there by kind (`miss_kind`)."""
     req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
     started = time.perf_counter()
-    gathered = await recall_expand.with_evidence(store, req, await gather(store, req, context_settings(1000), embed=embed))
+    first = await gather(store, req, context_settings(1000), tuning=tuning, embed=embed)
+    gathered = await with_evidence(store, req, first, tuning)
     gathering = time.perf_counter() - started
     out = {}
     for budget in budgets:
         started = time.perf_counter()
-        ctx = assemble(gathered, context_settings(budget))
+        ctx = assemble(gathered, context_settings(budget), tuning)
         ms = (gathering + time.perf_counter() - started) * 1000
         found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
         found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
@@ -650,16 +607,16 @@ async def run(
                         out.scores[(name, budget)].add(
                             question.category, baseline_outcome(rank, corpus, question, budget, latest)
                         )
-            for key, name, *off in (*LEVERS, *TRIED):
+            for key, name, off in LEVERS:
                 if key not in levers or (key == "vectors" and embed is None):
                     continue
                 scores = out.levers.setdefault(name, defaultdict(list))
-                with lever_off(*off):
-                    for question in conv.questions:
-                        got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed)
-                        for budget, outcome in got.items():
-                            scores[(budget, 0)].append(outcome.recall)
-                            scores[(budget, question.category)].append(outcome.recall)
+                tuning = RecallTuning().model_copy(update=off)
+                for question in conv.questions:
+                    got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed, tuning=tuning)
+                    for budget, outcome in got.items():
+                        scores[(budget, 0)].append(outcome.recall)
+                        scores[(budget, question.category)].append(outcome.recall)
             cited = {e for s in conv.sessions for items in s.observations.values() for _, ev in items for e in ev}
             out.ceiling += [recall(q.evidence, cited) for q in conv.questions]
             out.questions += len(conv.questions)
@@ -748,8 +705,7 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         out.print(
             "Levers (issue 19), each turned off alone: evidence recall overall and multi-hop at "
             + ", ".join(str(b or "no") for b in every)
-            + " budget, all levers on -> this one off (the difference is what the lever adds; a lever tried and not"
-            " kept is turned on instead, its figures those with it on):"
+            + " budget, all levers on -> this one off (the difference is what the lever adds):"
         )
         for name, scores in result.levers.items():
             if not name:
@@ -758,8 +714,6 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
             for budget in every:
                 on, off = mean(base[(budget, 0)]), mean(scores[(budget, 0)])
                 hop_on, hop_off = mean(base[(budget, 1)]), mean(scores[(budget, 1)])
-                if name in TRIED_NAMES:  # off in recall/, measured turned on: the difference is still what it adds
-                    on, off, hop_on, hop_off = off, on, hop_off, hop_on
                 cells.append(
                     f"{budget or 'none'}: {100 * on:.1f}% ({100 * (on - off):+.1f}), multi-hop {100 * hop_on:.1f}% "
                     f"({100 * (hop_on - hop_off):+.1f})"

@@ -44,8 +44,9 @@ from bench.common import (
 from bench.cpu import CpuClock, CpuPerOp
 from bench.queries import bench_read, bench_write
 from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
-from common.settings import ContextSettings, WindowSettings
+from common.settings import ContextSettings, RecallTuning, WindowSettings
 from common.text import name_key
+from graph import context_reads
 from graph.channels import modes as channel_modes
 from graph.forget import finish_audit
 from graph.models import (
@@ -449,22 +450,14 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
     """Each graph read of one context build, as build_context issues it (for the per-read breakdown); the
     evidence read for the facts `evidence` holds about the author (as the best facts of a build would be)."""
     from common.text import keywords
-    from recall.expand import EVIDENCE_FACTS
-    from recall.gather import (
-        AUTHOR_FACTS,
-        CHAIN_DEPTH,
-        HOP_FACTS,
-        MESSAGE_EPISODES,
-        RANKED_POOL,
-        SOURCE_FACTS,
-        name_candidates,
-    )
-    from recall.history import OLDER_EPISODES
+    from recall.gather import name_candidates
 
     settings = ContextSettings()
+    tuning = RecallTuning()
     evidence = evidence or {}
     return {
-        "context/facts (every fact source, the second hop included)": lambda q: store.reply_facts(
+        "context/facts (every fact source, the second hop included)": lambda q: context_reads.reply_facts(
+            store.runner,
             GUILD,
             author_id=q.author_id,
             mentioned_ids=[],
@@ -473,31 +466,33 @@ def _reads(store: GraphStore, evidence: dict[str, list[str]] | None = None) -> d
             text=q.message_text,
             skip_ids=[q.author_id],
             now=q.at,
-            author_limit=AUTHOR_FACTS,
-            pool=RANKED_POOL,
-            limit=SOURCE_FACTS,
-            hop_limit=HOP_FACTS,
+            author_limit=tuning.author_facts,
+            pool=tuning.ranked_pool,
+            limit=tuning.source_facts,
+            hop_limit=tuning.hop_facts,
             channel_id=q.channel_id,
         ),
         "context/conversation (messages, summaries, chain; the recalled and older windows' searches beside it)": lambda q: (
-            store.conversation(
+            context_reads.conversation(
+                store.runner,
                 GUILD,
                 q.channel_id,
                 author_id=q.author_id,
                 at=q.at,
                 reply_to_id=q.reply_to_id,
-                episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+                episodes=max(settings.channel_episodes, tuning.message_episodes),
                 messages=settings.channel_messages,
-                chain=CHAIN_DEPTH,
+                chain=tuning.chain_depth,
                 text=q.message_text,
                 recall=settings.recalled_messages,
-                older_episodes=OLDER_EPISODES,
+                older_episodes=tuning.older_episodes,
             )
         ),
-        "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: store.second_round(
+        "context/second_round (the best facts' turns, the recalled messages' facts)": lambda q: context_reads.second_round(
+            store.runner,
             GUILD,
             q.channel_id,
-            uuids=evidence.get(q.author_id, [])[:EVIDENCE_FACTS],
+            uuids=evidence.get(q.author_id, [])[: tuning.evidence_facts],
             message_ids=[q.reply_to_id] if q.reply_to_id else [],
             at=q.at,
         ),

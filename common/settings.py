@@ -6,6 +6,7 @@ hands each package its section. A bad value there raises `ConfigError` naming th
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -153,6 +154,53 @@ class ContextSettings(_Section):
     rehearsal_seconds: float = Field(60.0, ge=0)  # at start, the reply reads rehearsed in the background (recall/rehearsal.py)
 
 
+class RecallTuning(BaseModel):
+    """What a reply recalls and how it ranks it: the sizes of the reply's reads and the switches of its ranking,
+    each measured on LoCoMo (`bench.locomo` turns each lever off alone). Passed to the reads, the ranking and
+    the assembly. Not read from the environment: a change here is a measurement, not a setting; `Settings.recall`
+    gives them with the older windows following the operator's WINDOW_MAX_MESSAGES."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # the first round of reads (recall.gather, context/facts.cypher, context/conversation.cypher)
+    author_facts: int = Field(50, ge=0)  # facts about the author read
+    source_facts: int = Field(20, ge=0)  # per related source: linked entities, vectors
+    ranked_pool: int = Field(150, ge=0)  # facts about named people and entities read, then ranked by relevance
+    hop_facts: int = Field(20, ge=0)  # facts of the second hop (entities related to the named) read, before ranking
+    search_hits: int = Field(5, ge=1)  # full-text matches read per result kept, before the guild and validity filters
+    chain_depth: int = Field(41, ge=1)  # the reply chain follows at most 40 hops: the message and 40 ancestors
+    message_episodes: int = Field(3, ge=0)  # recent messages come from at least the channel's last 3 windows
+    name_words: int = Field(3, ge=1)  # runs of up to this many words of a message may name an entity
+    name_candidates: int = Field(60, ge=0)  # such runs looked up at most
+    # recalled messages (context/recalled.cypher, context/recalled_before.cypher)
+    span: timedelta = timedelta(days=30)  # searched for in the channel's last 30 days,
+    span_messages: int = Field(2000, ge=1)  # among its last 2,000 messages at most: the search never grows with history
+    older_episodes: int = Field(66, ge=0)  # a quiet channel's windows before the span searched too (`for_windows`)
+    rarity: bool = True  # candidates preselected by the rarity of the words they hold (idf), not their count
+    neighbour_matches: int = Field(10, ge=0)  # the best matches that bring the messages just before and after them
+    # the second round (recall.expand)
+    evidence_facts: int = Field(5, ge=0)  # the best related facts whose turns are read
+    evidence_span: int = Field(1, ge=0)  # neighbours each side of a source turn in its window
+    matched_facts: int = Field(40, ge=0)  # facts drawn from the recalled messages read, before those sharing no word go
+    # ranking (recall.ranking)
+    stems: bool = True  # the question and the facts compared by word stems
+    plural_ing: bool = True  # "writings" meets "writing": the plural of an -ing word loses both endings
+    time_aware: bool = True  # a message naming a date ranks what was said then first among what matches it
+    searched_weight: float = Field(1.0, ge=0.0)  # weight in the fusion of each search index's order (vectors)
+    rrf_k: int = Field(60, ge=1)  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
+    # assembly (recall.assemble)
+    related_facts: int = Field(40, ge=1)  # related facts a context considers, best first
+    redundant: bool = True  # a recalled message whose fact the context keeps gives way to the next match
+    redundant_rounds: int = Field(4, ge=0)  # selections at most: each drops what the one before kept twice
+
+    def for_windows(self, windows: WindowSettings) -> RecallTuning:
+        """With the older windows searched following `windows`: as many as hold about `span_messages` at the
+        windows' largest, whatever the channel's age (the default is that at WINDOW_MAX_MESSAGES's default). In a
+        channel that talks a few times a month, what was said two months ago lies before the span: these windows
+        are how it is recalled at all."""
+        return self.model_copy(update={"older_episodes": self.span_messages // windows.max_messages})
+
+
 class DiscordSettings(_Section):
     PREFIX = "DISCORD_"
 
@@ -193,6 +241,11 @@ class Settings(BaseModel):
     context: ContextSettings = Field(default_factory=lambda: ContextSettings())
     discord: DiscordSettings = Field(default_factory=lambda: DiscordSettings())
     log: LogSettings = Field(default_factory=lambda: LogSettings())
+
+    @property
+    def recall(self) -> RecallTuning:
+        """The reply's recall tuning, its older windows following WINDOW_MAX_MESSAGES (not an environment section)."""
+        return RecallTuning().for_windows(self.window)
 
     @model_validator(mode="after")
     def _neo4j_needs_password(self) -> Settings:

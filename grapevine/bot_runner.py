@@ -29,7 +29,7 @@ from recall.rehearsal import rehearse_at_start
 async def _rehearse(store: GraphStore, settings: Settings) -> None:
     """The reply reads rehearsed in the background as the bot connects (recall/rehearsal.py); a failure only logs."""
     try:
-        done = await rehearse_at_start(store, settings.context, datetime.now(UTC))
+        done = await rehearse_at_start(store, settings.context, datetime.now(UTC), tuning=settings.recall)
     except Exception as exc:  # noqa: BLE001 - a rehearsal is an optimisation: it must never stop the bot
         emit("bot", "rehearsal_failed", level=logging.WARNING, error=type(exc).__name__)
         return

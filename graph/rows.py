@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -32,6 +33,16 @@ def _dt(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(value)
         return parsed if parsed.tzinfo is UTC else utc(parsed)
     return utc(cast(datetime, value))
+
+
+def summary(pair: Sequence[Any]) -> tuple[datetime, str]:
+    """An [ended_at, summary] pair of the conversation read (an episode's end, always there)."""
+    return _at(pair[0]), pair[1]
+
+
+def importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
+    """The order of the facts reads: importance, then valid_at (DESC, so unknown first), then uuid."""
+    return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
 
 
 def fact(row: dict[str, Any]) -> FactView:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
-import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,14 +13,13 @@ from typing import Any
 from neo4j import AsyncDriver
 
 import queries
-from common.text import keywords, lucene_query, name_key
+from common.text import lucene_query, name_key
 from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
 from graph.models import (
     Channel,
-    Conversation,
     EntityView,
     Episode,
     EpisodeClose,
@@ -32,8 +29,6 @@ from graph.models import (
     FactWrite,
     Guild,
     Message,
-    MessageView,
-    Recalled,
     SchemaMismatch,
     User,
     iso,
@@ -42,13 +37,6 @@ from graph.models import (
 from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
-SEARCH_HITS_PER_RESULT = 5  # full-text matches read per result kept, before the guild and validity filters
-REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
-RECALL_SPAN = timedelta(days=30)  # recalled messages are searched for in the channel's last 30 days,
-RECALL_WINDOW = 2000  # among its last 2,000 messages at most: the search never grows with the channel's history
-_WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
-RECALL_NEAR = 10  # recalled matches that come back with the messages just before and after them (read already)
-RECALL_RARITY = True  # recalled messages preselected by the rarity of the words they hold (idf), not their count
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
 MESSAGES_BEFORE_SPANS: tuple[timedelta | None, ...] = (timedelta(hours=1), timedelta(days=1), timedelta(days=30), None)
 CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (then the memo starts again)
@@ -56,14 +44,6 @@ CONSENT_KEYS_KEPT = 100_000  # user ids whose consent key is kept in memory (the
 
 def now_utc() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True)
-class SecondRound:
-    """What a reply's second read gives (`GraphStore.second_round`)."""
-
-    evidence: list[tuple[int, bool, MessageView]] = field(default_factory=list)  # (fact rank, is the source, message)
-    matched: list[FactView] = field(default_factory=list)  # facts drawn from the recalled messages
 
 
 @dataclass(frozen=True)
@@ -292,7 +272,7 @@ class GraphStore:
 
         return await self.runner.write(work)
 
-    # --- reads for the reply path and extraction ------------------------------------------
+    # --- reads for extraction and the members' commands (a reply's: graph/context_reads.py) ---
     async def facts_about(
         self,
         guild_id: str,
@@ -313,7 +293,7 @@ class GraphStore:
             now=iso(now or now_utc()),
             limit=limit,
         )
-        return sorted((rows.fact(r) for r in found), key=_importance_then_newest)
+        return sorted((rows.fact(r) for r in found), key=rows.importance_then_newest)
 
     async def facts_history(
         self,
@@ -339,26 +319,6 @@ class GraphStore:
     async def facts_by_uuid(self, guild_id: str, uuids: list[str]) -> list[FactView]:
         return [rows.fact(r) for r in await self.runner.read("store/facts_by_uuid", guild_id=guild_id, uuids=uuids)]
 
-    async def nearest_facts(
-        self,
-        guild_id: str,
-        vector: list[float],
-        *,
-        now: datetime | None = None,
-        limit: int = 20,
-        channel_id: str | None = None,
-    ) -> list[FactView]:
-        found = await self.runner.read(
-            "store/nearest_facts",
-            guild_id=guild_id,
-            vector=vector,
-            k=limit * 4,
-            now=iso(now or now_utc()),
-            limit=limit,
-            channel_id=channel_id,
-        )
-        return [rows.fact(r) for r in found]
-
     async def search_entities(self, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
         query = lucene_query(text)
         if not query:
@@ -379,169 +339,6 @@ class GraphStore:
         return [
             rows.user(r) for r in await self.runner.read("store/members_by_name", guild_id=guild_id, names=lowered, limit=limit)
         ]
-
-    async def reply_facts(
-        self,
-        guild_id: str,
-        *,
-        author_id: str,
-        mentioned_ids: list[str],
-        names: list[str],
-        entity_keys: list[str],
-        text: str,
-        skip_ids: list[str],
-        now: datetime,
-        author_limit: int = 50,
-        pool: int = 20,
-        limit: int = 20,
-        hop_limit: int = 20,
-        channel_id: str | None = None,
-    ) -> dict[str, list[FactView]]:
-        """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
-        `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
-        by their keys or whose names match `text`), up to `pool` each, "linked" (entities linked to the author),
-        up to `limit`, and "hop" (entities related to the named members and entities), up to `hop_limit`. Each
-        source is ranked most important and newest first. Every fact read holds at `now`; of its times
-        only valid_at and the reporters' are read (the reply shows no other). With `channel_id`, only facts
-        and reporters that may be recalled in that channel (graph/channels.py)."""
-        found = await self.runner.read_plain(
-            "context/facts",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            author_id=author_id,
-            mentioned_ids=mentioned_ids,
-            names=sorted({n.casefold() for n in names if n}),
-            keys=sorted({k for k in entity_keys if k}),
-            query=lucene_query(text),
-            skip_ids=skip_ids,
-            now=utc(now),
-            author_limit=author_limit,
-            pool=pool,
-            limit=limit,
-            hop_limit=hop_limit,
-            hits=limit * SEARCH_HITS_PER_RESULT,
-        )
-        by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
-        for item in found[0]["facts"] if found else []:
-            source, _, fact = rows.reply_fact(item)
-            by_source[source].append(fact)
-        return {source: sorted(facts, key=_importance_then_newest) for source, facts in by_source.items()}
-
-    async def second_round(
-        self,
-        guild_id: str,
-        channel_id: str,
-        *,
-        uuids: list[str],
-        message_ids: list[str],
-        at: datetime,
-        span: int = 1,
-        limit: int = 40,
-    ) -> SecondRound:
-        """A reply's second round in one read (context/second_round.cypher): the channel's messages the facts
-        `uuids` were drawn from with their `span` neighbours each side in their episode, before `at`, as (rank of
-        the fact in `uuids`, whether it is the source itself, message); and the facts drawn from `message_ids`
-        (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`."""
-        if not uuids and not message_ids:
-            return SecondRound()
-        found = await self.runner.read_plain(
-            "context/second_round",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            uuids=uuids,
-            ids=message_ids,
-            now=utc(at),
-            span=span,
-            limit=limit,
-        )
-        row = found[0] if found else {"matched": [], "evidence": []}
-        return SecondRound(
-            evidence=[(int(rank), bool(source), rows.message_view(m)) for rank, source, m in row["evidence"]],
-            matched=[rows.reply_fact(item)[2] for item in row["matched"]],
-        )
-
-    async def conversation(
-        self,
-        guild_id: str,
-        channel_id: str,
-        *,
-        author_id: str,
-        at: datetime,
-        reply_to_id: str | None = None,
-        skip_message_id: str | None = None,
-        episodes: int = 5,
-        messages: int = 30,
-        chain: int = 41,
-        text: str = "",
-        recall: int = 0,
-        prefixes: Sequence[str] | None = None,
-        older_episodes: int = 0,
-        near: int = RECALL_NEAR,
-    ) -> Conversation:
-        """The conversation a reply belongs to, in three concurrent reads: the author, the channel's last episodes
-        before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
-        episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
-        of the channel's messages before `at` whose content matches the words of `text`, best first (or, given
-        `prefixes`, words that start with one of them: word stems), with the messages next to them; and as many of
-        the messages of the channel's last `older_episodes` windows that ended before RECALL_SPAN (`older`: a quiet
-        channel's older talk, issue 19)."""
-        words = (list(prefixes) if prefixes is not None else keywords(text)) if recall > 0 else []  # no words, no search
-        patterns = _search_patterns(words, prefixes is not None)
-        talk = self.runner.read_plain(
-            "context/conversation",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            author_id=author_id,
-            at=utc(at),
-            reply_to_id=reply_to_id,
-            skip_id=skip_message_id,
-            episodes=episodes,
-            messages=messages,
-            chain=chain,
-        )
-        # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
-        # the channel's last RECALL_WINDOW messages of RECALL_SPAN (Java regex)
-        search = (
-            self.runner.read_plain(
-                "context/recalled",
-                guild_id=guild_id,
-                recall=recall,
-                near=near,
-                **patterns,
-                recall_from=channel_time(channel_id, at - RECALL_SPAN),
-                recall_to=channel_time(channel_id, at),
-                recall_window=RECALL_WINDOW,
-            )
-            if words
-            else _no_rows()
-        )
-        # a quiet channel's older windows, a statement of its own too (context/recalled_before.cypher says why)
-        older = (
-            self.runner.read_plain(
-                "context/recalled_before",
-                guild_id=guild_id,
-                channel_id=channel_id,
-                before=utc(at - RECALL_SPAN),
-                episodes=older_episodes,
-                recall=recall,
-                near=near,
-                **patterns,
-            )
-            if words and older_episodes > 0
-            else _no_rows()
-        )
-        found, searched, earlier = await asyncio.gather(talk, search, older)
-        row = found[0]
-        recalled = _recalled(searched[0]["recalled"] if searched else [])
-        return Conversation(
-            author=rows.user(row["author"]) if row["author"] else None,
-            summaries=tuple(sorted((rows._dt(at_), text) for at_, text in row["summaries"])),  # type: ignore[misc]  # a summary row always has its time
-            recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
-            chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
-            recalled=recalled.matches,
-            around=recalled.around,
-            older=_recalled(earlier[0]["recalled"] if earlier else []),
-        )
 
     # --- what members take back ----------------------------------------------------------
     async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
@@ -684,37 +481,6 @@ class GraphStore:
         rels = await self.runner.read("store/stats_relationships")
         buffered = await self.runner.read("store/buffered_counts")
         return {"nodes": nodes, "relationships": rels, "buffered": buffered}
-
-
-def _search_patterns(words: Sequence[str], prefixes: bool) -> dict[str, Any]:
-    """The recalled searches' Java regexes: `words`, one each, and `pattern`, any of them; a prefix matches the
-    words that start with it."""
-    tail = r"\w*" if prefixes else ""
-    return {
-        "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + tail + ")") for w in words],
-        "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")" + tail),
-        "rarity": RECALL_RARITY,
-    }
-
-
-def _recalled(found: list[dict[str, Any]]) -> Recalled:
-    """A recalled search's rows (context/recalled.cypher): the matches best first (score, then newest), and
-    the messages next to them, each with its match's id."""
-    matches = [(m["score"], rows.message_view(m)) for m in found if m.get("score") is not None]
-    matches.sort(key=lambda sv: (-sv[0], -sv[1].created_at.timestamp(), sv[1].id))
-    return Recalled(
-        matches=tuple(view for _, view in matches),
-        around=tuple((m["near"], rows.message_view(m)) for m in found if m.get("near") is not None),
-    )
-
-
-async def _no_rows() -> list[dict[str, Any]]:
-    return []
-
-
-def _importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
-    """The order of facts_about.cypher: importance, then valid_at (DESC, so unknown first), then uuid."""
-    return (-fact.importance, fact.valid_at is not None, -fact.valid_at.timestamp() if fact.valid_at else 0.0, fact.uuid)
 
 
 async def _write_body(

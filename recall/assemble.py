@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION
 from common.tokens import estimate_tokens
 from graph.models import FactView, MessageView
@@ -29,13 +29,7 @@ PART_ORDER = ("author", "related", "recalled", "channel", "thread")
 # a tight budget keeps the best of each rather than all of one.
 TRIM_ORDER: tuple[str | tuple[str, ...], ...] = ("channel", "thread", ("recalled", "related"), "author")
 MAX_NAME_CHARS = 64
-RELATED_FACTS = 40  # related facts a context considers, best first: the rest are hardly related to the message
 MAX_MESSAGE_CHARS = 1000
-# Issue 19: one turn said twice. A recalled message whose fact the context keeps gives way to the next match (measured
-# on LoCoMo: better at every budget than the fact giving way, or whichever is longer; a fact drawn from a message of
-# the conversation giving way as well added nothing there, and the conversation's facts stay).
-REDUNDANT = True
-REDUNDANT_ROUNDS = 4  # selections at most: each drops what the one before kept twice, and frees room for more
 _MEMORY_TAG = re.compile(r"<(/?)(memory)", re.IGNORECASE)
 
 
@@ -173,9 +167,9 @@ def _line(text: str, key: str) -> _Line:
     return _Line(text, key, estimate_tokens(text))
 
 
-def considered_facts(gathered: Gathered) -> tuple[list[FactView], list[FactView]]:
+def considered_facts(gathered: Gathered, tuning: RecallTuning = RecallTuning()) -> tuple[list[FactView], list[FactView]]:
     """The author's facts and the related facts a context considers, best first: each once, the related ones
-    ranked by relevance to the message and cut to RELATED_FACTS."""
+    ranked by relevance to the message and cut to `tuning.related_facts`."""
     seen: set[str] = set()
     author: list[FactView] = []
     for fact in gathered.author_facts:
@@ -189,11 +183,11 @@ def considered_facts(gathered: Gathered) -> tuple[list[FactView], list[FactView]
             if rank < len(source) and source[rank].uuid not in seen:
                 seen.add(source[rank].uuid)
                 prior.append(source[rank])
-    return author, rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:RELATED_FACTS]
+    return author, rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)[: tuning.related_facts]
 
 
-def _fact_candidates(gathered: Gathered) -> tuple[list[_Line], list[_Line]]:
-    author, related = considered_facts(gathered)
+def _fact_candidates(gathered: Gathered, tuning: RecallTuning) -> tuple[list[_Line], list[_Line]]:
+    author, related = considered_facts(gathered, tuning)
     return [_line(fact_line(f), f.uuid) for f in author], [_line(fact_line(f), f.uuid) for f in related]
 
 
@@ -264,18 +258,18 @@ def _select(
 
 
 def _redundant(kept: dict[str, list[_Line]], drawn: dict[str, list[str]]) -> set[str]:
-    """Ids of the kept recalled messages a kept fact was drawn from (REDUNDANT). `drawn`: message id -> uuids of
-    the facts drawn from it."""
+    """Ids of the kept recalled messages a kept fact was drawn from (`RecallTuning.redundant`). `drawn`: message
+    id -> uuids of the facts drawn from it."""
     facts = {line.key for name in ("author", "related") for line in kept[name]}
     return {line.key for line in kept["recalled"] if facts.intersection(drawn.get(line.key, ()))}
 
 
-def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
+def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning = RecallTuning()) -> ReplyContext:
     """Order, de-duplicate, fit each part to its budget, then trim to the total budget, least
     important part first (channel, thread, then recalled and related together, author; oldest messages
     of the conversation and weakest facts and matches first). A recalled message a kept fact was drawn from
     gives its room to the next match (`_redundant`)."""
-    author, related = _fact_candidates(gathered)
+    author, related = _fact_candidates(gathered, tuning)
     channel, thread = _message_candidates(gathered)
     candidates = {
         "author": author,
@@ -298,7 +292,10 @@ def assemble(gathered: Gathered, settings: ContextSettings) -> ReplyContext:
     for uuid, sources in gathered.drawn.items():
         for message_id in sources:
             drawn.setdefault(message_id, []).append(uuid)
-    for _ in range(REDUNDANT_ROUNDS if REDUNDANT and drawn else 0):
+    # One turn said twice: the recalled message gives way to the next match, not the fact (measured on LoCoMo: better
+    # at every budget than the fact giving way, or whichever is longer; a fact drawn from a message of the
+    # conversation giving way as well added nothing there, and the conversation's facts stay).
+    for _ in range(tuning.redundant_rounds if tuning.redundant and drawn else 0):
         dropped = _redundant(kept, drawn)
         if not dropped:
             break

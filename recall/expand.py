@@ -1,7 +1,7 @@
 """The second round of a reply's reads, after `recall.gather`'s: the turns the best facts were drawn from, and the
 facts drawn from the messages the reply recalled.
 
-- **Second hop** (read by context/facts.cypher, `recall.gather.HOP_FACTS` of them): "where does Bob's sister work?"
+- **Second hop** (read by context/facts.cypher, `RecallTuning.hop_facts` of them): "where does Bob's sister work?"
   names Bob; the facts that answer it are about an entity related to Bob (his sister) and share few words with the
   question. They join the related facts, ranked with the rest.
 - **Evidence turns** (`with_evidence`): the best related facts bring the messages they were drawn from
@@ -15,33 +15,41 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from common.settings import RecallTuning
+from graph import context_reads
 from graph.models import MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
 from recall.ranking import bm25_scores, fact_document, rank_facts
 
-EVIDENCE_FACTS = 5  # the best related facts whose turns are read
-EVIDENCE_SPAN = 1  # neighbours each side of a source turn in its window
-MATCHED_FACTS = 40  # facts drawn from the recalled messages read, before those sharing no word are left out
 
-
-async def with_evidence(store: GraphStore, req: ContextRequest, gathered: Gathered) -> Gathered:
+async def with_evidence(
+    store: GraphStore, req: ContextRequest, gathered: Gathered, tuning: RecallTuning = RecallTuning()
+) -> Gathered:
     """`gathered` with the source turns (and their neighbours) of its best related facts appended to the
     recalled messages, best fact first, each turn once; the facts drawn from its recalled messages that share a
     word with the message as one more source of related facts; and `Gathered.drawn`, the messages each fact was
     drawn from (a recalled message whose fact is kept gives way), as the facts' reads returned them; and, over
     the facts of both rounds, reporters who share a display name named apart (`recall.names`)."""
     prior = list({f.uuid: f for source in gathered.related for f in source}.values())
-    best = [f.uuid for f in rank_facts(gathered.query, prior, gathered.searched, gathered.period)[:EVIDENCE_FACTS]]
-    recalled_ids = [m.id for m in gathered.recalled] if MATCHED_FACTS else []
-    second = await store.second_round(
-        req.guild_id, req.channel_id, uuids=best, message_ids=recalled_ids, at=req.at, span=EVIDENCE_SPAN, limit=MATCHED_FACTS
+    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
+    best = [f.uuid for f in ranked[: tuning.evidence_facts]]
+    recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
+    second = await context_reads.second_round(
+        store.runner,
+        req.guild_id,
+        req.channel_id,
+        uuids=best,
+        message_ids=recalled_ids,
+        at=req.at,
+        span=tuning.evidence_span,
+        limit=tuning.matched_facts,
     )
     found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
     if matched:
-        scores = bm25_scores(gathered.query, [fact_document(f) for f in matched])
+        scores = bm25_scores(gathered.query, [fact_document(f) for f in matched], tuning)
         matched = [f for f, score in zip(matched, scores) if score > 0]
     # every fact of both rounds at once, so reporters who share a name are told apart wherever they come from
     # ("Alex (@alexk)", "Alex (@alexm)")

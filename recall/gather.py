@@ -15,27 +15,16 @@ from typing import Any
 
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
-import recall.history
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
+from graph import context_reads
 from graph.models import FactView, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
-from recall.ranking import rank_messages, search_prefixes
+from recall.ranking import rank_messages
 from recall.when import named_period
 
-AUTHOR_FACTS = 50
-SOURCE_FACTS = 20  # per related source: linked entities, full text, vectors
-RANKED_POOL = 150  # facts about named people and entities read, then ranked by relevance to the message
-HOP_FACTS = 20  # facts of the second hop (entities related to the named) read, before ranking
-CHAIN_DEPTH = 41  # the reply chain follows at most 40 hops: the message and 40 ancestors
-MESSAGE_EPISODES = 3  # recent messages come from at least the channel's last 3 windows and its open one
-MAX_NAME_WORDS = 3
-MAX_NAME_CANDIDATES = 60
-# The best recalled messages whose neighbours in the channel (the message before and after, read by the same
-# search, context/recalled.cypher) join the recalled part after every match. Measured on LoCoMo: see README.
-NEIGHBOUR_MATCHES = 10
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -50,14 +39,19 @@ Embed = Callable[[str], list[float]]
 
 
 async def build_context(
-    store: GraphStore, req: ContextRequest, settings: ContextSettings, *, embed: Embed | None = None
+    store: GraphStore,
+    req: ContextRequest,
+    settings: ContextSettings,
+    *,
+    tuning: RecallTuning = RecallTuning(),
+    embed: Embed | None = None,
 ) -> ReplyContext:
     """The reply context for one message: gathered from the guild's graph, assembled within budget."""
     try:
-        gathered = await with_evidence(store, req, await gather(store, req, settings, embed=embed))
+        gathered = await with_evidence(store, req, await gather(store, req, settings, tuning=tuning, embed=embed), tuning)
     except UNREACHABLE as exc:
         raise GraphUnavailable(f"the graph store cannot be reached: {type(exc).__name__}: {exc}") from exc
-    return assemble(gathered, settings)
+    return assemble(gathered, settings, tuning)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -78,16 +72,16 @@ async def _concurrently(**work: Coroutine[Any, Any, Any]) -> dict[str, Any]:
     return {name: task.result() for name, task in tasks.items()}
 
 
-def name_candidates(text: str) -> list[str]:
+def name_candidates(text: str, tuning: RecallTuning = RecallTuning()) -> list[str]:
     """Runs of one to three words of a message: what an entity name or alias could be ("the celtics")."""
     words = [w for w in _WORD.findall(MENTION.sub(" ", text).casefold()) if not w.isdigit()]
     found: dict[str, None] = {}
-    for size in range(1, MAX_NAME_WORDS + 1):
+    for size in range(1, tuning.name_words + 1):
         for i in range(len(words) - size + 1):
             key = name_key(" ".join(words[i : i + size]))
             if key and (size > 1 or key in keywords(key)):  # a lone stop word names nothing
                 found.setdefault(key, None)
-    return list(found)[:MAX_NAME_CANDIDATES]
+    return list(found)[: tuning.name_candidates]
 
 
 def keep_message(msg: MessageView, req: ContextRequest) -> bool:
@@ -110,11 +104,13 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
     return kept[::-1]
 
 
-def around(recalled: list[MessageView], near: list[tuple[str, MessageView]], req: ContextRequest) -> list[MessageView]:
-    """The messages just before and after the best NEIGHBOUR_MATCHES recalled messages (the question a matching
-    turn answers, the answer to it), best match first, each once and none recalled already: they rank after
-    every match, so a budget trims them first."""
-    best = {m.id: rank for rank, m in enumerate(recalled[:NEIGHBOUR_MATCHES])}
+def around(
+    recalled: list[MessageView], near: list[tuple[str, MessageView]], req: ContextRequest, matches: int
+) -> list[MessageView]:
+    """The messages just before and after the best `matches` recalled messages (the question a matching turn
+    answers, the answer to it), best match first, each once and none recalled already: they rank after every
+    match, so a budget trims them first."""
+    best = {m.id: rank for rank, m in enumerate(recalled[:matches])}
     known = {m.id for m in recalled}
     out: list[MessageView] = []
     for _, message in sorted(((best[match], m) for match, m in near if match in best), key=lambda rm: (rm[0], rm[1].created_at)):
@@ -124,23 +120,33 @@ def around(recalled: list[MessageView], near: list[tuple[str, MessageView]], req
     return out
 
 
-async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None) -> list[FactView]:
+async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None, tuning: RecallTuning) -> list[FactView]:
     if embed is None or not req.message_text.strip():
         return []
     vector = await asyncio.to_thread(embed, req.message_text)
-    return await store.nearest_facts(req.guild_id, list(vector), now=req.at, limit=SOURCE_FACTS, channel_id=req.channel_id)
+    return await context_reads.nearest_facts(
+        store.runner, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
+    )
 
 
-async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettings, *, embed: Embed | None = None) -> Gathered:
+async def gather(
+    store: GraphStore,
+    req: ContextRequest,
+    settings: ContextSettings,
+    *,
+    tuning: RecallTuning = RecallTuning(),
+    embed: Embed | None = None,
+) -> Gathered:
     """Every read for one reply, all scoped to `req.guild_id`, run together: the facts of every source in
     one query, the conversation around the message and the earlier messages matching it in another (and
     nearest facts, with embeddings)."""
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
     chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
-    keys = name_candidates(text)
+    keys = name_candidates(text, tuning)
     reads = await _concurrently(
-        facts=store.reply_facts(
+        facts=context_reads.reply_facts(
+            store.runner,
             req.guild_id,
             author_id=req.author_id,
             mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
@@ -149,29 +155,30 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
             text=text,
             skip_ids=skip,
             now=req.at,
-            author_limit=AUTHOR_FACTS,
-            pool=RANKED_POOL,
-            limit=SOURCE_FACTS,
-            hop_limit=HOP_FACTS,
+            author_limit=tuning.author_facts,
+            pool=tuning.ranked_pool,
+            limit=tuning.source_facts,
+            hop_limit=tuning.hop_facts,
             channel_id=req.channel_id,
+            tuning=tuning,
         ),
-        talk=store.conversation(
+        talk=context_reads.conversation(
+            store.runner,
             req.guild_id,
             req.channel_id,
             author_id=req.author_id,
             at=req.at,
             reply_to_id=req.reply_to_id if chain_wanted else None,
             skip_message_id=req.message_id,
-            episodes=max(settings.channel_episodes, MESSAGE_EPISODES),
+            episodes=max(settings.channel_episodes, tuning.message_episodes),
             messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0),
-            chain=CHAIN_DEPTH,
+            chain=tuning.chain_depth,
             text=text,
             recall=settings.recalled_messages,
-            prefixes=search_prefixes(text),
-            older_episodes=recall.history.OLDER_EPISODES,  # issue 19: a quiet channel's matches before the recalled span
-            near=NEIGHBOUR_MATCHES,  # the best matches of each search come with their neighbours (`around`)
+            older_episodes=tuning.older_episodes,  # a quiet channel's matches before the recalled span
+            tuning=tuning,  # the recalled span; the best matches of each search come with their neighbours (`around`)
         ),
-        nearest=_nearest(store, req, embed),
+        nearest=_nearest(store, req, embed, tuning),
     )
     talk = reads["talk"]
     facts, nearest = reads["facts"], reads["nearest"]  # reporters who share a name are told apart in `with_evidence`
@@ -188,8 +195,8 @@ async def gather(store: GraphStore, req: ContextRequest, settings: ContextSettin
     period = named_period(text, req.at)
     older = talk.older
     found = [m for m in [*talk.recalled, *older.matches] if keep_message(m, req)]
-    recalled = rank_messages(text, found, period)[: settings.recalled_messages]
-    recalled += around(recalled, [*talk.around, *older.around], req)
+    recalled = rank_messages(text, found, period, tuning)[: settings.recalled_messages]
+    recalled += around(recalled, [*talk.around, *older.around], req, tuning.neighbour_matches)
     messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())

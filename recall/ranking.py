@@ -14,31 +14,26 @@ from functools import lru_cache
 
 from rank_bm25 import BM25Plus
 
+from common.settings import RecallTuning
 from common.text import content_words, keywords
 from graph.models import FactView, MessageView
 from recall.when import Period, timely_facts, timely_messages
 
-RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Büttcher, 2009)
-SEARCHED_WEIGHT = 1.0  # weight in the fusion of each search index's order (vectors), BM25's being 1
-TIME_AWARE = True  # a message naming a date ranks what was said then first among what matches it (recall.when)
-PLURAL_ING = True  # "writings" meets "writing": the plural of an -ing word loses both endings (stem)
-SEARCH_STEMS = False  # recalled messages are searched for by the stems of the message's words, as word prefixes
-
 
 @lru_cache(maxsize=1 << 16)  # pure, and the same few thousand words come back at every reply (a sixth of its client CPU)
-def stem(word: str) -> str:
+def stem(word: str, plural_ing: bool = True) -> str:
     """A word without its common English inflection ("books", "camped", "camping", "painted" -> "book",
     "camp", "camp", "paint"), so a question and the fact that answers it match on the word, not its form.
-    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept; the
-    plural of an "-ing" word loses both endings ("writings", "paintings" -> "writ", "paint")."""
+    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept; with
+    `plural_ing`, the plural of an "-ing" word loses both endings ("writings", "paintings" -> "writ", "paint")."""
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith("ss"):
                 return word
             if suffix == "es" and not word.endswith(("shes", "ches", "xes", "sses", "zes")):
                 continue  # "games" -> "game" (by "s"), but "watches" -> "watch"
-            if suffix == "s" and word.endswith("ings") and PLURAL_ING:
-                return stem(word[:-1])  # "writings" -> "writing" -> "writ", as "writing" does
+            if suffix == "s" and word.endswith("ings") and plural_ing:
+                return stem(word[:-1], plural_ing)  # "writings" -> "writing" -> "writ", as "writing" does
             return _base(word[: -len(suffix)] + replacement)
     return _base(word)
 
@@ -50,31 +45,20 @@ def _base(word: str) -> str:
     return word[:-1] if len(word) >= 4 and word.endswith("e") else word
 
 
-def search_prefixes(text: str) -> list[str] | None:
-    """What the recalled-message search looks for: each content word's stem, as far as the word itself spells
-    it ("writings" -> "writ", "studies" -> "stud"), so it finds "wrote"'s neighbours "writing" and "writer" as
-    BM25 meets them; None (whole words) when SEARCH_STEMS is off."""
-    if not SEARCH_STEMS:
-        return None
-    prefixes: dict[str, None] = {}
-    for word in keywords(text):
-        root = stem(word)
-        size = next((i for i, (a, b) in enumerate(zip(word, root)) if a != b), min(len(word), len(root)))
-        prefixes.setdefault(word[: max(size, 3)], None)
-    return list(prefixes)
+def _stems(words: Sequence[str], tuning: RecallTuning) -> list[str]:
+    if not tuning.stems:
+        return list(words)
+    plural_ing = tuning.plural_ing
+    return [stem(w, plural_ing) for w in words]
 
 
-def _stems(words: Sequence[str]) -> list[str]:
-    return [stem(w) for w in words]
-
-
-def bm25_scores(query: str, documents: Sequence[str]) -> list[float]:
+def bm25_scores(query: str, documents: Sequence[str], tuning: RecallTuning = RecallTuning()) -> list[float]:
     """BM25 of each document against the query's words, over these documents only; 0 when nothing matches.
     Words are compared by their stems (`stem`)."""
-    words = list(dict.fromkeys(_stems(keywords(query))))
+    words = list(dict.fromkeys(_stems(keywords(query), tuning)))
     if not words or not documents:
         return [0.0] * len(documents)
-    corpus = [_stems(content_words(d)) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
+    corpus = [_stems(content_words(d), tuning) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
     # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
     # in half of them (a name), which ranks a fact naming the person below one that does not
     scores = BM25Plus(corpus).get_scores(words)
@@ -108,12 +92,14 @@ def tied_ranks(scored: Sequence[tuple[str, float]]) -> dict[str, int]:
     return ranks
 
 
-def fuse(prior: Sequence[str], rankings: Sequence[Ranking], weights: Sequence[float] = ()) -> list[str]:
+def fuse(
+    prior: Sequence[str], rankings: Sequence[Ranking], weights: Sequence[float] = (), *, k: int = RecallTuning().rrf_k
+) -> list[str]:
     """Keys of `prior` ordered by reciprocal rank fusion of `rankings` (each a best-first list of keys or each
-    key's rank, each counted with its weight, 1 when `weights` does not say); keys no ranking holds keep their
-    prior order after the rest, and ties keep it too."""
+    key's rank, each counted with its weight, 1 when `weights` does not say) with constant `k`; keys no ranking
+    holds keep their prior order after the rest, and ties keep it too."""
     ranks = [(_rank_of(r), weights[i] if i < len(weights) else 1.0) for i, r in enumerate(rankings)]
-    score = {key: sum(w / (RRF_K + r[key]) for r, w in ranks if key in r) for key in prior}
+    score = {key: sum(w / (k + r[key]) for r, w in ranks if key in r) for key in prior}
     position: dict[str, int] = {}
     for i, key in enumerate(prior):
         position.setdefault(key, i)
@@ -125,31 +111,38 @@ def fact_document(fact: FactView) -> str:
 
 
 def rank_facts(
-    query: str, candidates: Sequence[FactView], searched: Sequence[Sequence[str]] = (), period: Period | None = None
+    query: str,
+    candidates: Sequence[FactView],
+    searched: Sequence[Sequence[str]] = (),
+    period: Period | None = None,
+    tuning: RecallTuning = RecallTuning(),
 ) -> list[FactView]:
     """Candidates (distinct, in prior order) best first for `query`: BM25 over the candidates, fused with
     the orders of `searched` (fact uuids best first, as the vector search returned them) and,
     when the message names a `period`, with the order of the facts of that period (best matches first)."""
     facts = list({f.uuid: f for f in candidates}.values())
-    scores = bm25_scores(query, [fact_document(f) for f in facts])
+    scores = bm25_scores(query, [fact_document(f) for f in facts], tuning)
     pairs = sorted(zip(scores, facts), key=lambda t: -t[0])
     lexical = tied_ranks([(f.uuid, s) for s, f in pairs if s > 0])
-    timely = timely_facts([f for _, f in pairs], period) if TIME_AWARE else []
+    timely = timely_facts([f for _, f in pairs], period) if tuning.time_aware else []
     rankings: list[Ranking] = [lexical, *([timely] if timely else []), *searched]
-    order = fuse([f.uuid for f in facts], rankings, [1.0] * (len(rankings) - len(searched)) + [SEARCHED_WEIGHT] * len(searched))
+    weights = [1.0] * (len(rankings) - len(searched)) + [tuning.searched_weight] * len(searched)
+    order = fuse([f.uuid for f in facts], rankings, weights, k=tuning.rrf_k)
     by_uuid = {f.uuid: f for f in facts}
     return [by_uuid[u] for u in order]
 
 
-def rank_messages(query: str, messages: Sequence[MessageView], period: Period | None = None) -> list[MessageView]:
+def rank_messages(
+    query: str, messages: Sequence[MessageView], period: Period | None = None, tuning: RecallTuning = RecallTuning()
+) -> list[MessageView]:
     """Messages best first for `query`: BM25 over the messages (author and content), fused with the order
     they came in (the recalled search's: the rarest words first) and, when the message names a `period`, with
     the order of the messages sent then."""
     found = list({m.id: m for m in messages}.values())
-    scores = bm25_scores(query, [f"{m.author_name} {m.content}" for m in found])
+    scores = bm25_scores(query, [f"{m.author_name} {m.content}" for m in found], tuning)
     pairs = sorted(zip(scores, found), key=lambda t: -t[0])
     lexical = [m.id for s, m in pairs if s > 0]
-    timely = timely_messages([m for _, m in pairs], period) if TIME_AWARE else []
-    order = fuse([m.id for m in found], [lexical, *([timely] if timely else []), [m.id for m in found]])
+    timely = timely_messages([m for _, m in pairs], period) if tuning.time_aware else []
+    order = fuse([m.id for m in found], [lexical, *([timely] if timely else []), [m.id for m in found]], k=tuning.rrf_k)
     by_id = {m.id: m for m in found}
     return [by_id[i] for i in order]

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import GraphUnavailable, build_context
@@ -52,7 +52,13 @@ async def rehearsal_requests(store: GraphStore, at: datetime) -> list[ContextReq
 
 
 async def rehearse(
-    store: GraphStore, settings: ContextSettings, requests: list[ContextRequest], *, seconds: float, duty: float = 0.5
+    store: GraphStore,
+    settings: ContextSettings,
+    requests: list[ContextRequest],
+    *,
+    seconds: float,
+    duty: float = 0.5,
+    tuning: RecallTuning = RecallTuning(),
 ) -> Rehearsal:
     """Build the contexts of `requests` in turn for `seconds`, building at most `duty` of the time."""
     started = time.monotonic()
@@ -60,7 +66,7 @@ async def rehearse(
     while requests and time.monotonic() - started < seconds:
         began = time.perf_counter()
         try:
-            await build_context(store, requests[builds % len(requests)], settings)
+            await build_context(store, requests[builds % len(requests)], settings, tuning=tuning)
         except GraphUnavailable:
             break
         builds += 1
@@ -69,8 +75,11 @@ async def rehearse(
     return Rehearsal(builds=builds, seconds=time.monotonic() - started, requests=len(requests))
 
 
-async def rehearse_at_start(store: GraphStore, settings: ContextSettings, at: datetime) -> Rehearsal:
+async def rehearse_at_start(
+    store: GraphStore, settings: ContextSettings, at: datetime, *, tuning: RecallTuning = RecallTuning()
+) -> Rehearsal:
     """What the bot runs as it starts: its channels' latest messages asked again, for `settings.rehearsal_seconds`."""
     if settings.rehearsal_seconds <= 0:
         return Rehearsal(builds=0, seconds=0.0, requests=0)
-    return await rehearse(store, settings, await rehearsal_requests(store, at), seconds=settings.rehearsal_seconds)
+    requests = await rehearsal_requests(store, at)
+    return await rehearse(store, settings, requests, seconds=settings.rehearsal_seconds, tuning=tuning)

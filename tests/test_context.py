@@ -10,12 +10,10 @@ from typing import Any
 import pytest
 from neo4j import AsyncGraphDatabase
 
-import recall.assemble
-import recall.gather
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
-from graph.models import Conversation, FactView, Message, MessageView, User
-from graph.store import REPLY_FACT_SOURCES, GraphStore, SecondRound
+from graph.models import FactView, Message, MessageView, User
+from graph.store import GraphStore
 from recall.assemble import (
     ContextRequest,
     Gathered,
@@ -209,12 +207,36 @@ def test_chain_bounds_and_name_candidates() -> None:
     assert "charlie s sister" in name_candidates("Is <@123> a Celtics fan, like Charlie's sister?")
 
 
-class FakeStore:
-    """Answers every read with nothing; records the vector it was asked about; can fail one read."""
+class FakeRunner:
+    """The store's runner for a reply's reads: every read answers nothing but the nearest facts, which answer one
+    fact and record the vector asked about; the facts read can fail."""
 
     def __init__(self, fail: BaseException | None = None) -> None:
         self.fail = fail
         self.vectors: list[list[float]] = []
+
+    async def read_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        if name == "context/facts" and self.fail is not None:
+            raise self.fail
+        nothing = {
+            "context/facts": {"facts": []},
+            "context/conversation": {"author": None, "summaries": [], "recent": [], "chain": []},
+            "context/second_round": {"matched": [], "evidence": []},
+        }
+        return [nothing[name]] if name in nothing else []
+
+    async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        if name != "store/nearest_facts":
+            return []
+        self.vectors.append(params["vector"])
+        return [{"uuid": "v1", "text": "Grace climbs on Sundays", "about": [["x", None]], "reporters": [["grace", "Grace", D]]}]
+
+
+class FakeStore:
+    """Answers every read with nothing (the reply's reads through its `runner`)."""
+
+    def __init__(self, fail: BaseException | None = None) -> None:
+        self.runner = FakeRunner(fail)
 
     def __getattr__(self, name: str) -> Any:
         async def nothing(*args: Any, **kwargs: Any) -> list[Any]:
@@ -222,27 +244,12 @@ class FakeStore:
 
         return nothing
 
-    async def reply_facts(self, *args: Any, **kwargs: Any) -> dict[str, list[FactView]]:
-        if self.fail is not None:
-            raise self.fail
-        return {source: [] for source in REPLY_FACT_SOURCES}
-
-    async def conversation(self, *args: Any, **kwargs: Any) -> Conversation:
-        return Conversation(author=None, summaries=(), recent=(), chain=())
-
-    async def second_round(self, *args: Any, **kwargs: Any) -> SecondRound:
-        return SecondRound()
-
-    async def nearest_facts(self, guild_id: str, vector: list[float], **kwargs: Any) -> list[FactView]:
-        self.vectors.append(vector)
-        return [fact("v1", "Grace climbs on Sundays", [("grace", "Grace")])]
-
 
 async def test_vectors_are_searched_and_other_errors_propagate_as_themselves() -> None:
     fake = FakeStore()
     req = ContextRequest(G1, GENERAL, "bob", "who climbs?", None, D)
     ctx = await build_context(fake, req, ContextSettings(), embed=lambda text: [float(len(text)), 1.0])
-    assert fake.vectors == [[11.0, 1.0]] and ctx.part("related").ids == ["v1"]
+    assert fake.runner.vectors == [[11.0, 1.0]] and ctx.part("related").ids == ["v1"]
     with pytest.raises(ValueError, match="bad query"):
         await build_context(FakeStore(ValueError("bad query")), req, ContextSettings())
     with pytest.raises(GraphUnavailable, match="ConnectionRefusedError"):
@@ -448,16 +455,14 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
         await driver.close()
 
 
-async def test_recalled_messages_match_the_question_in_its_channel_only(
-    store: GraphStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the matches alone (their neighbours: test_recalled_neighbours)
-    monkeypatch.setattr(recall.assemble, "REDUNDANT", False)  # each match, also one whose fact is kept (test_redundant)
+async def test_recalled_messages_match_the_question_in_its_channel_only(store: GraphStore) -> None:
+    # the matches alone (their neighbours: test_recalled_neighbours), each one, also one whose fact is kept (test_redundant)
+    tuning = RecallTuning(neighbour_matches=0, redundant=False)
     p = await populate(store)
     asked = await p.say(GENERAL, "judy", "who saw the Celtics game?", AFTER - timedelta(seconds=1))
     req = ask("judy", asked.content, at=AFTER)
     req.message_id = asked.id
-    ctx = await build_context(store, req, ContextSettings(channel_messages=3))
+    ctx = await build_context(store, req, ContextSettings(channel_messages=3), tuning=tuning)
     assert [line.split("] ", 1)[1] for line in ctx.part("recalled").lines] == [  # oldest first, not the question itself
         "Bob: did you see the Celtics game",
         "Charlie: Celtics all the way, I never miss a game",

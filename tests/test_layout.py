@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,30 @@ PURE_CORE = (
 )
 PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.extraction", "recall.ranking", "recall.when")
 ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcadedb_embedded", "jpype", "httpx", "os")
+# Where what a reply recalls is decided: no module-level tuning there; the levers are fields of
+# common.settings.RecallTuning, passed in. A tuning global is an UPPER_CASE name bound at module level to a number, a
+# bool, a timedelta, arithmetic on them (a derived size), or a tuple or list of those. These are not tuning: a
+# format, an outside limit, or the bound of an operation that is not a reply's recall.
+TUNED = ("graph", "recall")
+TRUE_CONSTANTS = {
+    "graph.store.SCHEMA_VERSION": "the graph's format version",
+    "graph.store.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
+    "graph.store.MESSAGES_BEFORE_SPANS": "the widening steps of the extraction prompt's earlier-messages read",
+    "graph.keys._OFFSET": "the digits of the time keys' encoding",
+    "graph.engines.neo4j.MAX_VECTOR_DIMENSIONS": "Neo4j 5's vector index limit",
+    "graph.engines.arcadedb_aot.MIN_JAVA": "the JDK that records the AOT cache's profiles",
+    "graph.engines.arcadedb_child.REGEX_TIMEOUT_MS": "the engine's guard against a runaway regex",
+    "graph.engines.arcadedb_purge.REBUILD_TIMEOUT_S": "how long an index rebuild of the purge may take",
+    "graph.retention.BATCH": "records per retention transaction",
+    "graph.forget.NAMED_LIMIT": "full-text hits read per forget-me",
+    "graph.user_cap.OVERLAP": "the clock overlap of the per-member cap's passes",
+    "recall.assemble.MAX_NAME_CHARS": "the longest name a line shows",
+    "recall.assemble.MAX_MESSAGE_CHARS": "the longest text a line shows",
+    "recall.when.SLACK": "the day either side of a named day: time zones",
+    "recall.rehearsal.CHANNELS": "the start-up rehearsal's channels",
+    "recall.rehearsal.PER_CHANNEL": "the start-up rehearsal's messages per channel",
+}
+_UPPER = re.compile(r"_?[A-Z][A-Z0-9_]*")
 
 
 def module_name(path: Path) -> str:
@@ -136,6 +161,54 @@ def test_tests_do_not_import_bench() -> None:
         if dep.split(".")[0] == "bench"
     ]
     assert wrong == []
+
+
+def _tuning_value(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, bool | int | float)
+    if isinstance(node, ast.UnaryOp):
+        return _tuning_value(node.operand)
+    if isinstance(node, ast.BinOp):  # a size derived from others; `+` of two names may be strings, so not that alone
+        numeric = isinstance(node.op, ast.FloorDiv | ast.Div | ast.Mult | ast.Sub | ast.Pow)
+        return numeric or _tuning_value(node.left) or _tuning_value(node.right)
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else "") == "timedelta"
+    if isinstance(node, ast.Tuple | ast.List):
+        items = [e for e in node.elts if not (isinstance(e, ast.Constant) and e.value is None)]
+        return bool(items) and all(_tuning_value(e) for e in items)
+    return False
+
+
+def tuning_globals(source: str) -> list[str]:
+    """The UPPER_CASE names a module binds at its top level to a number, bool, timedelta or tuple of them."""
+    found = []
+    for node in ast.parse(source).body:
+        targets, value = (
+            (node.targets, node.value)
+            if isinstance(node, ast.Assign)
+            else ([node.target], node.value)
+            if isinstance(node, ast.AnnAssign) and node.value is not None
+            else ([], None)
+        )
+        for target in targets:
+            if isinstance(target, ast.Name) and _UPPER.fullmatch(target.id) and value is not None and _tuning_value(value):
+                found.append(target.id)
+    return found
+
+
+def test_no_module_level_tuning_in_graph_and_recall() -> None:
+    found = {
+        f"{name}.{glob}" for name, path in modules(TUNED).items() for glob in tuning_globals(path.read_text(encoding="utf-8"))
+    }
+    assert sorted(found - TRUE_CONSTANTS.keys()) == []
+    assert sorted(TRUE_CONSTANTS.keys() - found) == []  # an allowance for a name that is gone goes too
+
+
+def test_the_tuning_check_catches_a_lever() -> None:
+    levers = "RECALL_SPAN = timedelta(days=30)\nFLAG: bool = True\nOLDER = WINDOW // Settings().max\nSPANS = (1.5, None)\n"
+    kept = "PART_ORDER = ('author', 'thread')\nPATTERN = re.compile('x')\nJOINED = _DAY + _YEAR\nlower = 3\n"
+    assert tuning_globals(levers + kept) == ["RECALL_SPAN", "FLAG", "OLDER", "SPANS"]
 
 
 def test_the_bot_holds_no_cypher() -> None:

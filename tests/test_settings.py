@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from common.settings import ConfigError, Settings
+from common.settings import ConfigError, RecallTuning, Settings
 from grapevine.config import load_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,3 +60,12 @@ def test_env_example_loads_as_it_is(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.chdir(tmp_path)
     settings = load_settings()
     assert settings.llm.timeout is None and settings.llm.base_url is None and not settings.llm.configured
+
+
+def test_the_older_windows_recalled_follow_the_operators_window_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quiet channel's windows searched past the recalled span are as many as hold `span_messages` messages at
+    WINDOW_MAX_MESSAGES each: the operator's value, not the default's."""
+    monkeypatch.chdir(REPO / "tests")  # no .env here
+    assert load_settings().recall == RecallTuning()  # the tuning's default is its rule at the default window size
+    monkeypatch.setenv("WINDOW_MAX_MESSAGES", "50")
+    assert load_settings().recall.older_episodes == RecallTuning().span_messages // 50 == 40

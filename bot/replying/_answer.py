@@ -57,7 +57,8 @@ async def gather_context(services: Services, request: ContextRequest) -> tuple[R
     started = time.perf_counter()
     memory = True
     try:
-        context = await build_context(services.store, request, services.settings.context, embed=services.embed)
+        settings = services.settings
+        context = await build_context(services.store, request, settings.context, tuning=settings.recall, embed=services.embed)
     except GraphUnavailable as exc:
         emit("bot", "graph_unavailable", level=logging.WARNING, guild_id=request.guild_id, error=str(exc)[:300])
         context, memory = no_memory(), False

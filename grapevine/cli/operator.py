@@ -71,7 +71,7 @@ def context(
             reply_to_id=reply_to,
             bot_user_id=None,
         )
-        ctx = await build_context(rt.store, req, settings.context)
+        ctx = await build_context(rt.store, req, settings.context, tuning=settings.recall)
         for part in ctx.parts:
             out.rule(
                 f"{part.name}: {part.tokens} tokens, {part.items} items" + (f", {part.trimmed} trimmed" if part.trimmed else "")

@@ -17,7 +17,7 @@
 //   [source, score, uuid, text, category, importance, confidence, valid_at,
 //    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id]]
 // (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
-// fact it keeps, recall.assemble.REDUNDANT)
+// fact it keeps, RecallTuning.redundant)
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
 // and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
 // no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild

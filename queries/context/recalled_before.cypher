@@ -1,5 +1,5 @@
 // A quiet channel's older messages matching a reply: context/recalled.cypher recalls only among the channel's
-// messages of its last days (graph.store.RECALL_SPAN); this read looks further back, through the channel's
+// messages of its last days (RecallTuning.span); this read looks further back, through the channel's
 // windows rather than its messages: the messages of its last $episodes episodes that ended before $before (a
 // native datetime), so the rows read are bounded by the windows' size, never by the channel's history.
 // As there, a message holds words of $words (one Java regex each, $pattern any of them) and scores their rarity

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-import graph.store
 import queries
+from common.settings import RecallTuning
+from graph.context_reads import search_patterns
 from graph.keys import channel_time
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
@@ -53,12 +54,9 @@ def test_no_reply_read_searches_the_full_text_of_facts() -> None:
 
 
 @pytest.mark.parametrize("window", [12, 11])
-async def test_the_recalled_span_is_cut_to_its_newest_window(
-    store: GraphStore, monkeypatch: pytest.MonkeyPatch, window: int
-) -> None:
-    """context/recalled.cypher searches the span's newest RECALL_WINDOW messages: at the boundary, every message
-    of the span, or all but the oldest."""
-    monkeypatch.setattr(graph.store, "RECALL_WINDOW", window)
+async def test_the_recalled_span_is_cut_to_its_newest_window(store: GraphStore, window: int) -> None:
+    """context/recalled.cypher searches the span's newest `RecallTuning.span_messages` messages: at the boundary,
+    every message of the span, or all but the oldest."""
     await store.upsert_guild(Guild(id=G, name="g"))
     await store.upsert_channel(Channel(id=CH, guild_id=G, name=CH))
     await store.upsert_users([ANN], G)
@@ -68,7 +66,8 @@ async def test_the_recalled_span_is_cut_to_its_newest_window(
         for n in range(12)
     ]  # fmt: skip
     assert await store.record_messages(sent) == []
-    found = await recalled(store, G, CH, "who is up for a canoe trip?", before=NOW)
+    tuning = RecallTuning(span_messages=window)
+    found = await recalled(store, G, CH, "who is up for a canoe trip?", before=NOW, tuning=tuning)
     assert sorted(m.id for m in found) == sorted(m.id for m in sent[12 - window :])
 
 
@@ -111,7 +110,8 @@ async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_
         return Message(id=f"8365{n:014d}", guild_id=G, channel_id=channel, author_id=ANN.id, content=f"canoe trip {n}",
                        created_at=at)  # fmt: skip
 
-    old = [sent(n, CH, NOW - graph.store.RECALL_SPAN - timedelta(hours=n + 1)) for n in range(60)]
+    tuning = RecallTuning()
+    old = [sent(n, CH, NOW - tuning.span - timedelta(hours=n + 1)) for n in range(60)]
     beside = [sent(100 + n, other, NOW - timedelta(hours=n + 1)) for n in range(60)]
     recent = [sent(200 + n, CH, NOW - timedelta(hours=n + 1)) for n in range(7)]
     assert await store.record_messages(old + beside + recent) == []
@@ -120,11 +120,11 @@ async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_
         "context/recalled",
         guild_id=G,
         recall=20,
-        near=graph.store.RECALL_NEAR,
-        **graph.store._search_patterns(["canoe"], prefixes=False),
-        recall_from=channel_time(CH, NOW - graph.store.RECALL_SPAN),
+        near=tuning.neighbour_matches,
+        **search_patterns(["canoe"], tuning.rarity),
+        recall_from=channel_time(CH, NOW - tuning.span),
         recall_to=channel_time(CH, NOW),
-        recall_window=graph.store.RECALL_WINDOW,
+        recall_window=tuning.span_messages,
     )
     assert "NodeIndexRangeScan(m:Message) [index=message_channel_time" in text, text
     assert "Cost-Based Optimizer" in text and "NodeByLabelScan" not in text and "MATCH NODE (m:Message) [filter" not in text

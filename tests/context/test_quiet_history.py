@@ -1,23 +1,21 @@
 """Issue 19: a quiet channel's older messages are recalled. The conversation read looks for matching messages
-only within graph.store.RECALL_SPAN before the reply; what was said in the channel's earlier windows (two months
-ago, in a channel that talks a few times a month) is found through them (recall/history.py), a bounded number
-of windows back."""
+only within `RecallTuning.span` before the reply; what was said in the channel's earlier windows (two months
+ago, in a channel that talks a few times a month) is found through them (`RecallTuning.older_episodes`), a bounded
+number of windows back."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-import recall.history
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
+from graph import context_reads
 from graph.models import Recalled
-from graph.store import RECALL_SPAN, GraphStore
+from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
 from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated, in_general, recalled
 
-ASKED = T0 + RECALL_SPAN + timedelta(days=30)  # two months after the first talk
+ASKED = T0 + RecallTuning().span + timedelta(days=30)  # two months after the first talk
 
 
 async def quiet_channel(store: GraphStore) -> Populated:
@@ -41,7 +39,7 @@ def ask(text: str) -> ContextRequest:
     return ContextRequest(G1, GENERAL, PEOPLE["judy"], text, None, ASKED, bot_user_id=BOT)
 
 
-async def test_a_quiet_channels_older_window_is_recalled(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_quiet_channels_older_window_is_recalled(store: GraphStore) -> None:
     p = await quiet_channel(store)
     question = "what colour is Bob's kayak?"
     kayak = p.messages[1].id
@@ -49,8 +47,8 @@ async def test_a_quiet_channels_older_window_is_recalled(store: GraphStore, monk
     settings = ContextSettings(channel_messages=0, channel_episodes=0)
     ctx = await build_context(store, ask(question), settings)
     assert kayak in ctx.part("recalled").ids
-    monkeypatch.setattr(recall.history, "OLDER_EPISODES", 0)  # the lever off: the span alone
-    assert kayak not in (await build_context(store, ask(question), settings)).message_ids
+    off = RecallTuning(older_episodes=0)  # the lever off: the span alone
+    assert kayak not in (await build_context(store, ask(question), settings, tuning=off)).message_ids
 
 
 async def test_older_windows_are_searched_a_bounded_number_back(store: GraphStore) -> None:
@@ -68,5 +66,7 @@ async def test_older_windows_are_searched_a_bounded_number_back(store: GraphStor
 
 async def _older(store: GraphStore, channel: str, text: str, windows: int) -> Recalled:
     """What the conversation read finds in the channel's last `windows` windows before the recalled span."""
-    talk = await store.conversation(G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows)
+    talk = await context_reads.conversation(
+        store.runner, G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows
+    )
     return talk.older

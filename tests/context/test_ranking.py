@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.text import content_words
 from graph.models import FactView, MessageView
-from recall.assemble import RELATED_FACTS, Gathered, assemble
+from recall.assemble import Gathered, assemble
 from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, stem, tied_ranks
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
@@ -99,13 +99,14 @@ def test_question_and_fact_meet_on_word_stems() -> None:
 
 
 def test_only_the_best_related_facts_are_considered() -> None:
-    facts = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(RELATED_FACTS + 5)]
+    considered = RecallTuning().related_facts
+    facts = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(considered + 5)]
     facts.append(fact("group", "Caroline went to an LGBTQ support group"))
     gathered = Gathered(author_id="a", author_name="A", related=[facts], query="Did Caroline go to a support group?")
     big = 10**6
     ctx = assemble(gathered, ContextSettings(total_tokens=big, related_tokens=big))
     part = ctx.part("related")
-    assert part.items == RELATED_FACTS and part.ids[0] == "group"  # the best first; the weakest never gathered
+    assert part.items == considered and part.ids[0] == "group"  # the best first; the weakest never gathered
 
 
 def test_a_plural_of_an_ing_word_meets_its_singular() -> None:
@@ -115,6 +116,14 @@ def test_a_plural_of_an_ing_word_meets_its_singular() -> None:
     prior = [fact(f"p{i}", f"Joanna mentioned hobby number {i}") for i in range(10)]
     prior.append(fact("w", "Joanna is heavily invested in writing projects"))
     assert rank_facts("What kind of writings does Joanna do?", prior)[0].uuid == "w"
+
+
+def test_the_plural_rule_turned_off_is_heard_though_stems_are_cached() -> None:
+    """Stems are cached (the same words come back at every reply): a tuning without the plural rule must not be
+    answered from what was cached with it, or the bench measures that lever as adding nothing."""
+    docs = ["Caroline loves her paintings", "Caroline loves painting"]
+    assert all(bm25_scores("paintings", docs))  # with the rule: "paintings" and "painting" are both "paint"
+    assert bm25_scores("paintings", docs, RecallTuning(plural_ing=False))[1] == 0.0  # "painting" is not "paintings"
 
 
 def test_facts_bm25_cannot_tell_apart_share_a_rank_in_the_fusion() -> None:

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-import graph.store
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
@@ -36,12 +33,12 @@ def ask(text: str) -> ContextRequest:
     return ContextRequest(G1, GENERAL, PEOPLE["judy"], text, None, ASKED, bot_user_id=BOT)
 
 
-async def test_a_message_with_the_rare_word_is_a_candidate(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_message_with_the_rare_word_is_a_candidate(store: GraphStore) -> None:
     p = await busy_weekends(store)
     kayak = p.messages[-1].id
     found = await recalled(store, G1, GENERAL, QUESTION, before=ASKED)
     assert found[0].id == kayak and len(found) == 20
     assert kayak in (await build_context(store, ask(QUESTION), SETTINGS)).part("recalled").ids
-    monkeypatch.setattr(graph.store, "RECALL_RARITY", False)  # the lever off: counted, the kayak has 1 word of 3
-    assert kayak not in {m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED)}
-    assert kayak not in (await build_context(store, ask(QUESTION), SETTINGS)).message_ids
+    off = RecallTuning(rarity=False)  # the lever off: counted, the kayak has 1 word of 3
+    assert kayak not in {m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED, tuning=off)}
+    assert kayak not in (await build_context(store, ask(QUESTION), SETTINGS, tuning=off)).message_ids

@@ -2,17 +2,15 @@
 that shares the question's words, often the question someone asked in the chat; the answer is the next turn,
 which shares none of them, and when no fact was drawn from it nothing else brings it. The search returns the
 messages next to its matches from the rows it read already (queries/context/recalled.cypher, no further read);
-the best `recall.gather.NEIGHBOUR_MATCHES` matches bring theirs, after every match."""
+the best `RecallTuning.neighbour_matches` matches bring theirs, after every match."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-import recall.gather
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
+from graph import context_reads
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
@@ -40,7 +38,7 @@ def ask(text: str) -> ContextRequest:
     return ContextRequest(G1, GENERAL, PEOPLE["judy"], text, None, ASKED, bot_user_id=BOT)
 
 
-async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_recalled_question_brings_its_answer(store: GraphStore) -> None:
     p = await puppy_talk(store)
     question, answer = p.messages[1].id, p.messages[2].id
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
@@ -48,8 +46,8 @@ async def test_a_recalled_question_brings_its_answer(store: GraphStore, monkeypa
     assert question in recalled and answer in recalled
     assert "Biscuit" in ctx.render()
     assert p.messages[4].id not in recalled  # one turn each side, not the whole window
-    monkeypatch.setattr(recall.gather, "NEIGHBOUR_MATCHES", 0)  # the lever off: the match alone
-    ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
+    off = RecallTuning(neighbour_matches=0)  # the lever off: the match alone
+    ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS, tuning=off)
     assert question in ctx.part("recalled").ids and answer not in ctx.message_ids
 
 
@@ -67,13 +65,19 @@ async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(s
 
 async def test_neighbours_come_from_the_search_and_stay_in_the_channel_before_the_reply(store: GraphStore) -> None:
     p = await puppy_talk(store)
-    talk = await store.conversation(G1, GENERAL, author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20)
+    talk = await context_reads.conversation(
+        store.runner, G1, GENERAL, author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20
+    )
     assert [m.id for m in talk.recalled] == [p.messages[1].id]
     assert sorted((match, m.id) for match, m in talk.around) == sorted(
         [(p.messages[1].id, p.messages[0].id), (p.messages[1].id, p.messages[2].id)]
     )
-    elsewhere = await store.conversation(G1, "another-channel", author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20)
+    elsewhere = await context_reads.conversation(
+        store.runner, G1, "another-channel", author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20
+    )
     assert elsewhere.recalled == () and elsewhere.around == ()
     before_the_answer = T0 + timedelta(seconds=90)  # nothing said after the reply is quoted in it
-    early = await store.conversation(G1, GENERAL, author_id=PEOPLE["judy"], at=before_the_answer, text="puppy", recall=20)
+    early = await context_reads.conversation(
+        store.runner, G1, GENERAL, author_id=PEOPLE["judy"], at=before_the_answer, text="puppy", recall=20
+    )
     assert [m.id for _, m in early.around] == [p.messages[0].id]

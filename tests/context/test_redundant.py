@@ -1,15 +1,13 @@
 """Issue 19: a recalled message whose fact the context keeps gives its room to the next match: the two spent the
-budget twice on one turn (`recall.assemble.REDUNDANT`). Pure (assemble), then on a hand-made graph (build_context)."""
+budget twice on one turn (`RecallTuning.redundant`). Pure (assemble), then on a hand-made graph (build_context)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-import recall.assemble
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
+from graph import context_reads
 from graph.models import EpisodeWrite, MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, assemble, headers, message_line
@@ -39,14 +37,14 @@ def room_for_one(g: Gathered) -> int:
     return estimate_tokens(headers(g)["recalled"]) + max(estimate_tokens(message_line(m, {})) for m in g.recalled)
 
 
-def test_a_recalled_message_whose_fact_is_kept_gives_way_to_the_next_match(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_recalled_message_whose_fact_is_kept_gives_way_to_the_next_match() -> None:
     g = gathered(SHELTER, VISIT)
     budget = room_for_one(g)  # the shelter message would take the room
     ctx = assemble(g, settings(recalled_tokens=budget))
     assert ctx.fact_uuids == {ADOPTED.uuid}
     assert ctx.part("recalled").ids == [VISIT.id]  # the beach visit, which no kept line says
-    monkeypatch.setattr(recall.assemble, "REDUNDANT", False)  # the lever off: the turn twice, the visit left out
-    ctx = assemble(g, settings(recalled_tokens=budget))
+    off = RecallTuning(redundant=False)  # the lever off: the turn twice, the visit left out
+    ctx = assemble(g, settings(recalled_tokens=budget), off)
     assert ctx.part("recalled").ids == [SHELTER.id] and ctx.fact_uuids == {ADOPTED.uuid}
 
 
@@ -61,7 +59,7 @@ def test_a_fact_drawn_from_a_message_of_the_conversation_stays() -> None:
     assert ctx.part("channel").ids == [SHELTER.id] and ctx.fact_uuids == {ADOPTED.uuid}
 
 
-async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: GraphStore) -> None:
     """Bob's shelter message and the fact drawn from it both match; the beach visit, said later, only fits when the
     shelter message gives way to its fact (the facts read gives the messages each fact came from)."""
     p = await in_general(store, "bob", "judy")
@@ -70,8 +68,8 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     key = await p.episode(GENERAL, [shelter, beach])
     adopted = p.fact("adopted", "Bob adopted a puppy called Biscuit from the shelter", [U("bob")], shelter)
     await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(adopted,)))
-    about_bob = await store.reply_facts(G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[], entity_keys=[], text="",
-                                        skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
+    about_bob = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[],
+                                                entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
     assert [f.sources for f in about_bob["author"]] == [(shelter.id,)]
     req = ContextRequest(
         G1, GENERAL, PEOPLE["judy"], "What did Bob's puppy from the shelter do?", None, T0 + timedelta(days=1), bot_user_id=BOT
@@ -84,6 +82,6 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     tight = settings.model_copy(update={"recalled_tokens": room})
     ctx = await build_context(store, req, tight)
     assert ctx.fact_uuids == {adopted.uuid} and ctx.part("recalled").ids == [beach.id]  # the shelter turn, once
-    monkeypatch.setattr(recall.assemble, "REDUNDANT", False)  # the lever off: the shelter turn twice
-    ctx = await build_context(store, req, tight)
+    off = RecallTuning(redundant=False)  # the lever off: the shelter turn twice
+    ctx = await build_context(store, req, tight, tuning=off)
     assert ctx.fact_uuids == {adopted.uuid} and ctx.part("recalled").ids == [shelter.id]

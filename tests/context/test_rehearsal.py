@@ -65,7 +65,7 @@ async def test_off_or_with_nothing_said_it_does_nothing(store: GraphStore) -> No
 async def test_a_failing_rehearsal_only_logs(
     store: GraphStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def broken(*_: Any) -> Any:
+    async def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError(f"the words of {PEOPLE['alice']} never reach the log")
 
     monkeypatch.setattr(bot_runner, "rehearse_at_start", broken)

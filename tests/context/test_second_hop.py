@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
+from graph import context_reads
 from graph.models import Channel, EpisodeWrite, Guild, RelationWrite, User
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
@@ -49,7 +50,8 @@ def ask(text: str) -> ContextRequest:
 async def test_a_named_members_relations_bring_the_second_hop(store: GraphStore) -> None:
     p = await small_graph(store)
     question = "What does Bob's sister do these days?"
-    first = await store.reply_facts(
+    first = await context_reads.reply_facts(
+        store.runner,
         G1,
         author_id=PEOPLE["judy"],
         mentioned_ids=[],
@@ -127,21 +129,16 @@ async def test_facts_found_by_their_words_come_from_the_recalled_messages(store:
     """Issue 20: facts' text is no longer searched in full (it scored every posting of each word). A question naming
     nobody still finds the fact through the channel's message it was drawn from, which holds its words; the
     fact's words alone, in no recalled message, find nothing (bounded: the recalled search is)."""
-    import recall.expand
-
     p = await small_graph(store)
     ctx = await build_context(store, ask("who bakes sourdough?"), ContextSettings(channel_messages=0))
     assert p.facts["dana_bakes"] in ctx.part("related").ids  # from "she bakes sourdough every morning"
-    assert p.messages[0].id not in ctx.part("recalled").ids  # the message gives way to its fact (REDUNDANT)
+    assert p.messages[0].id not in ctx.part("recalled").ids  # the message gives way to its fact (RecallTuning.redundant)
     gathered = await gather(store, ask("who bakes sourdough?"), ContextSettings())
     assert p.facts["dana_bakes"] not in {f.uuid for source in gathered.related for f in source}  # the first round misses it
     assert gathered.searched == [[]]  # only the vector order (none without embeddings) is fused with BM25
-    kept = recall.expand.MATCHED_FACTS
-    recall.expand.MATCHED_FACTS = 0
-    try:
-        off = await build_context(store, ask("who bakes sourdough?"), ContextSettings(channel_messages=0))
-    finally:
-        recall.expand.MATCHED_FACTS = kept
+    off = await build_context(
+        store, ask("who bakes sourdough?"), ContextSettings(channel_messages=0), tuning=RecallTuning(matched_facts=0)
+    )
     assert p.facts["dana_bakes"] not in off.fact_uuids  # the case the lever fixes
 
 
@@ -149,8 +146,6 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
     """Issue 20 took the full-text search of facts away; a member's facts are read in one pool of the 150 most
     important and newest. The one fact that answers, older than 200 others, now leads the pool because it holds a
     word of the question other than the member's name (every fact about her names her)."""
-    import recall.gather
-
     p = await in_general(store, "alice", "judy")
     said = await p.say(GENERAL, "alice", "I volunteer at the zoo on weekends", T0)
     writes = [p.fact("zoo", "Alice volunteers at the zoo", [U("alice")], said, importance=3)]
@@ -159,12 +154,13 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
         writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
     await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
     question = "Where does Alice volunteers?"
-    pooled = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice", "volunteers"],
-                                     entity_keys=[], text=question, skip_ids=[PEOPLE["judy"]], now=AFTER,
-                                     pool=recall.gather.RANKED_POOL)  # fmt: skip
+    pooled = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+                                             names=["alice", "volunteers"], entity_keys=[], text=question,
+                                             skip_ids=[PEOPLE["judy"]], now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
     assert p.facts["zoo"] in {f.uuid for f in pooled["people"]}
-    named_only = await store.reply_facts(G1, author_id=PEOPLE["judy"], mentioned_ids=[], names=["alice"], entity_keys=[],
-                                         text="Alice?", skip_ids=[PEOPLE["judy"]], now=AFTER, pool=recall.gather.RANKED_POOL)  # fmt: skip
+    named_only = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+                                                 names=["alice"], entity_keys=[], text="Alice?", skip_ids=[PEOPLE["judy"]],
+                                                 now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
     assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
     ctx = await build_context(store, ask(question), ContextSettings(total_tokens=300, channel_messages=0))
     assert ctx.part("related").ids[0] == p.facts["zoo"]

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
-from recall import ranking
 from recall.assemble import ContextRequest
 from recall.gather import build_context
 from recall.when import named_period, timely
@@ -65,11 +64,7 @@ async def test_what_was_said_on_the_day_named_ranks_first(store: GraphStore) -> 
     settings = ContextSettings(total_tokens=120, channel_messages=0)
     ctx = await build_context(store, question, settings)
     assert ctx.part("related").ids[0] == p.facts["ramen"]  # 5 May: the least important dinner, ranked first
-    ranking.TIME_AWARE = False
-    try:
-        before = await build_context(store, question, settings)
-    finally:
-        ranking.TIME_AWARE = True
+    before = await build_context(store, question, settings, tuning=RecallTuning(time_aware=False))
     assert p.facts["ramen"] not in before.part("related").ids[:1]  # the case it fixes
 
 

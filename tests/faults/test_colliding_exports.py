@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from common.settings import ExtractionSettings, WindowSettings
+from graph import context_reads
 from graph.consent import Consent
 from graph.store import GraphStore
 from ingest.history_import import import_export
@@ -126,8 +127,8 @@ async def test_a_nickname_stays_in_its_guild(store: GraphStore, tmp_path: Path) 
                      source_message_ids=("900000000000030001",))  # fmt: skip
     await store.write_episode(EpisodeWrite(key=episode["key"], guild_id="800000000000000005", facts=(fact,)))
 
-    found = await store.reply_facts("800000000000000005", author_id=member, mentioned_ids=[], names=[], entity_keys=[],
-                                    text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
+    found = await context_reads.reply_facts(store.runner, "800000000000000005", author_id=member, mentioned_ids=[], names=[],
+                                            entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
     [tea] = found["author"]
     assert list(tea.about) == ["Sammy"] and [r[1] for r in tea.reporters] == ["Sammy"]
     [(message, author)] = await store.episode_messages(episode["key"])

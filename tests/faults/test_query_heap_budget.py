@@ -14,20 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.models import Message
-from graph.store import RECALL_SPAN, GraphStore
+from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context
-from recall.history import OLDER_EPISODES
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, in_general
 from tests.support.fresh_store import fresh_arcadedb_store
 from tests.support.ports import free_port
 
 BUDGET_MB = 32  # about twenty replies' worth of what the CALL kept
 REPLIES = 120
-ASKED = T0 + RECALL_SPAN + timedelta(days=30)  # every window is older than the recalled span
+TUNING = RecallTuning()
+ASKED = T0 + TUNING.span + timedelta(days=30)  # every window is older than the recalled span
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ async def budget_store(small_budget_engine: ArcadeDBEngine) -> AsyncIterator[Gra
 @pytest.mark.slow
 async def test_replies_in_a_quiet_channel_do_not_use_up_the_engines_query_heap(budget_store: GraphStore) -> None:
     p = await in_general(budget_store, "alice", "judy")
-    for window in range(OLDER_EPISODES):  # full windows, all searched by every reply
+    for window in range(TUNING.older_episodes):  # full windows, all searched by every reply
         at = T0 + timedelta(hours=window)
         said = [
             Message(id=p.mid(), guild_id=G1, channel_id=GENERAL, author_id=PEOPLE["alice"], created_at=at + timedelta(seconds=i),

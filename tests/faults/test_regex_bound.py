@@ -6,10 +6,10 @@ with a bound far above what a read needs (graph/engines/arcadedb_child.py)."""
 
 from __future__ import annotations
 
-import re
 import time
 
-from graph.store import _WHOLE_WORD, GraphStore
+from graph.context_reads import search_patterns
+from graph.store import GraphStore
 from tests.support.scripted import cypher
 
 ROWS = 4_000_000
@@ -17,7 +17,7 @@ ROWS = 4_000_000
 
 async def test_a_statement_whose_regexes_run_past_a_second_still_answers(store: GraphStore) -> None:
     words = ["garden", "club", "thursday", "meets", "pottery", "anyone", "tonight", "match"]
-    pattern = _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")")
+    pattern = search_patterns(words, rarity=True)["pattern"]  # as the reply's recalled search writes it
     started = time.perf_counter()
     [row] = await cypher(
         store,

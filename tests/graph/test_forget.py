@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from graph import context_reads
 from graph.forget import forget_user, residue_audit
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
@@ -49,7 +50,8 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert await _all_fact_texts(store, G2) == before_g2
     alice = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
     assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
-    after = await store.reply_facts(
+    after = await context_reads.reply_facts(
+        store.runner,
         G1,
         author_id=PEOPLE["charlie"],
         mentioned_ids=[],
@@ -61,7 +63,9 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     )
     assert after["author"] == [] and after["linked"] == []
     summaries = (
-        await store.conversation(G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10), episodes=10, messages=50)
+        await context_reads.conversation(
+            store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10), episodes=10, messages=50
+        )
     ).summaries
     assert not any("Charlie" in s for _, s in summaries)
     assert "[forgotten]" in " ".join(s for _, s in summaries)

@@ -1,14 +1,12 @@
 """The recalled-message search of a reply's conversation read (queries/context/recalled.cypher) looks only at
-the channel's recent messages: its last RECALL_WINDOW messages within RECALL_SPAN before the reply, so its cost
+the channel's recent messages: its last `RecallTuning.span_messages` messages within `RecallTuning.span` before the reply, so its cost
 follows the channel's recent traffic, never its history; matching is by whole word, in any case."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
-import graph.store
+from common.settings import RecallTuning
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
 from tests.support.busy_server import recalled
@@ -30,11 +28,10 @@ async def setup(store: GraphStore, messages: list[Message]) -> None:
     assert await store.record_messages(messages) == []
 
 
-async def test_only_the_channels_last_messages_are_searched(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(graph.store, "RECALL_WINDOW", 10)
+async def test_only_the_channels_last_messages_are_searched(store: GraphStore) -> None:
     old = [msg(n, f"kayak trip number {n}", NOW - timedelta(hours=30 - n)) for n in range(20)]
     await setup(store, old)
-    found = await recalled(store, G, CH, "anyone up for a kayak trip?", before=NOW)
+    found = await recalled(store, G, CH, "anyone up for a kayak trip?", before=NOW, tuning=RecallTuning(span_messages=10))
     assert sorted(m.id for m in found) == sorted(m.id for m in old[10:])  # the last ten; older ones are not read
 
 
@@ -42,7 +39,7 @@ async def test_a_message_older_than_the_span_is_not_recalled(store: GraphStore) 
     await setup(
         store,
         [
-            msg(1, "the kayak club meets on fridays", NOW - graph.store.RECALL_SPAN - timedelta(hours=1)),
+            msg(1, "the kayak club meets on fridays", NOW - RecallTuning().span - timedelta(hours=1)),
             msg(2, "Kayak rental is cheap now", NOW - timedelta(days=2)),
             msg(3, "kayaking is not the word asked for", NOW - timedelta(days=1)),
             msg(4, "kayak in the other channel", NOW - timedelta(days=1), channel=OTHER),

@@ -6,6 +6,8 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from common.settings import RecallTuning
+from graph import context_reads
 from graph.channels import set_visibility
 from graph.models import (
     Channel,
@@ -318,8 +320,16 @@ async def populate(store: GraphStore) -> Populated:
 
 
 async def recalled(
-    store: GraphStore, guild_id: str, channel_id: str, text: str, before: datetime, limit: int = 20
+    store: GraphStore,
+    guild_id: str,
+    channel_id: str,
+    text: str,
+    before: datetime,
+    limit: int = 20,
+    tuning: RecallTuning = RecallTuning(),
 ) -> list[MessageView]:
     """The channel's messages before `before` matching `text`, as a reply's conversation read finds them."""
-    talk = await store.conversation(guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit)
+    talk = await context_reads.conversation(
+        store.runner, guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit, tuning=tuning
+    )
     return list(talk.recalled)
