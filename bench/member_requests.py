@@ -1,7 +1,11 @@
 """A member's requests at scale, on the embedded engine: `/memory export` (gathering and paging) and a
-moderator's forget in one guild (graph/guild_forget.py, with its guild residue audit).
+moderator's forget in one guild (graph/guild_forget.py, with its guild residue audit); with `--irc`, on real chat
+instead: the shared IRC samples imported as two guilds with shared members (tests/support/irc_guilds.py), forget-me of
+its busiest member (the one transaction, its statements, the thorough audit) and retention of its messages older
+than 30 days (every sample is), each with its audit.
 
 python -m bench.member_requests --scale 1    # 100 users, 1,000 entities, 10,000 facts (bench.scale's guild)
+python -m bench.member_requests --irc        # the IRC replay, two guilds
 """
 
 from __future__ import annotations
@@ -10,12 +14,14 @@ import argparse
 import asyncio
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, reference_ms
 from bench.scale import GUILD, generate, load
 from bot.memory._export import PAGE_BYTES, pages
 from graph.export import export_member
 from graph.guild_forget import forget_in_guild, guild_residue
+from graph.name_scope import NameScope
 
 
 async def run(scale: float) -> list[tuple[str, str]]:
@@ -48,7 +54,7 @@ async def run(scale: float) -> list[tuple[str, str]]:
         started = time.perf_counter()
         report = await forget_in_guild(store, other, GUILD)
         took = time.perf_counter() - started
-        left = await guild_residue(store.runner, other, GUILD, [])
+        left = await guild_residue(store.runner, report.scope or NameScope(other), GUILD)
         rows.append(
             (
                 "moderator forget in the guild",
@@ -60,15 +66,87 @@ async def run(scale: float) -> list[tuple[str, str]]:
     return rows
 
 
+async def run_irc() -> list[tuple[str, str]]:
+    import tempfile
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    import graph.message_deletes
+    import graph.retention
+    from graph.forget_requests import Request, run_request, with_scope
+    from tests.support.irc_guilds import import_all, write_exports
+
+    rows: list[tuple[str, str]] = []
+    with TempArcadeDB() as db, tempfile.TemporaryDirectory() as folder:
+        store = await db.store("irc")
+        started = time.perf_counter()
+        imported = await import_all(store, write_exports(Path(folder)))
+        rows.append(
+            (
+                "imported",
+                f"{imported.messages:,} messages, {imported.windows:,} windows, two guilds, in {time.perf_counter() - started:.1f} s",
+            )
+        )
+        (busiest, nick), wrote = imported.authors.most_common(1)[0]
+        started = time.perf_counter()
+        request = await with_scope(store, Request(busiest, None))
+        await store.opt_out(busiest)
+        report = await run_request(store, request, purge=True)
+        rows.append(
+            (
+                f"forget-me of the busiest member ({wrote} messages)",
+                f"{time.perf_counter() - started:.2f} s in all: one transaction of {report.statements} statements in "
+                f"{report.seconds:.2f} s, deleted {report.deleted}, redacted {report.redacted}; thorough audit "
+                f"{report.audit_seconds:.2f} s: {'clean' if report.clean else f'NOT clean ({len(report.residue)})'}; "
+                f"engine files purged in {report.files_seconds:.1f} s",
+            )
+        )
+        statements = 0
+        real = (graph.retention.run, graph.message_deletes.run)
+
+        async def counted(tx: Any, name: str, /, **params: Any) -> Any:
+            nonlocal statements
+            statements += 1
+            return await real[0](tx, name, **params)
+
+        graph.retention.run = graph.message_deletes.run = counted  # type: ignore[assignment]
+        try:
+            started = time.perf_counter()
+            now = datetime.now(UTC)
+            kept = await store.apply_retention(30, 0, now)
+            took = time.perf_counter() - started
+        finally:
+            graph.retention.run, graph.message_deletes.run = real  # type: ignore[assignment]
+        left = await store.runner.read_tx(lambda tx: _retention_left(tx))
+        rows.append(
+            (
+                "retention at 30 days",
+                f"{took:.2f} s: {kept.messages:,} messages ({kept.replies:,} replies unlinked, {kept.episodes:,} "
+                f"conversations emptied) in {kept.batches} transactions of {statements} statements; audit: "
+                f"{'clean' if not left else f'NOT clean: {left}'}",
+            )
+        )
+        await db.close_drivers()
+    return rows
+
+
+async def _retention_left(tx: Any) -> dict[str, int]:
+    """What retention at 30 days must not leave: a message (every one is years old), a reply pointing at one gone."""
+    found = await (await tx.run("MATCH (m:Message) RETURN count(m) AS messages")).single()
+    dangling = await (await tx.run("MATCH (m:Message) WHERE m.reply_to_id IS NOT NULL RETURN count(m) AS n")).single()
+    return {k: v for k, v in (("messages", found["messages"]), ("replies pointing", dangling["n"])) if v}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.member_requests", description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="1 = 100 users, 1,000 entities, 10,000 facts")
+    parser.add_argument("--irc", action="store_true", help="real chat instead: the IRC samples as two guilds")
     args = parser.parse_args(argv)
     quiet_logs()
     counters = cpu_counters()
     out = console()
     out.print(f"reference work before the run: {reference_ms():.0f} ms")
-    for what, figure in asyncio.run(run(args.scale)):
+    for what, figure in asyncio.run(run_irc() if args.irc else run(args.scale)):
         out.print(f"{what}: {figure}")
     out.print(machine_note(counters))
     return 0

@@ -44,6 +44,7 @@ from bench.common import (
 from bench.cpu import CpuClock, CpuPerOp
 from bench.queries import bench_read, bench_write
 from bench.scale_growth import Size, compare_aot, growth_rows, measure_recording, measure_size, write_svg
+from bench.topics import measure_topic_reads
 from common.settings import ContextSettings, RecallTuning, WindowSettings
 from common.text import name_key
 from graph import context_reads
@@ -676,6 +677,7 @@ async def run_engine(
     gc.freeze()
     await measure_context(store, g, figures, authors, rng, steady_after)
     await measure_reads(store, g, figures, min(authors, 50), rng)
+    await measure_topic_reads(store, GUILD, g, figures, min(authors, 50), rng)  # bench/topics.py
     await measure_writes(store, g, figures, writes, rng)
     figures.recording = await measure_recording(store, GUILD, [c["id"] for c in g.channels], g.users[1:])
     await measure_forget(store, g, figures, purge)

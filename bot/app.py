@@ -23,6 +23,18 @@ def intents() -> discord.Intents:
     return discord.Intents(guilds=True, guild_messages=True, dm_messages=True, message_content=True)
 
 
+def permissions() -> discord.Permissions:
+    """What the bot needs in a server's channels, and no more: to see them (their messages reach it), to answer
+    there and in their threads, and to answer as a reply, which Discord allows only with Read Message History.
+    Slash commands need no permission of the bot's (the `applications.commands` scope), and exports go by DM."""
+    return discord.Permissions(view_channel=True, send_messages=True, send_messages_in_threads=True, read_message_history=True)
+
+
+def invite_url(application_id: int) -> str:
+    """The link that adds the bot to a server with those permissions and its slash commands."""
+    return discord.utils.oauth_url(application_id, permissions=permissions(), scopes=("bot", "applications.commands"))
+
+
 class GrapevineBot(commands.Bot):
     def __init__(self, services: Services, *, extensions: Sequence[str] = EXTENSIONS, sync_commands: bool = True) -> None:
         shard = Shard.of(services.settings.discord) if services is not None else Shard()

@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 
 class ConfigError(ValueError):
@@ -177,6 +177,7 @@ class RecallTuning(BaseModel):
     span_messages: int = Field(2000, ge=1)  # among its last 2,000 messages at most: the search never grows with history
     older_episodes: int = Field(66, ge=0)  # a quiet channel's windows before the span searched too (`for_windows`)
     rarity: bool = True  # candidates preselected by the rarity of the words they hold (idf), not their count
+    passage: bool = True  # a candidate also scores the words of the messages next to it (a question and its answer)
     neighbour_matches: int = Field(10, ge=0)  # the best matches that bring the messages just before and after them
     # the second round (recall.expand)
     evidence_facts: int = Field(5, ge=0)  # the best related facts whose turns are read
@@ -205,9 +206,18 @@ class DiscordSettings(_Section):
     PREFIX = "DISCORD_"
 
     token: SecretStr | None = None
+    # Discord's REST API: the bot's client and `grapevine doctor` call it here (a REST proxy shared by shards may stand in).
+    api_url: str = "https://discord.com/api/v10"
     # One gateway shard per process when one is not enough (bot/shards.py): this process's shard of shard_count.
     shard_count: int = Field(default=1, ge=1)
     shard_id: int = Field(default=0, ge=0)
+
+    @field_validator("api_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")) or len(value.split()) != 1:
+            raise ValueError(f"DISCORD_API_URL must be an http(s) URL, like https://discord.com/api/v10, not {value!r}")
+        return value.rstrip("/")
 
     @model_validator(mode="after")
     def _shard_in_range(self) -> DiscordSettings:
@@ -222,6 +232,8 @@ class LogSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     content: bool = False
     file: Path | None = None
+    # A long command whose output is not a terminal (a file, a pipe, a service's log) prints a progress line this often.
+    progress_seconds: float = Field(default=5.0, gt=0)
 
 
 class Settings(BaseModel):

@@ -40,7 +40,7 @@ def check_bot_config(settings: Settings) -> list[str]:
     """What is missing to run the bot, as messages naming the variables."""
     missing = []
     if settings.discord.token is None or not settings.discord.token.get_secret_value():
-        missing.append("DISCORD_TOKEN is not set (the bot token from the Discord developer portal)")
+        missing.append("DISCORD_TOKEN is not set (the bot token from the Discord Developer Portal: docs/discord-setup.md)")
     if not settings.llm.configured:
         missing.append("LLM_BASE_URL is not set (an OpenAI-compatible endpoint for replies and extraction)")
     return missing
@@ -52,6 +52,7 @@ async def run_bot(settings: Settings) -> None:
         raise ValueError("; ".join(missing))
     assert settings.discord.token is not None  # check_bot_config said so
     token = settings.discord.token.get_secret_value()
+    discord.http.Route.BASE = settings.discord.api_url  # every REST call of the client goes there
     meter = UsageMeter()
     llm = build_llm(settings.llm, meter)
     embed = await asyncio.to_thread(load_embedder, settings.embeddings)

@@ -142,7 +142,7 @@ async def conversation(
     `tuning.neighbour_matches` with the messages next to them; and as many of the messages of the channel's
     last `older_episodes` windows that ended before `tuning.span` (`older`: a quiet channel's older talk)."""
     words = keywords(text) if recall > 0 else []  # no words, no search
-    patterns = search_patterns(words, tuning.rarity)
+    patterns = search_patterns(words, tuning.rarity, tuning.passage)
     near = tuning.neighbour_matches
     talk = runner.read_plain(
         "context/conversation",
@@ -222,13 +222,15 @@ async def nearest_facts(
     return [rows.fact(r) for r in found]
 
 
-def search_patterns(words: Sequence[str], rarity: bool) -> dict[str, Any]:
-    """The recalled searches' parameters: their Java regexes, `words`, one each, and `pattern`, any of them; and
-    whether candidates are preselected by the rarity of the words they hold."""
+def search_patterns(words: Sequence[str], rarity: bool, passage: bool = True) -> dict[str, Any]:
+    """The recalled searches' parameters: their Java regexes, `words`, one each, and `pattern`, any of them;
+    whether candidates are preselected by the rarity of the words they hold, and whether a candidate scores the
+    words of the messages next to it too."""
     return {
         "words": [_WHOLE_WORD.format("(?:" + re.escape(w) + ")") for w in words],
         "pattern": _WHOLE_WORD.format("(?:" + "|".join(re.escape(w) for w in words) + ")"),
         "rarity": rarity,
+        "passage": passage,
     }
 
 

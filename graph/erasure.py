@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph import reextract
+from graph.message_deletes import delete_messages
 from graph.models import iso
 from graph.session import Tx, run
 from graph.store import GraphStore
@@ -53,10 +54,8 @@ async def erase_messages(store: GraphStore, ids: list[str]) -> Erased:
 
     async def work(tx: Tx) -> Erased:
         erased = await _erase_content(tx, ids)
-        deleted = await run(tx, "erasure/delete_messages", ids=ids)
-        return Erased(
-            int(deleted[0]["messages"]) if deleted else 0, erased.facts, erased.reports, erased.entities, erased.summaries
-        )
+        deleted = await delete_messages(tx, ids)
+        return Erased(deleted.messages, erased.facts, erased.reports, erased.entities, erased.summaries)
 
     return await store.runner.write(work)
 

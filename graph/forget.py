@@ -2,7 +2,7 @@
 
 The deletion is one write transaction in which every statement starts from an index: the member's node
 (its unique id), their edges, unique keys of what those edges lead to, and the full-text indexes for text
-that names them. Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
+that names them: their id anywhere, their names only where they identify them (graph/name_scope.py). Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
 waits for. The thorough audit (every property of every node and relationship) is a read after the commit, so it
 never holds the write transaction; the bot runs it off the member's path (`finish_audit`)."""
 
@@ -16,21 +16,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 import queries
-from common.text import name_key, names_word, redact
+from common.text import name_key, redact
+from graph.message_deletes import delete_messages
 from graph.models import dm_scope, iso
+from graph.name_scope import NameScope, name_scope
 from graph.purge import mark_due
 from graph.session import Runner, Tx, run, run_text
 
 _ENTITY_NAMES = ("name", "alias_text", "name_key")  # redacted together: the name, each alias, the key
 _WORD = re.compile(r"\w+")
 NAMED_LIMIT = 100_000  # full-text hits read per forget: far more texts than any member's name is in
-
-
-def _names_in(value: str, key: str, names: list[str]) -> bool:
-    """Whether a property value names someone: as a word, or in a name key also as "<name>s" (possessive)."""
-    if key == "name_key":
-        return names_word(value, [k for n in names for k in (name_key(n), name_key(n) + "s") if k])
-    return names_word(value, names)
 
 
 @dataclass(frozen=True)
@@ -54,7 +49,7 @@ class ForgetReport:
     seconds: float = 0.0  # the one write transaction (deletion, redaction, the index-driven audit)
     audit_seconds: float = 0.0  # the thorough audit afterwards (every property of every node), when run
     statements: int = 0  # statements run inside the transaction
-    names: list[str] = field(default_factory=list)  # the names looked for (the account's, and those given)
+    scope: NameScope | None = None  # where their names were looked for, and which
     indexed_residue: list[Residue] = field(default_factory=list)  # what the audit inside the transaction found
     indexed_audit_seconds: float = 0.0  # that audit's share of `seconds`
     thorough: bool = False  # whether `residue` is the thorough audit's (else the index-driven one's)
@@ -63,20 +58,17 @@ class ForgetReport:
     def clean(self) -> bool:
         return not self.residue and not self.files_failed
 
-
-def _names(row: dict[str, Any] | None) -> list[str]:
-    if not row:
-        return []
-    given = (row.get("name"), row.get("display_name"), *(row.get("nicknames") or ()))
-    return sorted({n for n in given if n and len(n) >= 2})
+    @property
+    def names(self) -> list[str]:
+        return self.scope.every_name() if self.scope else []
 
 
-def named_query(user_id: str, names: Sequence[str]) -> str:
+def named_query(scope: NameScope) -> str:
     """A full-text query for any word of the member's names, or their id (word characters only, so no
     syntax but the prefix star: the analyzers keep "charlie's" or "charlie.b" as one term)."""
-    words = {w for n in names for w in _WORD.findall(n.casefold()) if len(w) >= 2}
+    words = {w for n in scope.every_name() for w in _WORD.findall(n.casefold()) if len(w) >= 2}
     terms = {f"{w}*" if len(w) >= 3 else w for w in words} | {f"{w}'s" for w in words if len(w) < 3}
-    return " OR ".join(sorted(terms | {user_id}))
+    return " OR ".join(sorted(terms | {scope.user_id}))
 
 
 class _Forget:
@@ -85,10 +77,14 @@ class _Forget:
     def __init__(self, tx: Tx, user_id: str, guild_id: str | None) -> None:
         self.tx, self.user_id, self.guild_id = tx, user_id, guild_id
         self.statements = 0
+        self.scope = NameScope(user_id)
 
     async def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         self.statements += 1
         return await run(self.tx, name, **params)
+
+    async def run_in(self, tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return await self.run(name, **params)
 
     async def run_each(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
@@ -106,127 +102,155 @@ class _Forget:
         found = (await self.run("store/forget_facts", uuids=uuids))[0] if uuids else {}
         return {"facts": int(found.get("facts", 0)), "touched": found.get("touched", []), "episodes": found.get("episodes", [])}
 
-    async def named(self, names: list[str]) -> list[dict[str, Any]]:
-        rows = await self.run("store/forget_named", query=named_query(self.user_id, names), limit=NAMED_LIMIT)
-        needles = [self.user_id, *names]
-        return [r for r in rows if any(names_word(t, needles) or self.user_id in t for t in (r["text"] or "", *r["aliases"]))]
+    async def named(self) -> list[dict[str, Any]]:
+        """Texts carrying their id anywhere, or one of their names in a guild where it identifies them."""
+        rows = await self.run("store/forget_named", query=named_query(self.scope), limit=NAMED_LIMIT)
+        return [r for r in rows if any(self.scope.names_it(t, r["guild_id"]) for t in (r["text"] or "", *r["aliases"]))]
 
-    async def episode_texts(self, uuids: list[str], names: list[str]) -> list[tuple[str, str, str]]:
-        """(uuid, property, text) of the given episodes' summaries and errors that name the member."""
+    async def episode_texts(self, uuids: list[str]) -> list[tuple[str, str, str, str]]:
+        """(uuid, guild id, property, text) of the given episodes' summaries and errors that name the member."""
         if not uuids:
             return []
         rows = self.in_scope(await self.run("store/forget_episode_texts", uuids=uuids))
         return [
-            (r["key"], prop, r[prop])
+            (r["key"], r["guild_id"], prop, r[prop])
             for r in rows
             for prop in ("summary", "error")
-            if r[prop] and (self.user_id in r[prop] or names_word(r[prop], names))
+            if r[prop] and self.scope.names_it(r[prop], r["guild_id"])
         ]
 
 
 async def forget_user(
-    runner: Runner, user_id: str, guild_id: str | None = None, known_names: Sequence[str] = (), *, thorough_audit: bool = True
+    runner: Runner,
+    user_id: str,
+    guild_id: str | None = None,
+    known_names: Sequence[str] = (),
+    *,
+    scope: NameScope | None = None,
+    thorough_audit: bool = True,
 ) -> ForgetReport:
     """Delete the user's subgraph (in one guild, or everywhere, their DM space included) in one
-    transaction, redact their names elsewhere, audit through the indexes; then, unless told not to, the
-    thorough audit of every stored property."""
+    transaction, redact their id and names where those stand for them (`scope`, read before the request was
+    kept; else read here), audit through the indexes; then, unless told not to, the thorough audit of every
+    stored property. A forget run again after one that committed (the account gone) redacts and audits again."""
 
-    async def work(tx: Tx) -> tuple[ForgetReport, list[str]]:
+    async def work(tx: Tx) -> ForgetReport:
         f = _Forget(tx, user_id, guild_id)
         report = ForgetReport(user_id, guild_id)
+        f.scope = scope if scope is not None else await name_scope(tx, user_id, guild_id, known_names, run=f.run_in)
+        if guild_id is not None:
+            f.scope = f.scope.only(guild_id)
+        report.scope = f.scope
         dm = dm_scope(user_id)
         dm_space = (
             await f.run_each("store/forget_dm_space", guild_id=dm)
             if guild_id is None and await f.run("store/forget_dm_stored", guild_id=dm)
             else []
         )
-        account = await f.run("store/forget_user", user_id=user_id)
-        names = sorted(set(_names(account[0] if account else None)) | {n for n in known_names if len(n) >= 2})
         plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
         # The account goes first (the plan already holds what goes): its edges then leave its edge list in one
         # pass rather than fact by fact; no gain could be measured under this machine's load.
         users = await f.run("store/forget_account", user_id=user_id, guild_id=guild_id)
         report.deleted["User"] = int(users[0]["users"]) if users else 0
-        # Facts about them, and their messages, first: the full-text lookup after them reads only the few
-        # texts left that name them (before, it read back every fact about them too).
-        uuids = sorted({*plan.get("about", []), *plan.get("reported", [])})
+        # Facts about or mentioning them, those only they reported, those about what only they own; and their
+        # messages, first: the full-text lookup after them reads only the few texts left that name them.
+        uuids = sorted({*plan.get("about", []), *plan.get("reported", []), *plan.get("owned_facts", [])})
         facts = await f.facts(uuids)
         ids = sorted(set(plan.get("messages", [])))
-        messages = (await f.run("store/forget_messages", ids=ids))[0] if ids else {}
-        report.deleted["Message"] = int(messages.get("messages", 0))
+        report.deleted["Message"] = (await delete_messages(tx, ids)).messages
+        f.statements += 2 if ids else 0
         held = sorted(set(plan.get("message_episodes", [])))
-        episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids))[0] if held else {}
+        episodes = (await f.run("store/forget_episodes", uuids=held, ids=ids, drop_summaries=True))[0] if held else {}
         report.deleted["Episode"] = int(episodes.get("episodes", 0))
-        named = await f.named(names)
+        named = await f.named()
         named_facts = sorted({r["key"] for r in named if r["label"] == "Fact" and guild_id in (None, r["guild_id"])})
         more = await f.facts(named_facts)
         facts = {k: facts[k] + more[k] for k in facts}
         report.deleted["Fact"] = int(facts["facts"])
-        touched = sorted({*facts["touched"], *plan.get("related", [])})
+        told = sorted(set(facts["episodes"]) - set(held))  # conversations the deleted facts came from: about them too
+        if told:
+            await f.run("store/forget_episodes", uuids=told, ids=ids, drop_summaries=True)
+        owned = sorted(set(plan.get("owned", [])))
+        gone = (await f.run("store/forget_owned_entities", uuids=owned))[0] if owned else {}
+        touched = sorted({*facts["touched"], *plan.get("related", [])} - set(owned))
         entities = (await f.run("store/forget_orphan_entities", uuids=touched))[0] if touched else {}
-        report.deleted["Entity"] = int(entities.get("entities", 0))
+        report.deleted["Entity"] = int(entities.get("entities", 0)) + int(gone.get("entities", 0))
         for row in dm_space:
             report.deleted[row["label"]] = report.deleted.get(row["label"], 0) + int(row["deleted"])
         if guild_id is not None and not report.deleted["User"]:  # they stay elsewhere: their membership here goes
             await f.run("store/leave_guild", user_id=user_id, guild_id=guild_id)
-        if report.deleted["User"] or guild_id is not None:  # in one guild: redacted and audited in that guild
-            near = sorted({*held, *plan.get("took_part", []), *facts["episodes"]})
-            left = [r for r in f.in_scope(named) if not (r["label"] == "Fact" and r["key"] in named_facts)]
-            report.redacted = await _redact(f, names, near, left)
-            started = time.perf_counter()
-            report.residue = report.indexed_residue = await _indexed_audit(f, names, near)
-            report.indexed_audit_seconds = time.perf_counter() - started
+        near = sorted({*held, *plan.get("took_part", []), *facts["episodes"]})
+        left = [r for r in f.in_scope(named) if not (r["label"] == "Fact" and r["key"] in named_facts)]
+        report.redacted = await _redact(f, near, left)
+        started = time.perf_counter()
+        report.residue = report.indexed_residue = await _indexed_audit(f, near)
+        report.indexed_audit_seconds = time.perf_counter() - started
         if any(report.deleted.values()) or report.redacted:
             await f.run("store/purge_due_mark", now=iso(datetime.now(UTC)))  # graph/purge.py
         report.statements = f.statements
-        return report, names
+        return report
 
     started = time.perf_counter()
-    report, names = await runner.write(work)
+    report = await runner.write(work)
     report.seconds = time.perf_counter() - started
-    report.names = names
-    if report.deleted["User"] and thorough_audit:
+    if guild_id is None and thorough_audit and report.scope is not None:
         started = time.perf_counter()
-        redacted, report.residue = await finish_audit(runner, user_id, names)
+        redacted, report.residue = await finish_audit(runner, report.scope)
         report.redacted += redacted
         report.audit_seconds, report.thorough = time.perf_counter() - started, True
     return report
 
 
-async def finish_audit(runner: Runner, user_id: str, names: Sequence[str]) -> tuple[int, list[Residue]]:
+async def finish_audit(runner: Runner, scope: NameScope) -> tuple[int, list[Residue]]:
     """The thorough audit after a forget: what it finds (text the indexes did not find, a name inside a longer
     term the index keeps whole) is redacted by a full scan and audited again. Returns (texts redacted, residue)."""
-    names = list(names)
-    found = await residue_audit(runner, user_id, names)
+    found = await residue_audit(runner, scope)
     if not found:
         return 0, []
-    redacted = await runner.write(lambda tx: _redact_scanned(tx, user_id, names))
-    return redacted, await residue_audit(runner, user_id, names)
+    redacted = await runner.write(lambda tx: _redact_scanned(tx, scope))
+    return redacted, await residue_audit(runner, scope)
 
 
 _REDACTABLE = {"Message": ("content",), "Episode": ("summary", "error"), "Fact": ("text",)}
 
 
-async def _redact_scanned(tx: Tx, user_id: str, names: list[str]) -> int:
-    """The fallback: redact what the thorough audit's scan finds (every node of the graph is read)."""
-    found = await run(tx, "store/residue_nodes", user_id=user_id, names=[n.casefold() for n in names])
-    needles = [user_id, *names]
+async def scanned(tx: Tx, scope: NameScope, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Of a residue scan's rows (store/residue_nodes, store/guild_residue_nodes), those that carry the member:
+    their id anywhere, their names in a guild where those stand for them (an account's own names on other
+    members' User nodes are theirs, not the member's)."""
+    return [
+        r
+        for r in rows
+        if scope.user_id in r["value"]
+        or (r["label"] != "User" and scope.names_it(r["value"], r["guild_id"], r["key"]))
+        or (r["label"] == "User" and r["node_key"] == scope.user_id)
+    ]
+
+
+async def redact_rows(tx: Tx, scope: NameScope, found: list[dict[str, Any]]) -> int:
+    """Redact, node by node, what a residue scan found; returns the nodes changed."""
     by_node: dict[str, dict[str, Any]] = {}
-    entities: set[str] = set()
+    entities: dict[str, str | None] = {}
     for row in found:
         if row["label"] == "Entity" and row["key"] in _ENTITY_NAMES:
-            entities.add(row["element_id"])
+            entities[row["element_id"]] = row["guild_id"]
         elif row["key"] in _REDACTABLE.get(row["label"], ()):
-            new = redact(row["value"], needles)
+            new = redact(row["value"], scope.needles(row["guild_id"]))
             if new != row["value"]:
                 by_node.setdefault(row["element_id"], {})[row["key"]] = new
     for row in await run(tx, "store/entities_to_redact", element_ids=sorted(entities)) if entities else []:
-        by_node[row["element_id"]] = _entity_props(row["name"], row["aliases"], needles)
+        by_node[row["element_id"]] = _entity_props(row["name"], row["aliases"], scope.needles(entities[row["element_id"]]))
     for element_id, props in by_node.items():
         await run(tx, "store/redact_node", element_id=element_id, props=props)
-    if by_node:
+    if by_node:  # the redacted texts' old index entries must leave the engine's files
         await mark_due(tx, datetime.now(UTC))
     return len(by_node)
+
+
+async def _redact_scanned(tx: Tx, scope: NameScope) -> int:
+    """The fallback: redact what the thorough audit's scan finds (every node of the graph is read)."""
+    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=[n.casefold() for n in scope.every_name()])
+    return await redact_rows(tx, scope, await scanned(tx, scope, rows))
 
 
 def _entity_props(name: str | None, aliases: list[str], needles: list[str]) -> dict[str, Any]:
@@ -236,20 +260,21 @@ def _entity_props(name: str | None, aliases: list[str], needles: list[str]) -> d
     return {"name": new, "name_key": name_key(new), "aliases": kept, "alias_text": "".join(" " + a for a in kept)}
 
 
-async def _redact(f: _Forget, names: list[str], episodes: list[str], named: list[dict[str, Any]]) -> int:
+async def _redact(f: _Forget, episodes: list[str], named: list[dict[str, Any]]) -> int:
     """Redact the member's id and names where they survive: the texts the full-text lookup found (`named`,
-    less the facts deleted since), and the summaries of the episodes near them."""
-    needles = [f.user_id, *names]
+    less the facts deleted since), and the summaries of the episodes near them; each with the names that stand
+    for them in its guild."""
     rows: dict[str, list[dict[str, Any]]] = {"Fact": [], "Message": [], "Entity": [], "Episode": []}
     for row in named:
+        needles = f.scope.needles(row["guild_id"])
         if row["label"] == "Entity":
             props = _entity_props(row["text"], row["aliases"], needles)
         else:
             props = {"text" if row["label"] == "Fact" else "content": redact(row["text"] or "", needles)}
         rows[row["label"]].append({"key": row["key"], "props": props})
     by_episode: dict[str, dict[str, str]] = {}
-    for uuid, prop, text in await f.episode_texts(episodes, names):
-        by_episode.setdefault(uuid, {})[prop] = redact(text, needles)
+    for uuid, guild, prop, text in await f.episode_texts(episodes):
+        by_episode.setdefault(uuid, {})[prop] = redact(text, f.scope.needles(guild))
     rows["Episode"] = [{"key": k, "props": p} for k, p in by_episode.items()]
     redacted = 0
     for label, file in (("Fact", "facts"), ("Message", "messages"), ("Entity", "entities"), ("Episode", "episodes")):
@@ -259,30 +284,25 @@ async def _redact(f: _Forget, names: list[str], episodes: list[str], named: list
     return redacted
 
 
-async def _indexed_audit(f: _Forget, names: list[str], episodes: list[str]) -> list[Residue]:
+async def _indexed_audit(f: _Forget, episodes: list[str]) -> list[Residue]:
     """Inside the transaction, through the same indexes: any text still naming the member."""
-    residue = [Residue(r["label"], r["key"], "text", r["text"] or "") for r in f.in_scope(await f.named(names))]
-    residue += [Residue("Episode", uuid, prop, text) for uuid, prop, text in await f.episode_texts(episodes, names)]
+    residue = [Residue(r["label"], r["key"], "text", r["text"] or "") for r in f.in_scope(await f.named())]
+    residue += [Residue("Episode", uuid, prop, text) for uuid, _, prop, text in await f.episode_texts(episodes)]
     if f.guild_id is not None:  # their account stays when they have traces elsewhere: none of its edges into the guild
         edges = await f.run("store/forget_guild_edges", user_id=f.user_id, guild_id=f.guild_id)
         residue += [Residue(r["type"], None, "edge", str(r["value"])) for r in edges]
     return residue
 
 
-async def _audit(tx: Tx, user_id: str, names: list[str]) -> list[Residue]:
-    found = await run(tx, "store/residue_nodes", user_id=user_id, names=[n.casefold() for n in names])
-    residue = []
-    for row in found:
-        value = row["value"]
-        if user_id in value or _names_in(
-            value, row["key"], [n for n in names if not (row["label"] == "User" and row["node_key"] != user_id)]
-        ):
-            residue.append(Residue(row["label"], row["node_key"], row["key"], value))
-    for row in await run(tx, "store/residue_relationships", user_id=user_id):
+async def _audit(tx: Tx, scope: NameScope) -> list[Residue]:
+    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=[n.casefold() for n in scope.every_name()])
+    residue = [Residue(r["label"], r["node_key"], r["key"], r["value"]) for r in await scanned(tx, scope, rows)]
+    for row in await run(tx, "store/residue_relationships", user_id=scope.user_id):
         residue.append(Residue(row["type"], None, row["key"], row["value"]))
     return residue
 
 
-async def residue_audit(runner: Runner, user_id: str, names: list[str]) -> list[Residue]:
-    """Every node or relationship property still carrying the user's id, or their name as a word."""
-    return await runner.read_tx(lambda tx: _audit(tx, user_id, names))
+async def residue_audit(runner: Runner, scope: NameScope) -> list[Residue]:
+    """Every node or relationship property still carrying the user's id, or one of their names as a word where
+    it stands for them."""
+    return await runner.read_tx(lambda tx: _audit(tx, scope))

@@ -23,6 +23,7 @@ from graph.session import Tx, run
 class Recorded:
     refused: list[str]  # message ids another guild, channel or author holds
     opted_out: set[str] = field(default_factory=set)  # user ids among the authors and mentions opted out now
+    created: int = 0  # messages new to the graph (the others were stored already)
 
 
 def user_rows(users: Sequence[User]) -> list[dict[str, Any]]:
@@ -86,19 +87,21 @@ async def record(
             edits.append(row)
         if row["reply_to_id"]:
             replies.append({"id": row["id"], "reply_to_id": row["reply_to_id"]})
+    created = 0
     if new:
-        created = await run(tx, "store/record_messages", rows=new)
-        if authors and (created[0]["created"] if created else 0) < len(new):
-            await _authors_missing(tx, new, authors)
+        written = await run(tx, "store/record_messages", rows=new)
+        created = int(written[0]["created"]) if written else 0
+        if authors and created < len(new):
+            created += await _authors_missing(tx, new, authors)
     for name, batch in (("store/edit_messages", edits), ("store/link_replies", replies)):
         if batch:
             await run(tx, name, rows=batch)
-    return Recorded(refused, out)
+    return Recorded(refused, out, created)
 
 
-async def _authors_missing(tx: Tx, new: list[dict[str, Any]], authors: Mapping[str, User]) -> None:
+async def _authors_missing(tx: Tx, new: list[dict[str, Any]], authors: Mapping[str, User]) -> int:
     """Messages not created because their author has no node (deleted since it was cached): upsert those authors
-    in their messages' guilds and create the messages."""
+    in their messages' guilds and create the messages; how many were."""
     stored = {r["id"] for r in await run(tx, "store/messages_stored", ids=[r["id"] for r in new])}
     missing = [row for row in new if row["id"] not in stored and row["author_id"] in authors]
     by_guild: dict[str, dict[str, User]] = {}
@@ -106,8 +109,10 @@ async def _authors_missing(tx: Tx, new: list[dict[str, Any]], authors: Mapping[s
         by_guild.setdefault(row["guild_id"], {})[row["author_id"]] = authors[row["author_id"]]
     for guild_id, users in by_guild.items():
         await run(tx, "store/upsert_users", users=user_rows(list(users.values())), guild_id=guild_id)
-    if missing:
-        await run(tx, "store/record_messages", rows=missing)
+    if not missing:
+        return 0
+    created = await run(tx, "store/record_messages", rows=missing)
+    return int(created[0]["created"]) if created else 0
 
 
 def _once_each(rows_: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:

@@ -159,6 +159,7 @@ class EpisodeWrite(_Record):
     relations: tuple[RelationWrite, ...] = ()
     facts: tuple[FactWrite, ...] = ()
     corroborations: tuple[Corroboration, ...] = ()
+    people: tuple[str, ...] = ()  # who wrote in or was mentioned in the window: with one opted out, no summary is kept
     prompt_tokens: int = 0  # what the extraction call cost, every attempt counted
     completion_tokens: int = 0
 
@@ -211,6 +212,7 @@ class FactView:
     reporters: tuple[tuple[str, str, datetime | None], ...] = ()  # (user id, display name, at)
     superseded_by: str | None = None
     sources: tuple[str, ...] = ()  # ids of the messages it was drawn from, where the read gives them (the reply's)
+    shown: tuple[tuple[str, str], ...] = ()  # (message id, channel id) of the sources the asking channel may link to
 
 
 @dataclass(frozen=True, slots=True)

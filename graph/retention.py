@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from common.settings import MemorySettings
 from graph.keys import channel_start, channel_time
+from graph.message_deletes import delete_messages
 from graph.models import iso
 from graph.purge import mark_due
 from graph.session import Runner, Tx, run
@@ -40,10 +41,12 @@ async def _message_batch(tx: Tx, channel_id: str, cutoff: datetime, batch: int, 
     ids, episodes = sorted({r["id"] for r in found}), sorted({e for r in found for e in r["episodes"]})
     if not ids:
         return 0, 0, 0
-    [messages] = await run(tx, "store/forget_messages", ids=ids)
-    emptied = (await run(tx, "store/forget_episodes", uuids=episodes, ids=ids))[0]["episodes"] if episodes else 0
+    deleted = await delete_messages(tx, ids)
+    emptied = (
+        (await run(tx, "store/forget_episodes", uuids=episodes, ids=ids, drop_summaries=False))[0]["episodes"] if episodes else 0
+    )
     await mark_due(tx, now)
-    return int(messages["messages"]), int(emptied), int(messages["replies"] or 0)
+    return deleted.messages, int(emptied), deleted.replies
 
 
 async def _fact_batch(tx: Tx, cutoff: datetime, batch: int, now: datetime) -> tuple[int, int]:

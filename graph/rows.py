@@ -63,6 +63,7 @@ def fact(row: dict[str, Any]) -> FactView:
         about_ids=tuple(a[0] for a in about),
         reporters=_reporters(row.get("reporters") or []),
         superseded_by=superseded_by[0] if superseded_by else None,
+        shown=tuple((m, c) for m, c in row.get("shown") or ()),
     )
 
 
@@ -75,7 +76,7 @@ def _reporters(raw: list[list[Any]]) -> tuple[tuple[str, str, datetime | None], 
 def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
     """(source, score, fact) from one item of context/facts.cypher (a list, in the order that file
     documents); the reply reads no times but valid_at and the reporters'."""
-    source, score, uuid, text, category, importance, confidence, valid_at, about, reporters, sources = item
+    source, score, uuid, text, category, importance, confidence, valid_at, about, reporters, sources, shown = item
     return (
         source,
         score,
@@ -90,6 +91,7 @@ def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
             about_ids=tuple(a[0] for a in about),
             reporters=_reporters(reporters),
             sources=tuple(sources),
+            shown=tuple((m, c) for m, c in shown),
         ),
     )
 

@@ -17,14 +17,15 @@ from neo4j.exceptions import (
     AuthError,
     ConstraintError,
     DatabaseUnavailable,
+    Neo4jError,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
 )
 from tenacity import (
     AsyncRetrying,
+    RetryCallState,
     retry_if_exception,
-    stop_after_attempt,
     wait_random_exponential,
 )
 
@@ -34,10 +35,34 @@ T = TypeVar("T")
 Tx = AsyncManagedTransaction
 
 
-def _transient(exc: BaseException) -> bool:
+CONFLICT_PATIENCE = 120.0  # seconds a unit of work that keeps losing conflicts is replayed (a large forget's commit holds locks)
+
+
+def conflict(exc: BaseException) -> bool:
+    """Another transaction won and the engine asks for the work to be replayed: a transient error, or one of
+    ArcadeDB's conflicts (a page or record changed meanwhile) under another code, whose message says "Please
+    retry"."""
+    if isinstance(exc, TransientError):
+        return True
+    return isinstance(exc, Neo4jError) and "please retry" in str(getattr(exc, "message", None) or exc).casefold()
+
+
+def transient(exc: BaseException) -> bool:
     # ArcadeDB reports a lost MERGE race on a unique key as ConstraintError where Neo4j would
     # serialize; every write here is idempotent, so replaying the whole transaction is safe.
-    return isinstance(exc, TransientError | ServiceUnavailable | SessionExpired | DatabaseUnavailable | ConstraintError)
+    return conflict(exc) or isinstance(exc, ServiceUnavailable | SessionExpired | DatabaseUnavailable | ConstraintError)
+
+
+def _stop(attempts: int, patience: float) -> Callable[[RetryCallState], bool]:
+    """After `attempts`; a unit of work that keeps losing conflicts is replayed until `patience` seconds too."""
+
+    def stop(state: RetryCallState) -> bool:
+        if state.attempt_number < attempts:
+            return False
+        failed = state.outcome.exception() if state.outcome is not None else None
+        return not (failed is not None and conflict(failed) and (state.seconds_since_start or 0.0) < patience)
+
+    return stop
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -72,17 +97,24 @@ class Runner:
     """
 
     def __init__(
-        self, driver: AsyncDriver, database: str, *, attempts: int = 5, bookmarks: AsyncBookmarkManager | None = None
+        self,
+        driver: AsyncDriver,
+        database: str,
+        *,
+        attempts: int = 5,
+        bookmarks: AsyncBookmarkManager | None = None,
+        patience: float = CONFLICT_PATIENCE,
     ) -> None:
         self.driver = driver
         self.database = database
         self.attempts = attempts
+        self.patience = patience
         self.bookmarks = bookmarks if bookmarks is not None else driver.execute_query_bookmark_manager
 
     async def _retried(self, access: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         async for attempt in AsyncRetrying(
-            retry=retry_if_exception(_transient),
-            stop=stop_after_attempt(self.attempts),
+            retry=retry_if_exception(transient),
+            stop=_stop(self.attempts, self.patience),
             wait=wait_random_exponential(multiplier=0.05, max=2.0),
             reraise=True,
         ):

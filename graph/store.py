@@ -34,6 +34,7 @@ from graph.models import (
     iso,
     utc,
 )
+from graph.name_scope import NameScope
 from graph.session import Runner, Tx, run, run_text
 
 SCHEMA_VERSION = 1
@@ -241,7 +242,7 @@ class GraphStore:
         at = iso(now or now_utc())
 
         async def work(tx: Tx) -> WriteOutcome:
-            keys = {self.consent_key(i): i for i in optout_guard.episode_users(episode) if i}
+            keys = {self.consent_key(i): i for i in {*optout_guard.episode_users(episode), *episode.people} if i}
             current = await run(tx, "store/episode_to_write", key=episode.key, keys=sorted(keys))
             if not current:
                 raise LookupError(f"episode {episode.key} was never closed")
@@ -249,7 +250,7 @@ class GraphStore:
                 return WriteOutcome(written=False)
             out = {keys[k] for k in current[0]["opted_out"]}
             finish = {
-                "summary": episode.summary,
+                "summary": "" if out & set(episode.people) else episode.summary,  # it would tell what they said
                 "fact_count": len(episode.facts),
                 "prompt_tokens": episode.prompt_tokens,
                 "completion_tokens": episode.completion_tokens,
@@ -362,14 +363,15 @@ class GraphStore:
         guild_id: str | None = None,
         known_names: Sequence[str] = (),
         *,
+        scope: NameScope | None = None,
         purge: bool = False,
         thorough_audit: bool = True,
     ) -> ForgetReport:
         """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit (through
         the indexes; then of every property unless not `thorough_audit`). The engine's files are purged at once
-        with `purge`, else by the next upkeep pass (graph/purge.py)."""
-        report = await forget_user(self.runner, user_id, guild_id, known_names, thorough_audit=thorough_audit)
-        if purge and (any(report.deleted.values()) or report.redacted):
+        with `purge` (of an earlier erasure's too), else by the next upkeep pass (graph/purge.py)."""
+        report = await forget_user(self.runner, user_id, guild_id, known_names, scope=scope, thorough_audit=thorough_audit)
+        if purge:
             done = await self.purge_if_due()
             report.files_failed, report.files_seconds, report.files_purged = done.failed, done.seconds, True
         return report

@@ -52,8 +52,11 @@ class BatchingIngestor(Ingestor):
         """Extract every guild's batches that are due by age (the live timer calls this)."""
         await self.extract_due(None)
 
-    async def extract_due(self, guild_id: str | None, *, everything: bool = False) -> dict[str, EpisodeStatus]:
-        """The batches due now (all queued windows with `everything`), oldest first, per guild."""
+    async def extract_due(
+        self, guild_id: str | None, *, everything: bool = False, progress: Callable[[int], None] | None = None
+    ) -> dict[str, EpisodeStatus]:
+        """The batches due now (all queued windows with `everything`), oldest first, per guild; `progress` hears
+        how many windows each batch settled."""
         if self.llm is None:
             return {}
         queued = await self.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
@@ -73,7 +76,10 @@ class BatchingIngestor(Ingestor):
             for batch in due:
                 if self.llm.parked:
                     return out
-                out.update(await self.extract_batch([q.key for q in batch]))
+                settled = await self.extract_batch([q.key for q in batch])
+                out.update(settled)
+                if progress is not None:
+                    progress(len(settled))
         return out
 
     async def process_backlog(

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from graph.models import Channel, ChannelKind, Guild, Message, User
+from graph.models import Channel, ChannelKind, Guild, Message, User, dm_scope
 
 __all__ = [
     "ExportFormatError",
@@ -52,6 +52,9 @@ _KINDS = {
     "GuildStageVoice": ChannelKind.VOICE,
 }
 _DM_GUILD_ID = "0"  # DiscordChatExporter's pseudo-guild "Direct Messages"
+# The one id Discord shows for every deleted account's old messages ("Deleted User"): never one person, so
+# each of its messages is its own author (`deleted:<message id>`), and no two of them merge into one member.
+DELETED_USER_ID = "456226577798135808"
 
 
 class ExportFormatError(ValueError):
@@ -200,8 +203,9 @@ def parse_export(path: Path) -> ParsedExport:
 
     kind = channel_kind(export_channel.type)
     guild_id = export_guild.id
-    if guild_id == _DM_GUILD_ID or kind is ChannelKind.DM:
-        guild_id = f"dm:{export_channel.id}"
+    direct = guild_id == _DM_GUILD_ID or kind is ChannelKind.DM
+    if direct:
+        guild_id = dm_scope(_dm_owner(path, raw_messages))
     guild = Guild(id=guild_id, name=export_guild.name)
     channel = Channel(
         id=export_channel.id,
@@ -231,9 +235,12 @@ def parse_export(path: Path) -> ParsedExport:
             continue
         seen.add(item.id)
         parsed.positions[item.id] = index
+        if item.author.id == DELETED_USER_ID:
+            item.author = item.author.model_copy(update={"id": f"deleted:{item.id}"})
         parsed.users[item.author.id] = item.author.record()
         for mentioned in item.mentions:
-            parsed.users.setdefault(mentioned.id, mentioned.record())
+            if mentioned.id != DELETED_USER_ID:
+                parsed.users.setdefault(mentioned.id, mentioned.record())
         parsed.messages.append(
             Message(
                 id=item.id,
@@ -247,6 +254,25 @@ def parse_export(path: Path) -> ParsedExport:
             )
         )
     return parsed
+
+
+def _dm_owner(path: Path, raw_messages: list[Any]) -> str:
+    """Whose DM space a DM export belongs to: its one participant who is not a bot (the bot's DMs with a member).
+    A DM between people, or a group DM, is no one member's DMs with the bot, and is refused."""
+    people = sorted(
+        {
+            str(author.get("id"))
+            for raw in raw_messages
+            if isinstance(raw, dict) and isinstance(author := raw.get("author"), dict) and not author.get("isBot")
+            and str(raw.get("type")) not in SYSTEM_MESSAGE_TYPES and author.get("id") not in (None, DELETED_USER_ID)
+        }
+    )  # fmt: skip
+    if len(people) != 1:
+        who = "no one but bots" if not people else f"{len(people)} people"
+        raise ExportFormatError(
+            path, f"a DM export is kept as one member's DMs with the bot, and this one has {who} writing in it"
+        )
+    return people[0]
 
 
 def _load_json(path: Path) -> Any:

@@ -9,9 +9,9 @@ Discord ids and window keys, so importing the same file twice adds nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from common.events import emit
 from common.settings import WindowSettings
@@ -27,11 +27,29 @@ from ingest.windows import WindowMessage
 BATCH = 500
 
 
+class ImportProgress(Protocol):
+    """Where an import says how far it is, by step: "messages" recorded, "windows" closed, "extracted"."""
+
+    def start(self, step: str, total: int | None = None) -> None: ...
+
+    def advance(self, step: str, n: int = 1) -> None: ...
+
+
+class _Silent:
+    def start(self, step: str, total: int | None = None) -> None:
+        pass
+
+    def advance(self, step: str, n: int = 1) -> None:
+        pass
+
+
 @dataclass
 class ImportResult:
     path: Path
     messages: int = 0
     windows: int = 0
+    new_messages: int = 0  # of `messages`, those the graph did not hold yet (the rest were stored by an earlier import)
+    new_windows: int = 0  # of `windows`, those closed now (the rest were episodes already)
     opted_out: int = 0
     skipped: list[SkippedMessage] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)  # each window's status once the import ends
@@ -46,10 +64,10 @@ async def import_export(
     consent: Consent,
     windows: WindowSettings,
     *,
-    on_messages: Callable[[int], None] | None = None,
-    on_window: Callable[[str], None] | None = None,
+    progress: ImportProgress | None = None,
 ) -> ImportResult:
     """Import one export file; a file that does not parse raises ExportFormatError before any write."""
+    progress = progress or _Silent()
     parsed: ParsedExport = parse_export(path)
     result = ImportResult(path=path, skipped=list(parsed.skipped))
     allowed = [m for m in parsed.messages if consent.allowed(m.author_id)]
@@ -59,12 +77,14 @@ async def import_export(
     authors = {m.author_id for m in allowed}
     await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
     refused: set[str] = set()
+    progress.start("messages", len(allowed))
     for start in range(0, len(allowed), BATCH):
         batch = allowed[start : start + BATCH]
-        refused.update(await store.record_messages(batch))
+        recorded = await store.record_batch(batch, {}, {})
+        refused.update(recorded.refused)
         result.messages += len(batch)
-        if on_messages:
-            on_messages(len(batch))
+        result.new_messages += recorded.created
+        progress.advance("messages", len(batch))
     if refused:
         result.skipped += [
             SkippedMessage(parsed.positions[m.id], m.id, "its id is stored for a message of another guild, channel or author")
@@ -74,26 +94,29 @@ async def import_export(
         result.messages -= len(refused)
         allowed = [m for m in allowed if m.id not in refused]
     stream = (WindowMessage(m, parsed.users[m.author_id]) for m in sorted(allowed, key=lambda m: (m.created_at, m.id)))
+    closed = list(replay(stream, windows))  # rules over messages in memory: cheap, and it gives the total
     batcher = ingestor if isinstance(ingestor, BatchingIngestor) and ingestor.llm is not None else None
     found: list[str] = []  # each window's status
     queued: dict[int, str] = {}  # position in `found` -> key, for windows waiting for the batches below
     held_pending: set[int] = set()  # of those, windows an import without an LLM left pending
-    for window in replay(stream, windows):
+    progress.start("windows", len(closed))
+    for window in closed:
+        held = await ingestor.close(window)  # None: a new episode; else the status of the one holding it
+        result.new_windows += held is None
         if batcher is not None:
-            held = await batcher.close(window)
             if held in (None, EpisodeStatus.PENDING):
                 queued[len(found)] = window.key
                 if held is not None:
                     held_pending.add(len(found))
             status = held or EpisodeStatus.PENDING
         else:
-            status = await ingestor.submit(window)
+            status = held if held is not None else await ingestor.extract(window.key)
         found.append(status.value)
         result.windows += 1
-        if on_window:
-            on_window(status.value)
+        progress.advance("windows")
     if batcher is not None and queued:
-        settled = await batcher.extract_due(parsed.guild.id, everything=True)
+        progress.start("extracted", len(queued))
+        settled = await batcher.extract_due(parsed.guild.id, everything=True, progress=lambda n: progress.advance("extracted", n))
         for position, key in queued.items():
             if key not in settled and position in held_pending:
                 continue  # held by an episode of another key (a member's messages forgotten since)

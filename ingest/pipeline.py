@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
+from graph import optout_guard
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.session import unreachable
 from graph.store import GraphStore, now_utc
@@ -203,7 +204,12 @@ class Ingestor:
             return await self.fail(
                 episode, "UnusableAnswer", "no fact of the answer resolved: " + "; ".join(resolution.dropped[:5]), tokens
             )
-        write = resolution.write.model_copy(update=dict(zip(("prompt_tokens", "completion_tokens"), tokens)))
+        people = {m.message.author_id for m in inp.window.messages} | optout_guard.mentioned(
+            m.message for m in inp.window.messages
+        )
+        write = resolution.write.model_copy(
+            update={"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "people": tuple(sorted(people))}
+        )
         write = await embed_facts(self.embed, write)
         outcome = await self.store.write_episode(write)
         emit(

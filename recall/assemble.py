@@ -87,6 +87,7 @@ class ReplyContext:
     total_tokens: int
     fact_uuids: set[str]
     message_ids: set[str]
+    citable: list[tuple[str, str, str]] = field(default_factory=list)  # (text, channel id, message id): recall.sources
 
     def part(self, name: str) -> ContextPart:
         return next(p for p in self.parts if p.name == name)

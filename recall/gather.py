@@ -23,6 +23,7 @@ from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
 from recall.ranking import rank_messages
+from recall.sources import citable
 from recall.when import named_period
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -51,7 +52,9 @@ async def build_context(
         gathered = await with_evidence(store, req, await gather(store, req, settings, tuning=tuning, embed=embed), tuning)
     except UNREACHABLE as exc:
         raise GraphUnavailable(f"the graph store cannot be reached: {type(exc).__name__}: {exc}") from exc
-    return assemble(gathered, settings, tuning)
+    context = assemble(gathered, settings, tuning)
+    context.citable = citable(gathered, context)  # what the answer may cite (recall/sources.py)
+    return context
 
 
 def _leaves(error: BaseException) -> list[BaseException]:

@@ -1,5 +1,11 @@
 """Shared fixtures: a real ArcadeDB server for the session, a fresh database per test, and
-Neo4j 5 through testcontainers wherever a Docker engine answers (skipped with the reason here)."""
+Neo4j 5 through testcontainers wherever a Docker engine answers (skipped with the reason here).
+
+`bash scripts/test` runs the suite on every core (pytest-xdist). Each worker is a process with a session of its
+own: its own ArcadeDB server, its own temporary folders (tmp_path, tmp_path_factory) and its own slice of ports
+(tests/support/ports.py), so a test built on these fixtures needs nothing more to run beside others. A test
+that must have the machine to itself (kill -9 at a moment, a time bound, a real LLM server, CPU figures) says
+`@pytest.mark.serial`: scripts/test runs those afterwards, one at a time, in a second pytest."""
 
 from __future__ import annotations
 
@@ -18,10 +24,24 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (scripts/test) the tests of a module that has a module- or class-scoped fixture
+    (a browser, a populated graph, a server of its own) run on one worker, so that fixture is set up once."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group"):
+            continue
+        scopes = {defs[-1].scope for defs in info.name2fixturedefs.values() if defs}
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session")
 def arcadedb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArcadeDBEngine]:
     engine = ArcadeDBEngine(password="grapevine-tests", database="grapevine", bolt_port=free_port(), http_port=free_port())
-    server = ArcadeDBServer(tmp_path_factory.mktemp("arcadedb"), engine, heap="1g")
+    # every worker starts its engine at the same moment, on a machine that may be shared: a generous bound
+    server = ArcadeDBServer(tmp_path_factory.mktemp("arcadedb"), engine, heap="1g", start_timeout=300)
     server.start()
     yield engine
     server.stop()

@@ -80,6 +80,12 @@ def test_locomo_quick_prints_recall_rows() -> None:
     assert "Evidence turns missing from the context without a budget" in out  # issue 19: the misses by kind
     assert "a quiet channel's older windows searched for recalled messages:" in out  # a line per lever
     assert "recalled candidates chosen by the rarity of the words they hold (idf), not their count:" in out
+    assert "LoCoMo recall at k, % of questions with any/all evidence turns" in out
+    for k in ("R@5", "R@10"):
+        rows = [line for line in out.splitlines() if line.lstrip("│ ").startswith(k)]
+        assert any("chunks: BM25" in line for line in rows) and any("grapevine context" in line for line in rows), out
+    assert "No reranker: no package on the registries ships a cross-encoder" in out
+    assert "By sessions, as the published figures count" in out
 
 
 def test_locomo_names_the_levers_it_knows() -> None:

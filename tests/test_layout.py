@@ -52,6 +52,13 @@ TRUE_CONSTANTS = {
     "recall.when.SLACK": "the day either side of a named day: time zones",
     "recall.rehearsal.CHANNELS": "the start-up rehearsal's channels",
     "recall.rehearsal.PER_CHANNEL": "the start-up rehearsal's messages per channel",
+    "graph.session.CONFLICT_PATIENCE": "how long a unit of work that keeps losing write conflicts is replayed",
+    "graph.topics.HALF_LIFE": "who-knows ranking rule: what was said this long ago counts half",
+    "graph.topics.FACT_WEIGHT": "who-knows ranking rule: a reported fact counts as three messages",
+    "graph.topics.MESSAGE_WEIGHT": "who-knows ranking rule: a message counts once",
+    "graph.topics.HITS": "full-text hits read per index by who-knows",
+    "graph.topics.TIMELINE_FACTS": "facts a timeline shows at most",
+    "recall.sources.WORDS": "content words of a text compared when citing: more than any fact or quote holds",
 }
 _UPPER = re.compile(r"_?[A-Z][A-Z0-9_]*")
 
@@ -239,7 +246,8 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
     import zipfile
 
     source = tmp_path / "source"  # a copy: setuptools leaves build/ and *.egg-info/ beside what it builds
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "data", "log", "build"))
+    skip = (".venv", ".git", "node_modules", "data", "log", "build", "__pycache__", ".pytest_cache", ".mypy_cache")
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*skip))  # caches: other workers write them meanwhile
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         capture_output=True,

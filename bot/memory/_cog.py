@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.addressing import addressed_text
 from bot.convert import scope_of, to_user
-from bot.memory import _export, _facts, _moderator, _modes, _status
+from bot.memory import _export, _facts, _moderator, _modes, _status, _topics
 from bot.memory._forget_me import (
     PROMPT,
     ConfirmForget,
@@ -21,6 +21,7 @@ from bot.memory._forget_me import (
 )
 from bot.memory._parse import TextCommand, parse
 from bot.sending import send_reply, split_message
+from bot.sources import can_open
 from common.events import emit
 from common.text import MENTION
 from graph.models import User
@@ -50,12 +51,12 @@ class Memory(commands.Cog):
 
     @staticmethod
     def claims(text: str) -> bool:
-        return parse(text) is not None
+        return parse(text) is not None or _topics.parse(text) is not None
 
     @staticmethod
     def traceless(text: str) -> bool:
         command = parse(text)
-        return command is not None and command.kind != "remember"
+        return (command is not None and command.kind != "remember") or (command is None and _topics.parse(text) is not None)
 
     def speaker(
         self,
@@ -66,7 +67,7 @@ class Memory(commands.Cog):
         channel: object = None,
     ) -> _facts.Speaker:
         channel_id = str(channel.id) if channel is not None and hasattr(channel, "id") else None
-        return _facts.Speaker(scope_of(guild, author.id), to_user(author), message_id, at, channel_id)
+        return _facts.Speaker(scope_of(guild, author.id), to_user(author), message_id, at, channel_id, can_open(guild, author))
 
     def confirm_view(self, author: discord.abc.User) -> ConfirmForget:
         names = [n for n in {author.name, author.display_name, getattr(author, "global_name", None)} if n]
@@ -82,17 +83,22 @@ class Memory(commands.Cog):
         me = self.bot.user
         text = addressed_text(message, me) if me is not None else None
         command = parse(text) if text is not None else None
-        if command is None or me is None:
+        topic = _topics.parse(text) if text is not None and command is None else None
+        if (command is None and topic is None) or me is None:
             return
+        kind = command.kind if command is not None else topic.kind if topic is not None else ""
         view: ConfirmForget | _modes.ConfirmErase | None = None
         try:
-            reply, view = await self.run_text(message, command, me)
+            if command is not None:
+                reply, view = await self.run_text(message, command, me)
+            elif topic is not None:
+                reply = await self.run_topic(message, topic, me)
         except Exception as exc:  # noqa: BLE001 - the member gets an answer, the operator the event
             emit(
                 "bot",
                 "memory_command_failed",
                 level=logging.ERROR,
-                command=command.kind,
+                command=kind,
                 error=type(exc).__name__,
                 reason=str(exc)[:300],
             )
@@ -111,7 +117,7 @@ class Memory(commands.Cog):
             return
         if view is not None and sent:
             view.message = sent[0]
-        emit("bot", "memory_command", command=command.kind, via="message")
+        emit("bot", "memory_command", command=kind, via="message")
 
     async def run_text(
         self, message: discord.Message, command: TextCommand, me: discord.abc.User
@@ -154,6 +160,14 @@ class Memory(commands.Cog):
                     return NEEDS_MANAGE, None
                 return await self.set_mode(str(message.guild.id), str(message.channel.id), command.arg.casefold(), author.id)
         raise AssertionError(command.kind)
+
+    async def run_topic(self, message: discord.Message, command: _topics.TopicCommand, me: discord.abc.User) -> str:
+        speaker = self.speaker(message.guild, message.author, str(message.id), message.created_at, message.channel)
+        if command.kind == "who_knows":
+            return await _topics.who_knows(self.services, speaker, command.topic)
+        mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
+        topic = MENTION.sub(lambda m: next((u.display_name for u in mentioned if u.id == m[1]), m[0]), command.topic)
+        return await _topics.timeline(self.services, speaker, topic, mentioned, command.at)
 
     def moderator_forget(
         self, guild: discord.Guild, moderator_id: int, named: str, user: discord.abc.User | None = None
@@ -230,6 +244,21 @@ class Memory(commands.Cog):
         speaker = self._slash_speaker(interaction)
         subject = _facts.person(to_user(member)) if member is not None else _facts.person(speaker.author)
         await self._answer(interaction, await _facts.describe(self.services, speaker, subject))
+
+    @memory.command(name="who-knows", description="Who talked about a topic here, with a message of each")
+    @app_commands.describe(topic="For example: kubernetes, or the server move")
+    async def who_knows_command(self, interaction: discord.Interaction, topic: str) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._answer(interaction, await _topics.who_knows(self.services, self._slash_speaker(interaction), topic))
+
+    @memory.command(name="timeline", description="What happened with a topic or a member, oldest first")
+    @app_commands.describe(topic="A member (@name) or a thing, e.g. the server move", at="As of this date, e.g. 2024-05-10")
+    async def timeline_command(self, interaction: discord.Interaction, topic: str, at: str | None = None) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        named, mentioned = await self._mentioned(topic)
+        await self._answer(
+            interaction, await _topics.timeline(self.services, self._slash_speaker(interaction), named, mentioned, at)
+        )
 
     @memory.command(name="forget", description="Forget facts about you, or that you told, matching some words")
     @app_commands.describe(what="Words of the fact to forget, e.g. moving to Austin")

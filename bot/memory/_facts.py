@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from bot.services import Services
 from common.events import emit
+from common.links import jump_url
 from common.text import keywords
 from graph.models import FactView, FactWrite, NodeRef, Report, User
 from recall.assemble import day
@@ -34,6 +36,7 @@ class Speaker:
     message_id: str | None
     at: datetime
     channel_id: str | None = None  # where the answer is shown: what may be recalled there (graph/channels.py)
+    can_open: Callable[[str], bool] = lambda _: True  # the channels whose links the asker can open (bot/sources.py)
 
 
 @dataclass(frozen=True)
@@ -160,10 +163,11 @@ async def find_subjects(services: Services, speaker: Speaker, who: str, mentione
     return [Subject(NodeRef(kind="entity", id=entities[0].uuid), entities[0].name)] if entities else []
 
 
-def _fact_line(fact: FactView) -> str:
+def _fact_line(fact: FactView, speaker: Speaker) -> str:
     who = ", ".join(dict.fromkeys(name for _, name, _ in fact.reporters)) or "someone"
     dates = [at for _, _, at in fact.reporters if at is not None]
-    return f"• {fact.text} (said by {who}{' on ' + day(min(dates)) if dates else ''})"
+    link = next((url for m, c in fact.shown if speaker.can_open(c) and (url := jump_url(speaker.scope, c, m))), None)
+    return f"• {fact.text} (said by {who}{' on ' + day(min(dates)) if dates else ''})" + (f" {link}" if link else "")
 
 
 async def describe(services: Services, speaker: Speaker, subject: Subject) -> str:
@@ -175,4 +179,4 @@ async def describe(services: Services, speaker: Speaker, subject: Subject) -> st
     if not facts:
         where = " in our DMs" if speaker.scope.startswith("dm:") else " here"
         return f"I don't know anything about {name}{where} yet."
-    return "\n".join([f"Here's what I remember about {name}:", *(_fact_line(f) for f in facts)])
+    return "\n".join([f"Here's what I remember about {name}:", *(_fact_line(f, speaker) for f in facts)])

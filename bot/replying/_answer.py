@@ -15,6 +15,7 @@ import discord
 from bot.convert import place_of, reply_to_id
 from bot.sending import split_message
 from bot.services import Services
+from bot.sources import can_open, with_sources
 from common.events import emit
 from ingest.llm import LLMError
 from recall.assemble import ContextRequest, ReplyContext, build_reply_messages
@@ -90,7 +91,8 @@ async def gather_context(services: Services, request: ContextRequest) -> tuple[R
 
 
 async def compose(services: Services, message: discord.Message, text: str, me: discord.abc.User) -> Answer:
-    context, memory = await gather_context(services, context_request(message, text, me))
+    request = context_request(message, text, me)
+    context, memory = await gather_context(services, request)
     if services.llm is None:
         return Answer([LLM_DOWN], "llm_unavailable", context)
     prompt = build_reply_messages(context, message.author.display_name, text or "(they only mentioned you)", me.display_name)
@@ -103,4 +105,8 @@ async def compose(services: Services, message: discord.Message, text: str, me: d
     except LLMError as exc:
         emit("bot", "reply_llm_failed", level=logging.WARNING, outcome=exc.outcome, error=str(exc)[:300])
         return Answer([LLM_DOWN], "llm_unavailable", context)
+    if reply.strip():
+        reply = with_sources(
+            reply, context, request.guild_id, message.author.display_name, can_open(message.guild, message.author)
+        )
     return Answer(split_message(reply) or [EMPTY_REPLY], "ok" if memory else "no_memory", context)

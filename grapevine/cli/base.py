@@ -46,22 +46,28 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
     return settings
 
 
-def run_or_exit(coro: Coroutine[Any, Any, T]) -> T:
+def run_or_exit(coro: Coroutine[Any, Any, T], failed: str | None = None) -> T:
     """Run a command's work; a fault a user can cause (configuration, input, the engine, the LLM) is one
-    line on stderr and exit code 1, never a traceback."""
+    line on stderr and exit code 1, never a traceback. `failed` says what did not happen and what comes next."""
     try:
         return asyncio.run(coro)
     except (Neo4jError, DriverError) as exc:
-        err.print(f"[red]graph engine error:[/red] {_one_line(exc)}{_engine_hint()}", highlight=False, soft_wrap=True)
+        what = f"{failed} (graph engine error: {_one_line(exc)})" if failed else f"graph engine error: {_one_line(exc)}"
+        err.print(f"[red]{what}[/red]{'' if failed else _engine_hint()}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     except (ConfigError, ValueError, LookupError, RuntimeError, OSError) as exc:
-        err.print(f"[red]error:[/red] {_one_line(exc)}", highlight=False, soft_wrap=True)
+        err.print(f"[red]{failed or 'error'}:[/red] {_one_line(exc)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
+
+
+_STATEMENT = "Error executing Cypher command:"  # ArcadeDB quotes the whole statement after this
 
 
 def _one_line(exc: BaseException) -> str:
-    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return " ".join(str(text).split())[:500]
+    text = str(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
+    if _STATEMENT in text:  # the statement is the project's, not what went wrong: its code says that
+        text = f"{text.split(_STATEMENT)[0]}{getattr(exc, 'code', None) or type(exc).__name__}"
+    return " ".join(text.split())[:500]
 
 
 def _engine_hint() -> str:

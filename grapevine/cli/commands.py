@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from common.settings import ConfigError
 from grapevine.cli.base import (
@@ -26,6 +18,7 @@ from grapevine.cli.base import (
     table,
     with_store,
 )
+from grapevine.cli.progress import Progress
 
 
 @app.command()
@@ -136,41 +129,19 @@ def import_(
         failures = 0
         windows_lost = 0
         for path in files:
-            with Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                console=out,
-            ) as progress:
-                msgs = progress.add_task(f"{path.name}: messages", total=None, rate="")
-                wins = progress.add_task(f"{path.name}: windows", total=None, rate="")
-                started = datetime.now(UTC)
-
-                def rate(n: float) -> str:
-                    seconds = max((datetime.now(UTC) - started).total_seconds(), 1e-6)
-                    return f"{n / seconds:.1f}/s"
-
-                def on_messages(n: int) -> None:
-                    progress.advance(msgs, n)
-                    progress.update(msgs, rate=rate(progress.tasks[msgs].completed))
-
-                def on_window(_: str) -> None:
-                    progress.advance(wins, 1)
-                    progress.update(wins, rate=rate(progress.tasks[wins].completed))
-
-                try:
-                    result = await import_export(
-                        path, rt.store, ingestor, consent, settings.window, on_messages=on_messages, on_window=on_window
-                    )
-                except ExportFormatError as exc:
-                    err.print(f"[red]{exc}[/red] (nothing imported from this file)", soft_wrap=True)
-                    failures += 1
-                    continue
+            try:
+                with Progress(out, path.name, every=settings.log.progress_seconds) as progress:
+                    result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
+            except ExportFormatError as exc:
+                err.print(f"[red]{exc}[/red] (nothing imported from this file)", soft_wrap=True)
+                failures += 1
+                continue
             out.print(
-                f"{path.name}: {result.messages} messages, {result.windows} windows {result.statuses}, "
-                f"{result.opted_out} from opted-out members left out"
+                f"{path.name}: {result.messages:,} messages ({result.new_messages:,} new, "
+                f"{result.messages - result.new_messages:,} already stored), {result.windows:,} windows {result.statuses} "
+                f"({result.new_windows:,} new, {result.windows - result.new_windows:,} already stored), "
+                f"{result.opted_out} from opted-out members left out",
+                soft_wrap=True,
             )
             windows_lost += result.failed + result.parked
             for skipped in result.skipped:
@@ -227,10 +198,10 @@ def ingest(
                 f"{rewindowed.messages} messages in no window yet made {rewindowed.windows} windows"
                 + (f"; {rewindowed.still_open} wait in windows still open" if rewindowed.still_open else "")
             )
-        with Progress(TextColumn("windows"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=out) as progress:
-            task = progress.add_task("windows", total=None)
+        with Progress(out, "ingest", every=settings.log.progress_seconds) as progress:
+            progress.start("windows")
             result = await ingestor.process_backlog(
-                guild_id=guild, progress=lambda _: progress.advance(task, 1), retry_failed=retry_failed
+                guild_id=guild, progress=lambda _: progress.advance("windows"), retry_failed=retry_failed
             )
         await llm.aclose()
         totals = llm.meter.total()

@@ -182,39 +182,51 @@ def forget(
         bool, typer.Option("--no-purge", help="leave the engine's index files to the bot's next upkeep pass")
     ] = False,
 ) -> None:
-    """Forget-me for an operator handling a deletion request; prints counts and the residue audit."""
+    """Forget-me for an operator handling a deletion request; prints counts and the residue audit. The request is
+    kept on disk before anything is written, and finished by the next run or the bot's next upkeep pass if this
+    one fails or is stopped."""
     if not yes and not typer.confirm(
         f"Delete everything grapevine holds about {user_id}{' in guild ' + guild if guild else ' in every guild'}?"
     ):
         raise typer.Exit(1)
     settings = settings_or_exit()
+    from graph.forget_requests import Request, Requests, finished, run_request, with_scope
+
+    kept = Requests(settings.graph.data_dir)
 
     async def work(rt: Any) -> Any:
+        request = kept.record(await with_scope(rt.store, Request(user_id, guild)))  # on disk before any write
         if guild is None:  # first, so that no process stores anything of theirs while the forget runs
             await rt.store.opt_out(user_id)
-            return await rt.store.forget_user(user_id, guild, purge=not no_purge)
-        from graph.guild_forget import forget_in_guild  # as a moderator's: redacted and audited in that guild
+        report = await run_request(rt.store, request, purge=not no_purge)
+        if finished(report):
+            kept.done(request)
+        return report
 
-        return await forget_in_guild(rt.store, user_id, guild, purge=not no_purge)
-
-    report = run_or_exit(with_store(settings, work))
+    report = run_or_exit(with_store(settings, work), failed=forget_failed(user_id, guild, kept.path))
     out.print(table([{"label": k, "deleted": v} for k, v in report.deleted.items()], "deleted"))
     files = (
         f"engine files purged in {report.files_seconds:.1f} s"
         if report.files_purged
         else "engine files: the bot's next upkeep pass purges them (or `grapevine retention --apply`)"
-        if any(report.deleted.values()) or report.redacted
-        else "nothing was stored of them"
     )
+    done = "nothing was stored of them" if not (any(report.deleted.values()) or report.redacted) else "forget"
     out.print(
-        f"forget took {report.seconds:.2f} s, the audit {report.audit_seconds:.2f} s; texts redacted: {report.redacted}; {files}"
+        f"{done}: the transaction took {report.seconds:.2f} s, the audit {report.audit_seconds:.2f} s; "
+        f"texts redacted: {report.redacted}; {files}"
     )
+    if report.scope is not None and report.scope.withheld:
+        out.print(
+            f"names matched only as their id and graph edges, not in plain text (common words, too short, or "
+            f"carried by another member): {', '.join(report.scope.withheld)}"
+        )
     if report.residue:
         out.print(table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
     if report.files_failed:
         rows = [{"index": k, "why": v} for k, v in report.files_failed.items()]
         out.print(table(rows, "[red]engine files: these indexes were not rebuilt and may still hold the member[/red]"))
     if not report.clean:
+        err.print(f"the request stays in {kept.path}: the next `grapevine forget` of {user_id} or the bot's upkeep finishes it")
         raise typer.Exit(1)
     out.print(
         "residue audit: 0 nodes or properties carry the user's id or name"
@@ -224,6 +236,14 @@ def forget(
             else "; stored as opted out (a keyed hash): every process, a running bot too, refuses to store "
             "anything of theirs from now on"
         )
+    )
+
+
+def forget_failed(user_id: str, guild: str | None, path: Any) -> str:
+    return (
+        f"the forget of {user_id}{' in guild ' + guild if guild else ''} did not finish; the request is kept in {path} "
+        f"and finishes at the next `grapevine forget {user_id}{' --guild ' + guild if guild else ''}` or the bot's next "
+        "upkeep pass"
     )
 
 
@@ -295,8 +315,13 @@ def doctor() -> None:
                     out.print(f"[green]✓[/green] structured output works in mode {report.mode}; context size {context}")
         else:
             problems.append("LLM: LLM_BASE_URL is not set; windows will be stored as pending until one is configured")
-        if not settings.discord.token:
-            problems.append("Discord: DISCORD_TOKEN is not set; `grapevine run` needs it")
+        from grapevine.discord_check import check_discord
+
+        for finding in await check_discord(settings.discord):
+            if finding.ok:
+                out.print(f"[green]✓[/green] {finding.text}", soft_wrap=True, highlight=False)
+            else:
+                problems.append(f"Discord: {finding.text}")
 
     run_or_exit(checks())
     for problem in problems:

@@ -15,7 +15,8 @@
 // (before the guild filter): a name's words are in few entities' names.
 // Each item is one fact of one source, as a list read by graph.rows.reply_fact:
 //   [source, score, uuid, text, category, importance, confidence, valid_at,
-//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id]]
+//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id],
+//    shown: [[message id, channel id]] of the sources $channel_id may show (its links)]
 // (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
 // fact it keeps, RecallTuning.redundant)
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
@@ -109,4 +110,4 @@ RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confi
                 [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR r.message_id IN shown | [rep.id,
                   coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
                   toString(r.at)]],
-                [s IN sources | s[0]]]) AS facts
+                [s IN sources | s[0]], [s IN sources WHERE s[0] IN shown]]) AS facts

@@ -5,6 +5,9 @@
 // A message scores the rarity of the words it holds (issue 19): each word counts
 // ln(1 + (N - n + 0.5) / (n + 0.5)), BM25's idf, with N the messages of the span and n those holding the word,
 // so a rare word ranks a message above one holding only a word most messages hold; ties go to the newest.
+// With $passage, a message also scores the words the messages just before and after it hold (matches themselves):
+// a question and its answer split the question's words between two turns, and together they are the passage
+// that answers it.
 // The best $recall come back with their score, and each with the message just before and just after it in the
 // span (`near`: its match's id), rows this statement read already (no further read).
 // A statement of its own, its one MATCH the range: ArcadeDB plans a statement with one MATCH by cost, and
@@ -18,8 +21,11 @@ WITH collect(m) AS span
 WITH span, [i IN range(0, size(span) - 1) WHERE span[i].guild_id = $guild_id AND span[i].content =~ $pattern] AS hits
 WITH span, [i IN hits | [i, [w IN range(0, size($words) - 1) WHERE span[i].content =~ $words[w]]]] AS hits
 WITH span, hits, [w IN range(0, size($words) - 1) | size([h IN hits WHERE w IN h[1]])] AS held
-UNWIND hits AS h
-WITH span, h[0] AS i, reduce(s = 0.0, w IN h[1] | s + CASE WHEN $rarity THEN log(1.0 + (size(span) - held[w] + 0.5) / (held[w] + 0.5)) ELSE 1.0 END) AS score
+UNWIND range(0, size(hits) - 1) AS j
+WITH span, held, hits[j][0] AS i,
+     hits[j][1] + CASE WHEN $passage AND j > 0 AND hits[j - 1][0] = hits[j][0] - 1 THEN hits[j - 1][1] ELSE [] END
+                + CASE WHEN $passage AND j < size(hits) - 1 AND hits[j + 1][0] = hits[j][0] + 1 THEN hits[j + 1][1] ELSE [] END AS held_here
+WITH span, i, reduce(s = 0.0, w IN range(0, size($words) - 1) | s + CASE WHEN NOT w IN held_here THEN 0.0 WHEN $rarity THEN log(1.0 + (size(span) - held[w] + 0.5) / (held[w] + 0.5)) ELSE 1.0 END) AS score
 ORDER BY score DESC, i
 LIMIT $recall
 WITH span, collect([i, score]) AS best

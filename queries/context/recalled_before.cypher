@@ -3,9 +3,10 @@
 // windows rather than its messages: the messages of its last $episodes episodes that ended before $before (a
 // native datetime), so the rows read are bounded by the windows' size, never by the channel's history.
 // As there, a message holds words of $words (one Java regex each, $pattern any of them) and scores their rarity
-// among the messages read (BM25's idf), ties to the newest; the best $recall come back with their score, and
-// each of the best $near with the message just before and just after it among those read (`near`: its match's
-// id); only messages of $guild_id and $channel_id. Datetimes come back as ISO strings.
+// among the messages read (BM25's idf), with $passage those of the messages just before and after it too, ties to
+// the newest; the best $recall come back with their score, and each of the best $near with the message just before
+// and just after it among those read (`near`: its match's id); only messages of $guild_id and $channel_id.
+// Datetimes come back as ISO strings.
 // A statement of its own, not a CALL inside context/conversation.cypher: ArcadeDB gives a query's in-heap buffers
 // (this sort and collect of the windows' messages) back to its shared query heap budget when the query closes, but
 // not those of a CALL subquery's sort until the garbage collector finds them, so as a CALL each reply kept a few
@@ -20,8 +21,11 @@ WITH collect(m) AS span
 WITH span, [i IN range(0, size(span) - 1) WHERE span[i].content =~ $pattern] AS hits
 WITH span, [i IN hits | [i, [w IN range(0, size($words) - 1) WHERE span[i].content =~ $words[w]]]] AS hits
 WITH span, hits, [w IN range(0, size($words) - 1) | size([h IN hits WHERE w IN h[1]])] AS held
-UNWIND hits AS h
-WITH span, h[0] AS i, reduce(s = 0.0, w IN h[1] | s + CASE WHEN $rarity THEN log(1.0 + (size(span) - held[w] + 0.5) / (held[w] + 0.5)) ELSE 1.0 END) AS score
+UNWIND range(0, size(hits) - 1) AS j
+WITH span, held, hits[j][0] AS i,
+     hits[j][1] + CASE WHEN $passage AND j > 0 AND hits[j - 1][0] = hits[j][0] - 1 THEN hits[j - 1][1] ELSE [] END
+                + CASE WHEN $passage AND j < size(hits) - 1 AND hits[j + 1][0] = hits[j][0] + 1 THEN hits[j + 1][1] ELSE [] END AS held_here
+WITH span, i, reduce(s = 0.0, w IN range(0, size($words) - 1) | s + CASE WHEN NOT w IN held_here THEN 0.0 WHEN $rarity THEN log(1.0 + (size(span) - held[w] + 0.5) / (held[w] + 0.5)) ELSE 1.0 END) AS score
 ORDER BY score DESC, i
 LIMIT $recall
 WITH span, collect([i, score]) AS best

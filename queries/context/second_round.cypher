@@ -30,7 +30,7 @@ CALL () {
                   [(f)-[r:REPORTED_BY]->(rep:User) WHERE r.message_id = '' OR r.message_id IN shown | [rep.id,
                     coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
                     toString(r.at)]],
-                  [s IN sources | s[0]]]) AS matched
+                  [s IN sources | s[0]], [s IN sources WHERE s[0] IN shown]]) AS matched
 }
 CALL () {
   UNWIND range(0, size($uuids) - 1) AS rank

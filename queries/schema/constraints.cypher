@@ -26,6 +26,8 @@ CREATE INDEX entity_name_key IF NOT EXISTS FOR (n:Entity) ON (n.name_key);
 CREATE INDEX message_channel IF NOT EXISTS FOR (n:Message) ON (n.channel_id);
 CREATE INDEX message_guild IF NOT EXISTS FOR (n:Message) ON (n.guild_id);
 CREATE INDEX message_buffered IF NOT EXISTS FOR (n:Message) ON (n.buffered);
+// The replies to a message wherever they are (a thread answering its parent channel too), for its deletion.
+CREATE INDEX message_reply_to IF NOT EXISTS FOR (n:Message) ON (n.reply_to_id);
 // A channel's messages in time order: channel_time is '<channel id>|<10^15 + epoch millis>' (see
 // graph/keys.py), one key whose range is a span of one channel's history (a composite index on
 // (channel_id, created_at) is read by ArcadeDB only through its first key, the whole channel).

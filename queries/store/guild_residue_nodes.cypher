@@ -7,4 +7,4 @@ WITH n, key, toStringOrNull(n[key]) AS value
 WHERE value IS NOT NULL
   AND (value CONTAINS $user_id OR any(name IN $names WHERE toLower(value) CONTAINS name))
 RETURN elementId(n) AS element_id, [l IN labels(n) WHERE l <> 'Closed'][0] AS label, key, value,
-       coalesce(n.id, n.uuid, n.key) AS node_key
+       coalesce(n.id, n.uuid, n.key) AS node_key, $guild_id AS guild_id

@@ -16,6 +16,7 @@ from grapevine import bot_runner
 from grapevine.bot_runner import check_bot_config, run_bot
 from grapevine.runtime import Runtime
 from graph.store import GraphStore
+from tests.support.discord_api import FakeDiscordAPI
 from tests.support.scripted_llm import ScriptedLLMServer
 
 
@@ -83,3 +84,19 @@ async def test_run_bot_opens_everything_hands_it_over_and_closes_it(
     assert isinstance(services, Services) and seen["token"] == "secret-token" and seen["windows_running"]
     assert services.store is store and services.llm is not None and services.settings is settings
     assert services.live._loop is not None and services.live._loop.done()  # stopped on the way out
+
+
+async def test_run_bot_logs_in_at_the_configured_rest_address_and_says_a_refused_token_in_one_line(
+    store: GraphStore, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @contextlib.asynccontextmanager
+    async def fake_open_store(settings: Settings, **_: object) -> AsyncIterator[Runtime]:
+        yield Runtime(store, store.engine, store.driver, started_server=False)
+
+    monkeypatch.setattr(bot_runner, "open_store", fake_open_store)
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)  # run_bot points it at DISCORD_API_URL
+    with FakeDiscordAPI(token="the-real-token") as api:
+        discord_settings = DiscordSettings(token=SecretStr("a-stale-token"), api_url=api.api_url)
+        with pytest.raises(ValueError, match="Discord rejected DISCORD_TOKEN"):
+            await run_bot(Settings(discord=discord_settings, llm=LLMSettings(base_url=llm_server.base_url)))
+    assert [path for path, _ in api.requests] == ["/api/v10/users/@me"]  # discord.py's login, at the fake

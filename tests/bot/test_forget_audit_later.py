@@ -12,10 +12,10 @@ import pytest
 
 from bot.memory import _unfinished
 from bot.upkeep import run_upkeep
-from graph.forget import residue_audit
 from graph.store import GraphStore
 from tests.bot.harness import Harness, events
 from tests.support.busy_server import OTHER, PEOPLE, populate
+from tests.support.erasure_audit import residue_everywhere
 from tests.support.scripted import count, cypher
 
 CHARLIE = PEOPLE["charlie"]
@@ -32,7 +32,7 @@ async def test_the_reply_comes_before_the_thorough_audit_which_then_closes_the_r
 
     async def gated(*args: Any) -> Any:  # the real thorough audit, held until the member has their answer
         await gate.wait()
-        audited.append(args[1])
+        audited.append(args[1].user_id)
         return await real(*args)
 
     monkeypatch.setattr(_unfinished, "finish_audit", gated)
@@ -48,7 +48,7 @@ async def test_the_reply_comes_before_the_thorough_audit_which_then_closes_the_r
     assert audited == [CHARLIE] and _unfinished.waiting(services) == []
     [event] = events(caplog, "forget_audited")
     assert event["user_id"].startswith("u-") and event["redacted"] == 0
-    assert await residue_audit(store.runner, CHARLIE, NAMES) == []
+    assert await residue_everywhere(store, CHARLIE) == []
 
 
 async def test_residue_only_the_thorough_audit_finds_keeps_the_request_for_upkeep(
@@ -56,8 +56,8 @@ async def test_residue_only_the_thorough_audit_finds_keeps_the_request_for_upkee
 ) -> None:
     await populate(store)
     services = harness.bot.services
-    # A channel named after him: no index the forget reads holds channel names, and no forget renames a channel.
-    await cypher(store, "MATCH (c:Channel {id: $id}) SET c.name = 'charlie fan club' RETURN c.id AS id", id=OTHER)
+    # A channel named with his id: no index the forget reads holds channel names, and no forget renames a channel.
+    await cypher(store, "MATCH (c:Channel {id: $id}) SET c.name = 'fans of ' + $who RETURN c.id AS id", id=OTHER, who=CHARLIE)
     with caplog.at_level(logging.INFO, logger="common.events"):
         said = await harness.forget_me_confirmed("charlie")
         await _unfinished.audits_settled()

@@ -18,7 +18,6 @@ from bot.memory._forget_me import (
 )
 from bot.services import Services
 from common.settings import ExtractionSettings, WindowSettings
-from graph.forget import residue_audit
 from graph.models import EpisodeStatus
 from graph.store import GraphStore
 from ingest.pipeline import Ingestor
@@ -31,6 +30,7 @@ from tests.support.discord_doubles import (
     reply_to,
     sent_texts,
 )
+from tests.support.erasure_audit import residue_everywhere
 from tests.support.prompt_reader import Prompt
 from tests.support.scripted import answer, count, entity, fact
 from tests.support.scripted_llm import ScriptedLLMServer
@@ -88,7 +88,7 @@ async def test_forget_me_removes_charlie_and_keeps_alice(
     assert done.startswith("Done: I deleted 2 facts, 6 messages")  # 3 in guilds, the request, both sides of the DM
     assert view.value is True and view.is_finished()
 
-    assert await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
+    assert await residue_everywhere(store, CHARLIE) == []
     assert await count(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n", g=dm_scope) == 0
     assert await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=AT) == alice_before
     assert {f.uuid for f in alice_before} == {p.facts["alice_austin"], p.facts["alice_luna"]}
@@ -129,7 +129,7 @@ async def test_slash_forget_me_answers_with_the_view(store: GraphStore, harness:
     await view._scheduled_task(view.confirm, press)
     [done] = sent_texts(press.followup.send)
     assert done.startswith("Done: I deleted 2 facts, 3 messages")
-    assert await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
+    assert await residue_everywhere(store, CHARLIE) == []
 
 
 async def test_forget_me_waits_for_an_extraction_already_reading_their_messages(
@@ -161,5 +161,5 @@ async def test_forget_me_waits_for_an_extraction_already_reading_their_messages(
     release.set()
     assert await extracting == EpisodeStatus.DONE
     report = await forgetting
-    assert report.residue == [] and await residue_audit(store.runner, CHARLIE, ["charlie", "Charlie"]) == []
+    assert report.residue == [] and await residue_everywhere(store, CHARLIE) == []
     assert await count(store, "MATCH (f:Fact) WHERE f.text CONTAINS 'hospital' RETURN count(f) AS n") == 0

@@ -18,7 +18,6 @@ from bot.memory._status import OPTED_OUT
 from bot.services import Services
 from common import events
 from common.settings import ExtractionSettings, WindowSettings
-from graph.forget import residue_audit
 from graph.store import GraphStore
 from ingest.live import LiveWindows
 from ingest.pipeline import Ingestor
@@ -36,6 +35,7 @@ from tests.support.discord_doubles import (
     MockTextChannel,
     sent_texts,
 )
+from tests.support.erasure_audit import residue_everywhere
 from tests.support.scripted import answer, count
 from tests.support.scripted_llm import ScriptedLLMServer
 
@@ -183,5 +183,5 @@ async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
     assert len(prompts) == 1 and "secret garden" not in prompts[0] and "book club" in prompts[0]
     assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(said.id)) == 0
     assert await count(store, "MATCH (e:Episode) WHERE e.key CONTAINS $id RETURN count(e) AS n", id=str(said.id)) == 0
-    assert await residue_audit(store.runner, PEOPLE["judy"], ["judy", "Judy"]) == []
+    assert await residue_everywhere(store, PEOPLE["judy"]) == []
     assert not services.consent.allowed(PEOPLE["judy"])  # the bot knows now, without a restart

@@ -16,7 +16,7 @@ from graph import context_reads
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
-from tests.support.busy_server import GENERAL, PEOPLE, populate
+from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
 from tests.support.discord_doubles import (
     MockBot,
     MockClientUser,
@@ -38,7 +38,7 @@ def prompt_of(srv: ScriptedLLMServer, i: int = -1) -> str:
 async def test_mention_gets_a_reply_with_what_alice_said(
     store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
 ) -> None:
-    await populate(store)
+    p = await populate(store)
     llm_server.push("She's off to Austin next month, Alice said!")
     ask = harness.message(harness.member("bob"), "where is Alice moving to?", to_bot=True)
     await harness.deliver(ask)
@@ -51,7 +51,10 @@ async def test_mention_gets_a_reply_with_what_alice_said(
     assert prompt.endswith("The message to reply to, from Bob:\nwhere is Alice moving to?")
     ask.reply.assert_awaited_once()
     call = ask.reply.await_args
-    assert call.args == ("She's off to Austin next month, Alice said!",)
+    austin = next(m for m in p.messages if m.content == "Austin!")  # the message the fact was drawn from
+    assert call.args == (
+        f"She's off to Austin next month, Alice said!\n-# Sources: https://discord.com/channels/{G1}/{GENERAL}/{austin.id}",
+    )
     assert allowed_none(call) and call.kwargs["mention_author"] is False
     assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(ask.id)) == 1
 

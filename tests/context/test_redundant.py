@@ -64,8 +64,10 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     shelter message gives way to its fact (the facts read gives the messages each fact came from)."""
     p = await in_general(store, "bob", "judy")
     shelter = await p.say(GENERAL, "bob", "we adopted a puppy from the shelter, his name is Biscuit", T0)
+    # not next to each other: a message scores the words of its neighbours too, and this is about the redundant turn
+    aside = await p.say(GENERAL, "judy", "aww", T0 + timedelta(minutes=2))
     beach = await p.say(GENERAL, "bob", "the puppy loved the beach visit yesterday", T0 + timedelta(minutes=5))
-    key = await p.episode(GENERAL, [shelter, beach])
+    key = await p.episode(GENERAL, [shelter, aside, beach])
     adopted = p.fact("adopted", "Bob adopted a puppy called Biscuit from the shelter", [U("bob")], shelter)
     await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(adopted,)))
     about_bob = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[],

@@ -41,6 +41,7 @@ def test_an_engine_whose_owner_died_during_start_stops(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # a bound on how long the start takes to fail
 def test_a_child_that_exits_during_start_is_reported_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     engine = ArcadeDBEngine(password="fault-tests", database="faults", bolt_port=free_port(), http_port=free_port())
     monkeypatch.setenv("ARCADEDB_JVM_ARGS", "-Xmxnonsense")  # the JVM refuses to start: the child exits

@@ -27,7 +27,7 @@ from tests.support.prompt_reader import prompt_of, section
 from tests.support.scripted import answer, batch_aware, cypher, fact
 from tests.support.scripted_llm import ScriptedLLMServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # kills land at moments measured in a clean run
 TRIALS = int(os.environ.get("GRAPEVINE_KILL_TRIALS", "10"))
 SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "data" / "irc" / "dev" / "2005-06-27_12.raw.txt"
 MESSAGES = 90

@@ -218,6 +218,10 @@ async def test_operator_and_explorer_queries_read_one_guild_through_indexes(stor
         "q": "",
         "query": "austin",
         "hits": 10,
+        "topic": "austin",  # who_knows and topic_timeline: a UNION, profiled part by part in tests/graph/test_topic_reads.py
+        "channel_id": "",
+        "entity_key": "austin",
+        "at": None,
     }
     keys = {
         "around_user": bob,

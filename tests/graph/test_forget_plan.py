@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 import graph.forget
+import graph.message_deletes
 import queries
-from graph.forget import forget_user, residue_audit
-from graph.guild_forget import guild_residue
+from graph.forget import forget_user
 from graph.session import Tx
 from graph.store import GraphStore
 from tests.support.busy_server import G2, PEOPLE, populate
+from tests.support.erasure_audit import residue_everywhere, residue_in_guild
 from tests.support.write_count import CountedWrites
 
 # The cost-based planner names its scans; the traditional one starts a pattern with "+ MATCH NODE (x...)" and
@@ -40,6 +41,7 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     PLANS.clear()
     monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     monkeypatch.setattr(graph.forget, "run_text", _profiled)
+    monkeypatch.setattr(graph.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     with CountedWrites(store) as writes:
         report = await forget_user(store.runner, PEOPLE["charlie"], thorough_audit=False)
 
@@ -52,7 +54,7 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     seeks = sum(plan.count("NodeIndexSeek") + plan.count("[index") for _, plan in PLANS)
     assert seeks >= 10
     monkeypatch.undo()
-    assert await residue_audit(store.runner, PEOPLE["charlie"], ["Charlie", "charlie"]) == []  # no fallback needed
+    assert await residue_everywhere(store, PEOPLE["charlie"]) == []  # no fallback needed
 
 
 @pytest.mark.parametrize("store", ["arcadedb"], indirect=True)
@@ -65,6 +67,7 @@ async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_index
     PLANS.clear()
     monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     monkeypatch.setattr(graph.forget, "run_text", _profiled)
+    monkeypatch.setattr(graph.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
 
     report = await forget_user(store.runner, PEOPLE["charlie"], guild_id=G2, known_names=["Charlie"], thorough_audit=False)
 
@@ -74,7 +77,7 @@ async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_index
     assert any("membership" in n for n in names) and any("own node" in n for n in names)  # leave_guild, the edges' audit
     assert [(text.splitlines()[0], plan) for text, plan in PLANS if _SCAN.search(plan)] == []
     monkeypatch.undo()
-    assert await guild_residue(store.runner, PEOPLE["charlie"], G2, ["Charlie", "charlie"]) == []
+    assert await residue_in_guild(store, PEOPLE["charlie"], G2) == []
 
 
 @pytest.mark.parametrize("store", ["arcadedb"], indirect=True)

@@ -163,8 +163,6 @@ def test_unicode_empty_attachments_forwards_and_offsets(document: dict, tmp_path
         ("GuildPublicThread", "550000000000000055", ChannelKind.THREAD, "550000000000000055", "777"),
         ("GuildNewsThread", "550000000000000055", ChannelKind.THREAD, "550000000000000055", "777"),
         ("GuildVoiceChat", "550000000000000055", ChannelKind.VOICE, "550000000000000055", None),
-        ("DirectTextChat", "0", ChannelKind.DM, "dm:710000000000004242", None),
-        ("DirectGroupTextChat", "0", ChannelKind.DM, "dm:710000000000004242", None),
     ],
 )
 def test_channel_kinds(
@@ -183,3 +181,49 @@ def test_channel_kinds(
     assert result.channel.kind is kind and result.channel.parent_id == parent
     assert result.guild.id == result.channel.guild_id == guild_id
     assert all(m.guild_id == guild_id for m in result.messages)
+
+
+def _dm(document: dict, export_type: str, authors: list[dict[str, Any]]) -> dict[str, Any]:
+    said = [m for m in document["messages"] if m["type"] == "Default"][: 2 * len(authors)]
+    messages = [m | {"author": authors[i % len(authors)], "mentions": [], "reference": None} for i, m in enumerate(said)]
+    return {
+        **document,
+        "guild": {"id": "0", "name": "Direct Messages", "iconUrl": ""},
+        "channel": {**document["channel"], "type": export_type},
+        "messages": messages,
+    }
+
+
+@pytest.mark.parametrize("export_type", ["DirectTextChat", "DirectGroupTextChat"])
+def test_a_dm_export_is_its_member_s_dm_space(document: dict, tmp_path: Path, export_type: str) -> None:
+    """The bot's DMs with a member are that member's DM space (`dm:<their id>`), which their forget-me reaches,
+    not a space of the channel's id."""
+    member = {"id": "410000000000000041", "name": "zoe", "nickname": "Zoe", "isBot": False}
+    bot = {"id": "490000000000000049", "name": "grapevine", "nickname": None, "isBot": True}
+    result = parse_export(write(tmp_path, _dm(document, export_type, [member, bot])))
+    assert result.channel.kind is ChannelKind.DM
+    assert result.guild.id == result.channel.guild_id == "dm:410000000000000041"
+    assert {m.guild_id for m in result.messages} == {"dm:410000000000000041"}
+
+
+def test_a_dm_between_people_is_refused(document: dict, tmp_path: Path) -> None:
+    people = [
+        {"id": "410000000000000041", "name": "zoe", "nickname": None, "isBot": False},
+        {"id": "420000000000000042", "name": "yan", "nickname": None, "isBot": False},
+    ]
+    with pytest.raises(ExportFormatError, match="one member's DMs with the bot.*2 people"):
+        parse_export(write(tmp_path, _dm(document, "DirectGroupTextChat", people)))
+
+
+def test_deleted_users_sharing_discord_s_one_id_are_not_one_member(document: dict, tmp_path: Path) -> None:
+    """Discord shows every deleted account as "Deleted User" under one id: each of its messages is its own author."""
+    doc = copy.deepcopy(document)
+    ghost = {"id": "456226577798135808", "name": "Deleted User", "discriminator": "0000", "nickname": None, "isBot": False}
+    said = [m for m in doc["messages"] if m["type"] in ("Default", "Reply")]
+    for m in said[:5]:
+        m["author"] = ghost
+    result = parse_export(write(tmp_path, doc))
+    authors = [m.author_id for m in result.messages if m.id in {x["id"] for x in said[:5]}]
+    assert len(set(authors)) == 5 and all(a.startswith("deleted:") for a in authors)
+    assert "456226577798135808" not in result.users
+    assert all(result.users[a].display_name == "Deleted User" for a in authors)

@@ -21,6 +21,8 @@ from ingest.llm import (
 )
 from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
+pytestmark = pytest.mark.serial  # the client gives up after 0.5 s, and two tests bound how long a call takes
+
 ASK = [{"role": "system", "content": "Extract the person."}, {"role": "user", "content": "Ada is 36 and likes chess."}]
 
 

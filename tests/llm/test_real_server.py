@@ -20,7 +20,7 @@ import pytest
 from tests.support.dce_builder import export_from_irc
 from tests.support.ports import free_port
 
-pytestmark = [pytest.mark.slow, pytest.mark.real_llm]
+pytestmark = [pytest.mark.slow, pytest.mark.real_llm, pytest.mark.serial]  # one core for the model, bounded waits
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO.parent / "shared" / "data" / "irc" / "dev" / "2009-10-01_17.raw.txt"

@@ -27,12 +27,14 @@ def cli_env(store: GraphStore, tmp_path: Path) -> dict[str, str]:
     }
 
 
-async def grapevine(store: GraphStore, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `python -m grapevine ARGS` against the store's database, off the event loop."""
+async def grapevine(
+    store: GraphStore, tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -m grapevine ARGS` against the store's database, off the event loop (`env`: more settings)."""
     return await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-m", "grapevine", *args],
-        env=cli_env(store, tmp_path),
+        env=cli_env(store, tmp_path) | (env or {}),
         capture_output=True,
         text=True,
         timeout=300,

@@ -1,0 +1,46 @@
+// title: A topic's timeline
+// answers: Every fact about a member, or about or mentioning an entity, newest valid_at first: whether it held at `at`, what it superseded and what superseded it, who reported it and from which message.
+// params: guild_id (string, required) - the guild; user_id (string, optional) - a member's Discord user id; entity_key (string, optional) - an entity's name in lower case without punctuation or a leading article (server move); at (datetime, optional) - as of this time: the facts valid by then, and whether each still held (default: now); channel_id (string, optional) - only what may be recalled in this channel: '' for what the shared channels hold, null for every channel; limit (int, optional) - the newest this many facts (default 100)
+// Give user_id or entity_key (both: the facts of both). held is false for a fact closed by then (invalid_at,
+// its expiry or a retirement); superseded_by and supersedes name the facts on either side of a SUPERSEDES edge.
+// Channel scope as queries/context/facts.cypher: a fact only when one of its source messages is in a 'shared'
+// channel, in $channel_id or in its parent (or it has none), and only the reporters and sources there.
+// Two parts, each from its subject's index (a null key matches nothing and is never scanned).
+OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
+WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
+MATCH (s:User {id: coalesce($user_id, '')})<-[:ABOUT]-(f:Fact)
+WHERE f.guild_id = $guild_id AND ($at IS NULL OR f.valid_at <= $at)
+WITH visible, f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
+WITH f, [x IN sources WHERE $channel_id IS NULL OR x[1] IN visible] AS shown, sources
+WHERE size(sources) = 0 OR size(shown) > 0
+RETURN f.uuid AS uuid, f.text AS text, f.valid_at AS valid_at, f.invalid_at AS invalid_at, f.expired_at AS expired_at,
+       $at IS NULL AND f.invalid_at IS NULL AND f.expired_at IS NULL
+         OR $at IS NOT NULL AND (f.invalid_at IS NULL OR f.invalid_at > $at) AND (f.expires_at IS NULL OR f.expires_at > $at)
+         AS held,
+       [(f)-[:SUPERSEDES]->(old:Fact) | [old.uuid, old.text]] AS supersedes,
+       [(f)<-[:SUPERSEDES]-(newer:Fact) | [newer.uuid, newer.text]] AS superseded_by,
+       [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR coalesce(r.message_id, '') = '' OR r.message_id IN [x IN shown | x[0]] |
+         [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name), r.at, r.message_id]] AS reporters,
+       shown AS sources
+ORDER BY valid_at DESC, uuid
+LIMIT coalesce($limit, 100)
+UNION
+OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
+WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
+MATCH (s:Entity {name_key: coalesce($entity_key, '')})<-[:ABOUT|MENTIONS]-(f:Fact)
+WHERE s.guild_id = $guild_id AND f.guild_id = $guild_id AND ($at IS NULL OR f.valid_at <= $at)
+WITH DISTINCT visible, f
+WITH visible, f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
+WITH f, [x IN sources WHERE $channel_id IS NULL OR x[1] IN visible] AS shown, sources
+WHERE size(sources) = 0 OR size(shown) > 0
+RETURN f.uuid AS uuid, f.text AS text, f.valid_at AS valid_at, f.invalid_at AS invalid_at, f.expired_at AS expired_at,
+       $at IS NULL AND f.invalid_at IS NULL AND f.expired_at IS NULL
+         OR $at IS NOT NULL AND (f.invalid_at IS NULL OR f.invalid_at > $at) AND (f.expires_at IS NULL OR f.expires_at > $at)
+         AS held,
+       [(f)-[:SUPERSEDES]->(old:Fact) | [old.uuid, old.text]] AS supersedes,
+       [(f)<-[:SUPERSEDES]-(newer:Fact) | [newer.uuid, newer.text]] AS superseded_by,
+       [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR coalesce(r.message_id, '') = '' OR r.message_id IN [x IN shown | x[0]] |
+         [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name), r.at, r.message_id]] AS reporters,
+       shown AS sources
+ORDER BY valid_at DESC, uuid
+LIMIT coalesce($limit, 100)

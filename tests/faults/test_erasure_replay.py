@@ -1,0 +1,47 @@
+"""Real chat, erased from outside: the shared IRC samples imported as channels of two guilds with shared members
+(members answering themselves, chains, a member in both guilds), then `grapevine forget` of each of the ten
+busiest members, then `grapevine retention --apply` at 30 days: every command exits 0 and every audit is clean,
+and nothing of the forgotten members is left."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graph.store import GraphStore
+from tests.support.cli_process import grapevine
+from tests.support.datasets import DATA_DIR
+from tests.support.irc_guilds import import_all, write_exports
+
+pytestmark = pytest.mark.slow
+
+SAMPLES = DATA_DIR / "irc" / "dev"
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"the shared IRC samples are not at {SAMPLES}")
+@pytest.mark.parametrize("store", ["arcadedb"], indirect=True)
+async def test_forget_the_ten_busiest_then_retention_on_real_chat(store: GraphStore, tmp_path: Path) -> None:
+    imported = await import_all(store, write_exports(tmp_path / "exports"))
+    assert imported.messages > 10_000
+    busiest = [uid for (uid, _), _ in imported.authors.most_common(10)]
+    assert len(set(busiest)) == 10
+
+    for member in busiest:
+        done = await grapevine(store, tmp_path, "forget", member, "--yes", "--no-purge")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "residue audit: 0 nodes" in done.stdout and "Traceback" not in done.stderr, done.stdout + done.stderr
+
+    kept = await grapevine(store, tmp_path, "retention", "--apply", env={"MEMORY_RETAIN_MESSAGES_DAYS": "30"})
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert "removed" in kept.stdout and "engine files purged" in kept.stdout, kept.stdout
+    left = await store.driver.execute_query(
+        "MATCH (n) WHERE any(k IN keys(n) WHERE any(id IN $ids WHERE coalesce(toStringOrNull(n[k]), '') CONTAINS id)) "
+        "RETURN count(n) AS n",
+        {"ids": busiest},
+        database_=store.engine.database,
+    )
+    assert left.records[0]["n"] == 0
+    messages = await store.driver.execute_query("MATCH (m:Message) RETURN count(m) AS n", database_=store.engine.database)
+    assert messages.records[0]["n"] == 0  # every sample is years old
+    assert not (tmp_path / "cli-data" / "unfinished_forgets.jsonl").exists()  # every request finished

@@ -1,0 +1,82 @@
+"""`grapevine forget` keeps its request on disk before anything is written: a run that fails part-way says in one
+line what did not happen and what comes next (no statement text, no traceback), exits 1, and the next run (or the
+bot's upkeep) finishes the request, its audit included."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+from neo4j.exceptions import Neo4jError
+from typer.testing import CliRunner
+
+import graph.forget_requests
+from grapevine.cli import app
+from graph.engines.arcadedb import ArcadeDBEngine
+from graph.forget_requests import FILE_NAME
+from tests.support.busy_server import PEOPLE, populate
+
+CHARLIE = PEOPLE["charlie"]
+REFUSED = (
+    "Error executing Cypher command: // Forget-me, messages by id\nUNWIND $ids AS mid\nMATCH (m:Message {id: mid})\n"
+    "DETACH DELETE m"
+)
+
+
+def _env(engine: ArcadeDBEngine, data: Path) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_"))}
+    return clean | {
+        "GRAPEVINE_DATA_DIR": str(data),
+        "ARCADEDB_EXTERNAL": "true",
+        "ARCADEDB_HOST": engine.host,
+        "ARCADEDB_BOLT_PORT": str(engine.bolt_port),
+        "ARCADEDB_HTTP_PORT": str(engine.http_port),
+        "ARCADEDB_DATABASE": engine.database,
+        "ARCADEDB_PASSWORD": engine.password,
+        "COLUMNS": "200",
+    }
+
+
+def test_a_cli_forget_that_fails_keeps_its_request_for_the_next_run(
+    arcadedb_server: ArcadeDBEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = arcadedb_server.for_database(f"t{os.urandom(6).hex()}")
+
+    async def create() -> None:
+        await engine.create_database()
+        from graph.store import GraphStore
+
+        driver = engine.driver()
+        store = GraphStore(driver, engine)
+        await store.setup_schema()
+        await populate(store)
+        await driver.close()
+
+    asyncio.run(create())
+    try:
+        env = _env(engine, tmp_path / "data")
+        real = graph.forget_requests.run_request
+
+        async def refused(*args: object, **kwargs: object) -> object:
+            raise Neo4jError._hydrate_neo4j(code="Neo.ClientError.Statement.EntityNotFound", message=REFUSED)
+
+        monkeypatch.setattr(graph.forget_requests, "run_request", refused)
+        failed = CliRunner().invoke(app, ["forget", CHARLIE, "--yes", "--no-purge"], env=env)
+        assert failed.exit_code == 1
+        said = failed.stdout + failed.stderr
+        assert "Traceback" not in said and "UNWIND" not in said and "MATCH" not in said, said
+        lines = [line for line in failed.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and "did not finish" in lines[0] and FILE_NAME in lines[0], failed.stderr
+        [kept] = [json.loads(line) for line in (tmp_path / "data" / FILE_NAME).read_text().splitlines()]
+        assert kept["user_id"] == CHARLIE and kept["guild_id"] is None and "scope" in kept
+
+        monkeypatch.setattr(graph.forget_requests, "run_request", real)
+        again = CliRunner().invoke(app, ["forget", CHARLIE, "--yes", "--no-purge"], env=env)
+        assert again.exit_code == 0, again.stdout + again.stderr
+        assert "residue audit: 0 nodes" in again.stdout
+        assert not (tmp_path / "data" / FILE_NAME).exists()
+    finally:
+        asyncio.run(engine.drop_database())

@@ -1,0 +1,345 @@
+"""Erasure as an invariant over any sequence of events, on the real store (embedded ArcadeDB): Hypothesis runs
+rules (messages recorded with replies, self-replies, threads, mentions and names that are common words or other
+members' names; renames; edits; deletes; extraction, scripted; forget-me; a moderator's forget; retention;
+opt-out; export; a channel switched off) in two guilds that share members, and after every step compares the
+graph with a plain Python model of what should remain (tests/graph/erasure_model.py): no engine error, no
+residue of a forgotten member, nothing of other members changed beyond the rule, every export inside its scope.
+
+Profiles (GRAPEVINE_HYPOTHESIS_PROFILE): `ci` (the default, a few minutes on this machine) and `long`:
+
+    GRAPEVINE_HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest -q tests/graph/test_erasure_model.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from common.text import MENTION, names_word
+from graph.engines.arcadedb import ArcadeDBEngine
+from graph.erasure import apply_edit, erase_channel, erase_messages
+from graph.export import export_member
+from graph.forget_requests import Request, run_request, with_scope
+from graph.models import (
+    Channel,
+    ChannelKind,
+    EntityWrite,
+    EpisodeClose,
+    EpisodeWrite,
+    FactWrite,
+    Guild,
+    Message,
+    NodeRef,
+    RelationWrite,
+    Report,
+    User,
+)
+from graph.store import GraphStore
+from tests.graph.erasure_model import Fact, Member, Model, Msg
+from tests.support.fresh_store import fresh_arcadedb_store
+
+settings.register_profile(
+    "ci", max_examples=4, stateful_step_count=14, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
+)
+settings.register_profile(
+    "long", max_examples=60, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
+)
+PROFILE = os.environ.get("GRAPEVINE_HYPOTHESIS_PROFILE", "ci")
+
+G1, G2 = "810000000000000001", "820000000000000002"
+CHANNELS = {  # id -> (guild, parent, kind)
+    "811000000000000001": (G1, None, ChannelKind.TEXT),
+    "811000000000000002": (G1, "811000000000000001", ChannelKind.THREAD),
+    "811000000000000003": (G1, None, ChannelKind.TEXT),
+    "821000000000000001": (G2, None, ChannelKind.TEXT),
+}
+MEMBERS = [str(830000000000000001 + i) for i in range(5)]
+ACCOUNTS = ["zorro", "quux7", "likes", "obi1", "me"]
+NICKS = ["Zorro", "OBI1", "Obi1", "likes", "me", "Quux7", "Nyx42", "the", "Zed"]
+WORDS = ["hello", "likes", "me", "the", "kernel", "ok", "zorro", "nyx42", "thanks"]
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def dm_channel(user_id: str) -> str:
+    return "9" + user_id[1:]
+
+
+class ErasureMachine(RuleBasedStateMachine):
+    server: ArcadeDBEngine
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = asyncio.new_event_loop()
+        self._store_cm = fresh_arcadedb_store(self.server)
+        self.store: GraphStore = self.loop.run_until_complete(self._store_cm.__aenter__())
+        members = {i: Member(i, ACCOUNTS[n]) for n, i in enumerate(MEMBERS)}
+        channels = {c: (g, p) for c, (g, p, _) in CHANNELS.items()}
+        channels |= {dm_channel(i): (f"dm:{i}", None) for i in MEMBERS}
+        self.model = Model(members, channels)
+        self.now = T0
+        self.next_id = 840000000000000000
+        self.ids: list[str] = []  # every message id ever recorded, to draw replies and edits from
+        self.run(self._setup())
+
+    def run(self, work: Any) -> Any:
+        return self.loop.run_until_complete(work)
+
+    async def _setup(self) -> None:
+        for guild in (G1, G2, *(f"dm:{i}" for i in MEMBERS)):
+            await self.store.upsert_guild(Guild(id=guild, name=guild))
+        for channel, (guild, parent, kind) in CHANNELS.items():
+            await self.store.upsert_channel(Channel(id=channel, guild_id=guild, name=channel, kind=kind, parent_id=parent))
+        for i in MEMBERS:
+            await self.store.upsert_channel(Channel(id=dm_channel(i), guild_id=f"dm:{i}", name="dm", kind=ChannelKind.DM))
+
+    def teardown(self) -> None:
+        self.run(self._store_cm.__aexit__(None, None, None))
+        self.loop.close()
+
+    def user(self, user_id: str, guild: str) -> User:
+        m = self.model.members[user_id]
+        return User(id=user_id, name=m.account, display_name=m.nick.get(guild, m.account))
+
+    # --- rules ------------------------------------------------------------------------------
+    @rule(
+        who=st.sampled_from(MEMBERS),
+        where=st.sampled_from([*CHANNELS, "dm"]),
+        words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+        name=st.one_of(st.none(), st.sampled_from(NICKS)),
+        mention=st.one_of(st.none(), st.sampled_from(MEMBERS)),
+        reply=st.one_of(st.none(), st.integers(0, 10_000)),
+        later=st.integers(0, 3 * 24 * 60),
+        shuffle=st.booleans(),
+    )
+    def say(self, who: str, where: str, words: list[str], name: str | None, mention: str | None, reply: int | None,
+            later: int, shuffle: bool) -> None:  # fmt: skip
+        """A message, maybe a reply (to anyone's, their own too, in any channel or thread), maybe naming or
+        mentioning someone; ids not always in time order (an export's need not be)."""
+        channel = dm_channel(who) if where == "dm" else where
+        guild = self.model.channels[channel][0]
+        self.now += timedelta(minutes=later)
+        self.next_id += 1
+        message_id = str(self.next_id + (5_000_000 if shuffle else 0))
+        parent = self.ids[reply % len(self.ids)] if reply is not None and self.ids else None
+        text = " ".join([*words[:1], *([name] if name else []), *([f"<@{mention}>"] if mention else []), *words[1:]])
+        msg = Message(id=message_id, guild_id=guild, channel_id=channel, author_id=who, content=text, created_at=self.now,
+                      reply_to_id=parent)  # fmt: skip
+        user = self.user(who, guild)
+        self.run(self.store.record_batch([msg], {who: user}, {guild: [user]}))
+        self.ids.append(message_id)
+        self.model.upsert(who, guild)
+        self.model.record(Msg(message_id, guild, channel, who, text, self.now, parent))
+
+    @rule(pick=st.integers(0, 10_000))
+    def record_again(self, pick: int) -> None:
+        """The same message recorded twice (an export with a duplicate, an import run again)."""
+        stored = sorted(self.model.messages)
+        if not stored:
+            return
+        m = self.model.messages[stored[pick % len(stored)]]
+        again = Message(id=m.id, guild_id=m.guild, channel_id=m.channel, author_id=m.author, content=m.content,
+                        created_at=m.at, reply_to_id=m.reply_to)  # fmt: skip
+        self.run(self.store.record_messages([again]))
+
+    @rule(who=st.sampled_from(MEMBERS), guild=st.sampled_from([G1, G2]), nick=st.sampled_from(NICKS))
+    def rename(self, who: str, guild: str, nick: str) -> None:
+        member = self.model.members[who]
+        if member.opted_out:
+            return
+        member.nick[guild] = nick
+        self.run(self.store.upsert_users([self.user(who, guild)], guild))
+        self.model.upsert(who, guild)
+
+    @rule(pick=st.integers(0, 10_000), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+    def edit(self, pick: int, words: list[str]) -> None:
+        stored = sorted(self.model.messages)
+        if not stored:
+            return
+        message_id = stored[pick % len(stored)]
+        self.now += timedelta(seconds=1)
+        self.run(apply_edit(self.store, message_id, " ".join(words), self.now))
+        self.model.edit(message_id, " ".join(words))
+
+    @rule(pick=st.integers(0, 10_000))
+    def delete(self, pick: int) -> None:
+        stored = sorted(self.model.messages)
+        if not stored:
+            return
+        message_id = stored[pick % len(stored)]
+        self.run(erase_messages(self.store, [message_id]))
+        self.model.delete_messages({message_id})
+
+    @rule(channel=st.sampled_from(list(CHANNELS)))
+    def extract(self, channel: str) -> None:
+        """Close the channel's waiting messages as one episode and write a scripted extraction: a fact about the
+        first author (naming them), one mentioning whoever they mentioned, one about a pet of theirs told by the
+        last author, and a summary naming everyone by display name."""
+        waiting = sorted((m for m in self.model.messages.values() if m.channel == channel and not m.episode),
+                         key=lambda m: (m.at, m.id))  # fmt: skip
+        if not waiting:
+            return
+        guild = waiting[0].guild
+        key = f"{channel}:{waiting[0].id}:{len(self.model.facts)}"
+        people = sorted({m.author for m in waiting})
+        close = EpisodeClose(key=key, uuid=uuid.uuid4().hex, guild_id=guild, channel_id=channel, started_at=waiting[0].at,
+                             ended_at=waiting[-1].at, message_ids=tuple(m.id for m in waiting), participant_ids=tuple(people))  # fmt: skip
+        self.run(self.store.close_episode(close))
+        for m in waiting:
+            m.episode = True
+        first, last = waiting[0], waiting[-1]
+        pet = EntityWrite(uuid=uuid.uuid4().hex, name="Rex", kind="animal")
+        # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
+        stored = {i for i in MEMBERS if self.model.members[i].stored}
+        mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & stored)
+        planned = [
+            (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), first, None),
+            (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), last, first.author),
+        ]
+        if mentioned:
+            planned.append(("They met at the kernel summit", {first.author}, {mentioned[0]}, first, None))
+        out = {i for i in [*people, *mentioned] if self.model.members[i].opted_out}
+        facts, model_facts = [], []
+        for text, about, mentions, source, owner in planned:
+            refs = [NodeRef(kind="user", id=a) for a in sorted(about)] if owner is None else [NodeRef(kind="entity", id=pet.uuid)]
+            fact = FactWrite(uuid=uuid.uuid4().hex, text=text, category="other", importance=5, valid_at=source.at,
+                             about=tuple(refs), mentions=tuple(NodeRef(kind="user", id=x) for x in sorted(mentions)),
+                             reports=(Report(user_id=source.author, message_id=source.id, at=source.at),),
+                             source_message_ids=(source.id,))  # fmt: skip
+            if ({*about, *mentions, source.author} | ({owner} if owner else set())) & out:
+                continue
+            facts.append(fact)
+            model_facts.append(
+                Fact(fact.uuid, guild, text, set(about), set(mentions), {(source.author, source.id)}, {source.id}, owner)
+            )
+        summary = " and ".join(self.model.display(p, guild) for p in people) + " talked about the kernel"
+        owner_out = first.author in out
+        write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=() if owner_out else (pet,),
+                             relations=() if owner_out else (RelationWrite(entity_uuid=pet.uuid, kind="dog", target=NodeRef(kind="user", id=first.author)),),
+                             facts=tuple(facts), people=tuple(sorted({*people, *mentioned})))  # fmt: skip
+        self.run(self.store.write_episode(write))
+        for f in model_facts:
+            self.model.facts[f.uuid] = f
+            if f.owner:
+                self.model.owners[f.uuid] = {f.owner}
+
+    @rule(who=st.sampled_from(MEMBERS))
+    def forget_me(self, who: str) -> None:
+        member = self.model.members[who]
+        if member.forgotten:
+            return
+        before = self.model.scope(who)
+        request = self.run(with_scope(self.store, Request(who, None)))
+        self.run(self.store.opt_out(who))
+        report = self.run(run_request(self.store, request))
+        assert report.clean, report.residue
+        self.model.forget(who)
+        for label, guild, text in self.run(self._texts()):  # no text of their guilds holds a name that was theirs
+            assert not names_word(text or "", before.get(guild, [])), (label, guild, text, before)
+
+    @rule(who=st.sampled_from(MEMBERS), guild=st.sampled_from([G1, G2]))
+    def moderator_forget(self, who: str, guild: str) -> None:
+        if self.model.members[who].forgotten:
+            return
+        request = self.run(with_scope(self.store, Request(who, guild)))
+        report = self.run(run_request(self.store, request))
+        assert report.clean, report.residue
+        self.model.forget(who, guild)
+
+    @rule(days=st.sampled_from([1, 30]))
+    def retention(self, days: int) -> None:
+        self.run(self.store.apply_retention(messages_days=days, closed_facts_days=0, now=self.now))
+        self.model.retention(self.model.cutoff(self.now, days))
+
+    @rule(who=st.sampled_from(MEMBERS))
+    def opt_out(self, who: str) -> None:
+        self.run(self.store.opt_out(who))
+        self.model.members[who].opted_out = True
+
+    @rule(channel=st.sampled_from(["811000000000000001", "811000000000000003", "821000000000000001"]))
+    def channel_off(self, channel: str) -> None:
+        guild = CHANNELS[channel][0]
+        erased = self.run(erase_channel(self.store, guild, channel))
+        assert erased.residue == []
+        self.model.channel_off(guild, channel)
+
+    @rule(who=st.sampled_from(MEMBERS))
+    def export(self, who: str) -> None:
+        data = self.run(export_member(self.store.runner, who))
+        member = self.model.members[who]
+        if data is None:
+            assert not member.stored or member.forgotten
+            return
+        guilds = self.model.scope_guilds(who) | {f"dm:{who}"}
+        others = [i for i in MEMBERS if i != who]
+        dumped = repr(data)
+        assert not [i for i in others if i in dumped], "another member's id in an export"
+        expected = {m.id for m in self.model.messages.values() if m.author == who}
+        assert {m["id"] for m in data["messages"]} == expected
+        scope = self.model.scope(who)
+        for fact in [*data["facts"], *data["facts_naming_them"]]:
+            assert fact["guild_id"] in guilds, fact
+            known = self.model.facts.get(fact["uuid"])
+            assert known is not None, fact
+            linked = who in known.about | known.mentions | {u for u, _ in known.reports} or who in self.model.owners.get(
+                known.uuid, ()
+            )
+            assert linked or names_word(known.text, scope.get(known.guild, [])), ("outside the scope", fact, scope)
+        for summary in data["summaries_naming_them"]:
+            assert summary["guild_id"] in guilds and names_word(summary["summary"], scope.get(summary["guild_id"], []))
+
+    # --- invariants -------------------------------------------------------------------------
+    async def _texts(self) -> list[tuple[str, str, str]]:
+        found = await self.store.driver.execute_query(
+            "MATCH (n) WHERE n:Message OR n:Fact OR n:Episode "
+            "RETURN labels(n)[0] AS label, n.guild_id AS guild, coalesce(n.content, n.text, n.summary) AS text",
+            database_=self.store.engine.database,
+        )
+        return [(r["label"], r["guild"], r["text"]) for r in found.records]
+
+    @invariant()
+    def matches_the_model(self) -> None:
+        found = self.run(self._state())
+        expected = {i: (m.content, m.reply_to, m.author) for i, m in self.model.messages.items()}
+        assert found["messages"] == expected
+        assert found["facts"] == {u: f.text for u, f in self.model.facts.items()}
+        for member in self.model.members.values():
+            if member.forgotten:
+                assert member.id not in found["users"]
+                assert not found["residue"].get(member.id), found["residue"][member.id]
+            elif self.model.has_trace(member.id):
+                assert member.id in found["users"], f"the account of {member.id} went while it has traces left"
+
+    async def _state(self) -> dict[str, Any]:
+        db = self.store.engine.database
+        q = self.store.driver.execute_query
+        messages = await q(
+            "MATCH (m:Message) RETURN m.id AS id, m.content AS c, m.reply_to_id AS r, m.author_id AS a", database_=db
+        )
+        facts = await q("MATCH (f:Fact) RETURN f.uuid AS u, f.text AS t", database_=db)
+        users = await q("MATCH (u:User) RETURN u.id AS id", database_=db)
+        residue: dict[str, list[str]] = {}
+        for member in self.model.members.values():
+            if member.forgotten:
+                rows = await self.store.runner.read("store/residue_nodes", user_id=member.id, names=[])
+                rels = await self.store.runner.read("store/residue_relationships", user_id=member.id)
+                residue[member.id] = [f"{r['label']}.{r['key']}={r['value']}" for r in rows] + [f"{r['type']}" for r in rels]
+        return {
+            "messages": {r["id"]: (r["c"], r["r"], r["a"]) for r in messages.records},
+            "facts": {r["u"]: r["t"] for r in facts.records},
+            "users": {r["id"] for r in users.records},
+            "residue": residue,
+        }
+
+
+@pytest.mark.slow
+def test_erasure_holds_over_any_sequence_of_events(arcadedb_server: ArcadeDBEngine) -> None:
+    ErasureMachine.server = arcadedb_server
+    run_state_machine_as_test(ErasureMachine, settings=settings.get_profile(PROFILE))
