@@ -28,7 +28,9 @@ from datetime import datetime, timedelta
 from common.settings import ExtractionSettings
 from common.tokens import estimate_tokens
 
-MAX_WINDOWS = 20  # windows in one call (the answer schema's bound)
+# windows in one call (the answer schema's bound): a quiet guild's windows hold a message or two, and a default
+# batch of one-message windows must still be one call
+MAX_WINDOWS = 30
 MESSAGE_LINE_TOKENS = 12  # a message line's ref, time stamp and author, beside its text
 SECTION_TOKENS = 40  # a window's heading, section titles and participant lines, about
 PACE_MARGIN = 2  # an unfilled batch waits up to this many times the guild's recent time for a full one

@@ -103,3 +103,11 @@ def test_a_quiet_guild_waits_longer_with_its_pace_within_bounds() -> None:
     queue = [q("a", 0, 2), q("b", 60, 2)]
     assert batches(queue, settings, at(200), age_limit(quiet, settings)) == [], "a quiet guild's batch still waits"
     assert batches(queue, settings, at(200), age_limit(busy, settings)) != [], "a busy guild's would have gone"
+
+
+def test_a_batch_of_one_message_windows_fills_by_messages() -> None:
+    """A quiet guild's windows hold a message or two: a default batch's worth of them is one call, not two."""
+    settings = ExtractionSettings()
+    small = [q(f"w{i}", i, 1, 20) for i in range(settings.batch_messages)]
+    assert [len(b) for b in batches(small, settings, at(settings.batch_messages))] == [settings.batch_messages]
+    assert BatchExtraction.model_json_schema()["properties"]["windows"]["maxItems"] >= settings.batch_messages
