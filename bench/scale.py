@@ -629,7 +629,8 @@ async def measure_forget(store: GraphStore, g: Guild, figures: Figures, purge: b
     figures.forget_indexed_audit_s, figures.forget_indexed_residue = report.indexed_audit_seconds, list(report.indexed_residue)
     figures.forget_deleted = dict(report.deleted)
     before, started = cpu(), time.perf_counter()
-    _, residue = await finish_audit(store.runner, g.forget_id, report.names)
+    assert report.scope is not None
+    _, residue = await finish_audit(store.runner, report.scope)
     figures.forget_audit_s, figures.forget_cpu["thorough audit"] = time.perf_counter() - started, spent(before)
     figures.residue = list(residue)
     if purge:
