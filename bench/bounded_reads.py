@@ -21,7 +21,7 @@ from typing import Any
 import queries
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, table
 from bench.queries import FILES, bench_read, bench_write
-from bench.scale import GUILD, NOW, generate, load
+from bench.scale_guild import GUILD, NOW, generate, load
 from graph.channels import modes as channel_modes
 from graph.guild_activity import guild_time
 from graph.models import EpisodeStatus

@@ -29,7 +29,8 @@ from common.settings import (
 )
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.store import GraphStore
-from ingest.llm import OpenAILLM, UsageMeter
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.support.ports import free_port
 from tests.support.prompt_reader import Prompt
 from tests.support.scripted_llm import Responder, ScriptedLLMServer

@@ -6,7 +6,7 @@ Every contender sees the same messages and is answered by the same scripted serv
 calls and tokens on its side with one estimate (`common.tokens.estimate_tokens`):
 
 - grapevine: the live window policy (`ingest.replay`, built-in defaults), one extraction call per
-  closed window through the real pipeline (`Ingestor`) writing to a throw-away ArcadeDB;
+  closed window through the real pipeline (`BatchingIngestor`, a batch a window) writing to a throw-away ArcadeDB;
 - per-message extraction: one call per message, with the prompt such an extractor needs: the
   message and its author's current facts (grapevine's own prompt builder on a one-message window,
   the author's facts as known facts);
@@ -59,10 +59,9 @@ from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
 from ingest.batched import BatchingIngestor
 from ingest.extraction import Extraction, PromptInput, build_prompt
-from ingest.llm import OpenAILLM
-from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
+from llm.client import OpenAILLM
 from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
 from tests.support.prompt_reader import batch_parts, prompt_of, system_of
 from tests.support.prompt_reader import sections as prompt_sections
@@ -176,9 +175,9 @@ async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: O
         store = await db.store("economy")
         clock = BenchClock()
         if batched:
-            ingestor: Ingestor = BatchingIngestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0, clock=clock)
-        else:
-            ingestor = Ingestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0)
+            ingestor = BatchingIngestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0, clock=clock)
+        else:  # a call per closed window, as it closes
+            ingestor = BatchingIngestor(store, llm, ExtractionSettings(batch_messages=1), windows, rng=lambda: 0.0)
         await store.upsert_guild(Guild(id=IRC_GUILD, name="IRC"))
         for sample in samples:
             await store.upsert_channel(Channel(id=_channel(sample), guild_id=IRC_GUILD, name=sample.name))
@@ -186,7 +185,7 @@ async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: O
             for start in range(0, len(sample.messages), 500):
                 await store.record_messages([wm.message for wm in sample.messages[start : start + 500]])
             closed = sorted(replay(sample.messages, windows), key=lambda w: closed_at(w, windows))
-            if isinstance(ingestor, BatchingIngestor):
+            if batched:
                 usage.delays += await _batched(ingestor, closed, clock, windows)
             else:
                 for window in closed:

@@ -1,9 +1,9 @@
 """What ingesting real chat costs in LLM calls and tokens: one shared IRC dev sample replayed through the
-live window policy (simulated time) and the full Ingestor.
+live window policy (simulated time) and the full ingestor.
 
     python -m bench.irc_replay [--sample PATH] [--quick]
 
-The Ingestor talks to a scripted OpenAI-compatible server on loopback with the real openai client, and
+The ingestor talks to a scripted OpenAI-compatible server on loopback with the real openai client, and
 writes to a temporary ArcadeDB started for the run. The server answers every request with a minimal
 valid extraction (a summary and one fact about the window's first author, reported by them, citing
 m1), so the figures measure the pipeline, not a model: messages, windows closed, calls, calls per 100

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, reference_ms
-from bench.scale import GUILD, generate, load
+from bench.scale_guild import GUILD, generate, load
 from bot.memory._export import PAGE_BYTES, pages
 from graph.export import export_member
 from graph.guild_forget import forget_in_guild, guild_residue

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from bench.common import TempArcadeDB, quiet_logs
 from bench.queries import bench_read
-from bench.scale import generate, load
+from bench.scale_guild import generate, load
 
 FACTS_STEP = "facts (REPORTED_BY, FROM, EXTRACTED_FROM)"
 

@@ -12,17 +12,15 @@ import gc
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from bench.common import TempArcadeDB, percentile
 from bench.cpu import CpuPerOp
-from graph.consent import Consent
-from graph.models import Message, User
-from graph.store import GraphStore
-
-RECORDING_MESSAGES = 5000  # handed over flat out, from every channel of the generated guild
+from bench.scale_guild import generate, load
+from bench.scale_measure import Figures, measure_context
+from bench.scale_report import share
+from common.settings import ContextSettings
 
 
 @dataclass
@@ -45,10 +43,11 @@ class Size:
         return percentile(self.steady_ms if steady else self.early_ms, 95)
 
 
-async def measure_size(scale: float, authors: int, steady_after: int, aot: bool = True) -> Size:
-    """Generate and load the guild at `scale` on a fresh engine, then time its context builds."""
-    from bench.scale import Figures, generate, load, measure_context
-
+async def measure_size(
+    scale: float, authors: int, steady_after: int, rehearsal: ContextSettings | None, aot: bool = True
+) -> Size:
+    """Generate and load the guild at `scale` on a fresh engine, then time its context builds (after the bot's
+    start-up rehearsal, with `rehearsal`)."""
     g = generate(scale)
     figures = Figures("ArcadeDB (embedded, Bolt)")
     with TempArcadeDB(aot=aot) as db:
@@ -56,7 +55,7 @@ async def measure_size(scale: float, authors: int, steady_after: int, aot: bool 
         figures.engine_pid = db.pid
         steps = await load(store, g)
         gc.collect()
-        await measure_context(store, g, figures, authors, random.Random(11), steady_after)
+        await measure_context(store, g, figures, authors, random.Random(11), steady_after, rehearsal)
         await db.close_drivers()
     return Size(
         scale,
@@ -73,38 +72,6 @@ async def measure_size(scale: float, authors: int, steady_after: int, aot: bool 
     )
 
 
-@dataclass
-class Recording:
-    sent: int = 0
-    stored: int = 0
-    per_second: float = 0.0
-    lag_max_ms: float = 0.0
-    steal: float | None = None
-
-
-async def measure_recording(
-    store: GraphStore, guild_id: str, channels: Sequence[str], users: Sequence[dict[str, str]]
-) -> Recording:
-    """Messages handed over flat out from every channel, through the live windows and the recorder, into the
-    full-size graph (bench.recording's path): the rate written, whether all arrived, the event loop's lateness."""
-    from bench.recording import T0, WORDS, offered
-
-    consent = Consent(store)
-    await consent.load()
-    people = [User(id=u["id"], name=u["name"], display_name=u["display_name"]) for u in users[:500]]
-    batch = []
-    for n in range(RECORDING_MESSAGES):
-        who = people[(n * 7) % len(people)]
-        text = " ".join(WORDS[(n * k) % len(WORDS)] for k in range(1, 9))
-        message = Message(id=f"96{n:016d}", guild_id=guild_id, channel_id=channels[n % len(channels)], author_id=who.id,
-                          content=text, created_at=T0 + timedelta(milliseconds=n))  # fmt: skip
-        batch.append((message, who))
-    run = await offered(store, consent, batch, 0, 0.05, "flat out")
-    return Recording(
-        run.sent, run.stored, run.sent / run.seconds if run.seconds else 0.0, max(run.lag_ms, default=0.0), run.steal
-    )
-
-
 def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:
     """One row per size: facts, p50/p95 after the warm-up and after the steady builds, p95 against the size ten
     times smaller."""
@@ -116,9 +83,9 @@ def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:
         steady_ratio = f"{s.p95(True) / smaller.p95(True):.1f}x" if smaller and smaller.steady_ms and s.steady_ms else "-"
         rows.append([
             f"{s.facts:,}", f"{s.messages:,}", f"{s.load_s:.0f}", "yes" if s.aot else "no (records it)",
-            f"{percentile(s.early_ms, 50):.1f} / {s.p95():.1f}", _share(s.early_steal), ratio,
+            f"{percentile(s.early_ms, 50):.1f} / {s.p95():.1f}", share(s.early_steal), ratio,
             f"{percentile(s.steady_ms, 50):.1f} / {s.p95(True):.1f}" if s.steady_ms else "not run",
-            _share(s.steady_steal), steady_ratio, _cpu(s.early_cpu), _cpu(s.steady_cpu),
+            share(s.steady_steal), steady_ratio, _cpu(s.early_cpu), _cpu(s.steady_cpu),
         ])  # fmt: skip
     return rows
 
@@ -126,10 +93,6 @@ def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:
 def _cpu(value: CpuPerOp | None) -> str:
     total = value.total_ms if value else None
     return "n/a" if value is None or total is None else f"{total:.1f} ({value.engine_ms:.1f} + {value.client_ms:.1f})"
-
-
-def _share(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
 
 
 def write_svg(path: Path, sizes: Sequence[Size], warm_up: int, steady_after: int, note: str) -> None:
@@ -180,13 +143,13 @@ def write_svg(path: Path, sizes: Sequence[Size], warm_up: int, steady_after: int
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
-async def compare_aot(scale: float, authors: int, pairs: int) -> list[Size]:
+async def compare_aot(scale: float, authors: int, pairs: int, rehearsal: ContextSettings | None) -> list[Size]:
     """Fresh engines at `scale`, alternately without and with the AOT cache (one recorded first if none is
     there): the context builds after the warm-up, side by side."""
     from bench.common import AOT_DIR
 
     if not any(AOT_DIR.glob("engine-*.aot")):
-        await measure_size(scale, authors, 0)  # records it; the cache is made after that engine stops
+        await measure_size(scale, authors, 0, rehearsal)  # records it; the cache is made after that engine stops
         for _ in range(300):
             if any(AOT_DIR.glob("engine-*.aot")):
                 break
@@ -194,5 +157,5 @@ async def compare_aot(scale: float, authors: int, pairs: int) -> list[Size]:
     runs = []
     for _ in range(pairs):
         for aot in (False, True):
-            runs.append(await measure_size(scale, authors, 0, aot))
+            runs.append(await measure_size(scale, authors, 0, rehearsal, aot))
     return runs

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from common.settings import Settings
 from graph.consent import Consent
 from graph.store import GraphStore
+from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.llm import StructuredLLM, UsageMeter
-from ingest.pipeline import Ingestor
+from llm.client import StructuredLLM
+from llm.meter import UsageMeter
 from recall.gather import Embed
 
 
@@ -20,7 +21,7 @@ class Services:
     llm: StructuredLLM | None
     meter: UsageMeter
     consent: Consent
-    ingestor: Ingestor
+    ingestor: BatchingIngestor
     live: LiveWindows
     embed: Embed | None = None
     channel_modes: dict[str, str] = field(default_factory=dict)  # channel id -> memory mode, as last read

@@ -1,6 +1,6 @@
 """A file of JSON lines that survives a crash: each line written and fsynced before the caller goes on, the
 whole file replaced atomically when lines leave it, and a line cut short by a crash ignored (what it held was
-never acknowledged). Pending edits and deletes, and unfinished forgets, are kept this way."""
+never acknowledged); the file is its user's alone (common/files.py). Pending edits and deletes, and unfinished forgets, are kept this way."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+from common.files import private_dir, private_opener
+
 
 class DurableLines:
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def add(self, change: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as f:
+        private_dir(self.path.parent)
+        with open(self.path, "a", encoding="utf-8", opener=private_opener) as f:
             f.write(json.dumps(change, ensure_ascii=False) + "\n")
             f.flush()
             os.fsync(f.fileno())
@@ -38,7 +40,8 @@ class DurableLines:
             self.path.unlink(missing_ok=True)
             return
         tmp = self.path.with_suffix(".tmp")
-        with tmp.open("w", encoding="utf-8") as f:
+        tmp.unlink(missing_ok=True)  # a file left by a crash keeps its mode: write a new one
+        with open(tmp, "w", encoding="utf-8", opener=private_opener) as f:
             f.writelines(json.dumps(c, ensure_ascii=False) + "\n" for c in remaining)
             f.flush()
             os.fsync(f.fileno())

@@ -1,7 +1,7 @@
 """Structured events as JSON lines: one line per event, with a subsystem and an event name.
 
 Message content never goes into an event unless content logging is switched on (LOG_CONTENT=true);
-callers pass it as `content=` and this module drops it otherwise.
+callers pass it as `content=` and this module drops it otherwise. Credentials in a URL never go in either.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from common.urls import mask_credentials
 
 _logger = logging.getLogger("common.events")
 _log_content = False
@@ -42,6 +44,7 @@ def _masked(value: Any, pattern: re.Pattern[str] = _SNOWFLAKE) -> Any:
     if isinstance(value, int) and pattern is _SNOWFLAKE:
         return _masked(str(value)) if _SNOWFLAKE.fullmatch(str(value)) else value
     if isinstance(value, str):
+        value = mask_credentials(value)
         if pattern is _DM_SCOPE:
             return _DM_SCOPE.sub(lambda m: "dm:" + pseudonym(m.group(1)), value)
         return _SNOWFLAKE.sub(lambda m: pseudonym(m.group(0)), _DM_SCOPE.sub(lambda m: "dm:" + pseudonym(m.group(1)), value))

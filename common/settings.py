@@ -6,11 +6,14 @@ hands each package its section. A bad value there raises `ConfigError` naming th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+from common.urls import mask_credentials
 
 
 class ConfigError(ValueError):
@@ -22,6 +25,11 @@ class _Section(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     PREFIX: ClassVar[str] = ""
+
+    def __repr_args__(self) -> Iterable[tuple[str | None, Any]]:
+        """As pydantic shows them, with the credentials of a URL masked (secrets are SecretStr already)."""
+        for name, value in super().__repr_args__():
+            yield name, mask_credentials(value) if isinstance(value, str) else value
 
 
 class GraphSettings(_Section):
@@ -38,6 +46,8 @@ class Neo4jSettings(_Section):
     user: str = "neo4j"
     password: SecretStr = SecretStr("")
     database: str = "neo4j"
+    reader_user: str = ""  # a user with the `reader` role (Enterprise): operator queries run as it
+    reader_password: SecretStr = SecretStr("")
 
 
 class ArcadeDBSettings(_Section):

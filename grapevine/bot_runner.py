@@ -21,8 +21,9 @@ from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.embeddings import load_embedder
 from ingest.live import LiveWindows
-from ingest.llm import UsageMeter, build_llm
 from ingest.recording import MessageRecorder
+from llm.client import build_llm
+from llm.meter import UsageMeter
 from recall.rehearsal import rehearse_at_start
 
 

@@ -13,10 +13,11 @@ import json
 import os
 import secrets
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
+from common.files import private_dir, private_opener
 from graph.engines.arcadedb_child import engine_running
 
 ENGINE_ROOT = "arcadedb"  # the embedded engine's folder in the data directory
@@ -31,7 +32,7 @@ class OwnerRecord:
     pid: int
     command: str
     shared: bool
-    token: str
+    token: str = field(repr=False)
     engine_pid: int | None = None  # the engine child it started, once started
 
 
@@ -51,8 +52,8 @@ class DataDirLock:
 
     def acquire(self, command: str, *, shared: bool) -> bool:
         """True when this process now owns the directory (and must start its engine)."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(self.data_dir / "engine.lock", "a+", encoding="utf-8")
+        private_dir(self.data_dir)
+        handle = open(self.data_dir / "engine.lock", "a+", encoding="utf-8", opener=private_opener)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -84,7 +85,9 @@ class DataDirLock:
     def _write(self, record: OwnerRecord) -> None:
         self.record = record
         tmp = self._record_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(asdict(record)), encoding="utf-8")
+        tmp.unlink(missing_ok=True)  # a file left by a crash keeps its mode: write a new one
+        with open(tmp, "w", encoding="utf-8", opener=private_opener) as f:
+            f.write(json.dumps(asdict(record)))
         tmp.replace(self._record_path)
 
     def owner(self) -> OwnerRecord | None:

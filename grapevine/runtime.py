@@ -65,7 +65,10 @@ def listening(host: str, port: int) -> bool:
 def configured_engine(settings: Settings) -> Engine:
     if settings.graph.engine == "neo4j":
         n = settings.neo4j
-        return Neo4jEngine(n.uri, n.user, n.password.get_secret_value(), n.database)
+        return Neo4jEngine(
+            n.uri, n.user, n.password.get_secret_value(), n.database,
+            reader_user=n.reader_user, reader_password=n.reader_password.get_secret_value(),
+        )  # fmt: skip
     return arcadedb_engine(settings)
 
 

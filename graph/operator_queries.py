@@ -12,12 +12,19 @@ ArcadeDB reads a range of a datetime index only for a bare native parameter, `f.
 `datetime($since)`; in Neo4j Browser set it with `:param since => datetime('...')`). Other `//` lines of
 the header are free notes.
 
-Queries run in a READ session; because ArcadeDB does not enforce the READ access mode, write
-clauses are also refused before anything is sent, and the transaction is always rolled back.
+Write protection rests on the engine: the CLI and the explorer run these queries as a user that may only
+read (on ArcadeDB the engine's read-only user, `graph.engines.arcadedb.ArcadeDBEngine.reader_driver`; on Neo4j
+a READ session, which Neo4j enforces, as the user NEO4J_READER_USER with the `reader` role when one is
+configured), in a read transaction that is always rolled back. `check_read_only` runs before that: a
+courtesy check that names the clause an operator should not have written, never the defence. It reads the
+query as either engine's lexer might (comments ending at any line break, strings with and without backslash
+escapes, names in backticks, unicode escapes decoded) and refuses writes, procedures other than the read-only
+ones below, APOC and administration commands.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,11 +41,33 @@ import queries
 
 OPERATOR_DIR = "operator"
 TYPES = ("string", "int", "float", "bool", "datetime")
+MAX_STRING_CHARS = 2000  # a parameter's text: ids, names, dates and words are far shorter
+INT64 = (-(2**63), 2**63 - 1)  # what Bolt carries as an integer
 HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
 _PARAM_RE = re.compile(
     r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$"
 )
-_WRITE_RE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|FOREACH|LOAD\s+CSV|IN\s+TRANSACTIONS)\b", re.IGNORECASE)
+# writes, and commands that administer the server, end transactions or leave the graph (USE, SHOW)
+_REFUSED = re.compile(
+    r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|FOREACH|INSERT|LOAD|TRANSACTIONS|TERMINATE|ALTER|GRANT|DENY|REVOKE|RENAME"
+    r"|DEALLOCATE|REALLOCATE|(?:START|STOP)\s+DATABASE|ENABLE\s+SERVER|USE\s+[A-Za-z_]\w*|SHOW\s+[A-Za-z_]\w*)\b",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(r"\bCALL\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
+READ_PROCEDURES = frozenset(
+    {
+        "db.index.fulltext.querynodes",
+        "db.index.fulltext.queryrelationships",
+        "db.index.vector.querynodes",
+        "db.index.vector.queryrelationships",
+        "db.labels",
+        "db.relationshiptypes",
+        "db.propertykeys",
+    }
+)
+_NAMESPACE = re.compile(r"\b(apoc|dbms|gds|genai)\.", re.IGNORECASE)  # procedures and functions with side effects
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # a // comment ends at the first, whichever the engine takes
+_UNICODE_ESCAPE = re.compile(r"\\u+([0-9A-Fa-f]{4})")
 _TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off"}
 
 
@@ -47,7 +76,7 @@ class QueryHeaderError(ValueError):
 
 
 class ReadOnlyViolation(ValueError):
-    """An operator query that would write: refused before it reaches the database."""
+    """An operator query that would write or administer: refused before it reaches the database."""
 
 
 @dataclass(frozen=True)
@@ -140,12 +169,19 @@ def coerce_params(query: OperatorQuery, raw: dict[str, str]) -> dict[str, Any]:
 
 def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
     text = value if isinstance(value, str) else str(value)
+    if len(text) > MAX_STRING_CHARS:
+        raise ValueError(f"{query_name}: parameter {param.name} is longer than {MAX_STRING_CHARS} characters ({len(text)})")
     text = text.strip() if param.type != "string" else text
     try:
         if param.type == "int":
+            if re.fullmatch(r"[+-]?\d+", text) and not (len(text) <= 20 and INT64[0] <= int(text) <= INT64[1]):
+                raise OverflowError
             return int(text)
         if param.type == "float":
-            return float(text)
+            number = float(text)
+            if not math.isfinite(number):
+                raise ValueError(f"{query_name}: parameter {param.name} must be a finite number, got {shown(text)}")
+            return number
         if param.type == "bool":
             if text.lower() in _TRUE | _FALSE:
                 return text.lower() in _TRUE
@@ -153,36 +189,81 @@ def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
         if param.type == "datetime":
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
             return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{query_name}: parameter {param.name} must be a whole number from -2^63 to 2^63-1, got {shown(text)}"
+        ) from None
     except ValueError as exc:
-        raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {text!r} ({exc})") from None
+        if str(exc).startswith(query_name):
+            raise
+        raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {shown(text)} ({exc})") from None
     return text
 
 
+def shown(text: str, limit: int = 40) -> str:
+    """A value as an error message quotes it: shortened, so a huge value is not echoed whole."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
 def check_read_only(query: OperatorQuery) -> None:
-    """Refuse a query with a write clause (comments and strings are not looked at)."""
-    found = _WRITE_RE.search(_code_only(query.text))
+    """Refuse a query that would write, call a procedure with side effects or administer the server (comments
+    and strings are not looked at). A courtesy check: the engine's read-only user is what stops a write."""
+    found = refused_clause(query.text)
     if found:
-        raise ReadOnlyViolation(f"{query.name}: operator queries are read-only, and this one has {found[1].upper()}")
+        raise ReadOnlyViolation(
+            f"{query.name}: operator queries are read-only, and this one has {found} (a courtesy check: they run "
+            "as a user the engine holds to reading)"
+        )
 
 
-def _code_only(text: str) -> str:
-    """`text` without comments and with string literals emptied (one pass, like a lexer)."""
+def refused_clause(text: str) -> str | None:
+    """The first clause, procedure or namespace the query may not use, as the query reads under any of the
+    lexings an engine might apply; None when there is none."""
+    readings = {text, _UNICODE_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)}
+    for reading in readings:
+        for escapes in (True, False):
+            code = _code_only(reading, escapes=escapes)
+            if escapes and reading == text and "\\" in code:
+                return "a backslash outside a string (a unicode escape?)"
+            code = re.sub(r"\s*\.\s*", ".", code)  # `db . createLabel`: the engine ignores the space
+            found = _REFUSED.search(code)
+            if found:
+                return " ".join(found[1].upper().split())
+            for call in _PROCEDURE.finditer(code):
+                if call[1].lower() not in READ_PROCEDURES:
+                    return f"CALL {call[1]}"
+            namespace = _NAMESPACE.search(code)
+            if namespace:
+                return f"{namespace[1]}.*"
+    return None
+
+
+def _code_only(text: str, *, escapes: bool = True) -> str:
+    """`text` without comments and with string literals emptied, one pass like a lexer; names in backticks are
+    kept as code (a procedure's name may hide in them). `escapes`: a backslash escapes the next character in
+    a string (Neo4j's lexer), else it does not."""
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c in "'\"`":
+        if c in "'\"":
             end = i + 1
             while end < n and text[end] != c:
-                end += 2 if c != "`" and text[end] == "\\" else 1
+                end += 2 if escapes and text[end] == "\\" else 1
             out.append(" '' ")
             i = end + 1
+        elif c == "`":
+            end = i + 1
+            while end < n and (text[end] != "`" or text.startswith("``", end)):
+                end += 2 if text.startswith("``", end) else 1
+            out.append(" " + text[i + 1 : end].replace("``", "`") + " ")
+            i = end + 1
         elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end == -1 else end
+            ends = [found for found in (text.find(b, i) for b in _LINE_BREAKS) if found != -1]
+            i = min(ends, default=n)
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            i = n if end == -1 else end + 2
+            i = i + 2 if end == -1 else end + 2  # unclosed: what follows is read as code, so nothing hides in it
             out.append(" ")
         else:
             out.append(c)

@@ -14,7 +14,6 @@ from neo4j import (
 )
 from neo4j.api import AsyncBookmarkManager
 from neo4j.exceptions import (
-    AuthError,
     ConstraintError,
     DatabaseUnavailable,
     Neo4jError,
@@ -63,11 +62,6 @@ def _stop(attempts: int, patience: float) -> Callable[[RetryCallState], bool]:
         return not (failed is not None and conflict(failed) and (state.seconds_since_start or 0.0) < patience)
 
     return stop
-
-
-def unreachable(exc: BaseException) -> bool:
-    """The engine itself is gone or refuses us (not one statement failing): work should stop, not be marked failed."""
-    return isinstance(exc, ServiceUnavailable | SessionExpired | DatabaseUnavailable | AuthError)
 
 
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:

@@ -24,16 +24,17 @@ from graph.store import now_utc
 from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
 from ingest.batching import Queued, age_limit, batches, queued
 from ingest.extraction import PromptInput
-from ingest.llm import LLMError, LLMUnavailable
-from ingest.pipeline import BacklogResult, Ingestor
+from ingest.pipeline import BacklogResult, WindowExtractor
 from ingest.windows import ClosedWindow
+from llm.errors import LLMError, LLMUnavailable
 
 
-class BatchingIngestor(Ingestor):
-    """An `Ingestor` whose closed windows wait in the queue and are extracted in batches."""
+class BatchingIngestor(WindowExtractor):
+    """The ingestor: closed windows wait in the queue and are extracted in batches (EXTRACTION_BATCH_MESSAGES=1:
+    each window on its own, at once)."""
 
     def __init__(self, *args: object, clock: Callable[[], datetime] = now_utc, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # the Ingestor's own signature
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # the WindowExtractor's own signature
         self.clock = clock
         self._sizes: dict[str, Queued] = {}  # key -> its size, read once per queued window
         # guild id -> its latest queued windows, episode uuid -> (first message, last message, messages): its pace
@@ -92,8 +93,9 @@ class BatchingIngestor(Ingestor):
         backoff: bool = False,
         retry_failed: bool = False,
     ) -> BacklogResult:
-        """As `Ingestor.process_backlog`, with pending windows extracted in batches: all of them at once
-        (`grapevine ingest --pending`), or only the batches due (the bot's upkeep, `backoff=True`)."""
+        """As `WindowExtractor.process_backlog`, with pending windows extracted in batches: all of them at once
+        (`grapevine ingest --pending`), or only the batches due (the bot's upkeep, `backoff=True`). The windows
+        still pending after it are counted as such, or as parked when the LLM's circuit breaker is open."""
         batched = await self.extract_due(guild_id, everything=not backoff) if EpisodeStatus.PENDING in statuses else {}
         rest = tuple(s for s in statuses if s != EpisodeStatus.PENDING)
         result = BacklogResult()
@@ -102,9 +104,19 @@ class BatchingIngestor(Ingestor):
         else:
             result.reextracted = await self.reextract_edited(guild_id)
         for status in batched.values():
-            setattr(result, status.value, getattr(result, status.value) + 1)
-            if progress:
-                progress(status)
+            if status != EpisodeStatus.PENDING:
+                setattr(result, status.value, getattr(result, status.value) + 1)
+                if progress:
+                    progress(status)
+        if EpisodeStatus.PENDING in statuses:
+            waiting = [e for e in await self.store.episodes([EpisodeStatus.PENDING], guild_id, limit) if self.holds(e.guild_id)]
+            if self.llm is not None and self.llm.parked:
+                result.parked += len(waiting)
+            else:
+                result.pending += len(waiting)
+                if progress:
+                    for _ in waiting:
+                        progress(EpisodeStatus.PENDING)
         return result
 
     async def extract_batch(self, keys: list[str]) -> dict[str, EpisodeStatus]:

@@ -20,7 +20,6 @@ from graph.models import EpisodeStatus
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.export_format import ParsedExport, SkippedMessage, parse_export
-from ingest.pipeline import Ingestor
 from ingest.replay import replay
 from ingest.windows import WindowMessage
 
@@ -60,7 +59,7 @@ class ImportResult:
 async def import_export(
     path: Path,
     store: GraphStore,
-    ingestor: Ingestor,
+    ingestor: BatchingIngestor,
     consent: Consent,
     windows: WindowSettings,
     *,
@@ -95,7 +94,7 @@ async def import_export(
         allowed = [m for m in allowed if m.id not in refused]
     stream = (WindowMessage(m, parsed.users[m.author_id]) for m in sorted(allowed, key=lambda m: (m.created_at, m.id)))
     closed = list(replay(stream, windows))  # rules over messages in memory: cheap, and it gives the total
-    batcher = ingestor if isinstance(ingestor, BatchingIngestor) and ingestor.llm is not None else None
+    batcher = ingestor if ingestor.llm is not None else None
     found: list[str] = []  # each window's status
     queued: dict[int, str] = {}  # position in `found` -> key, for windows waiting for the batches below
     held_pending: set[int] = set()  # of those, windows an import without an LLM left pending

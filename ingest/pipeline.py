@@ -21,14 +21,15 @@ from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
 from graph import optout_guard
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
-from graph.session import unreachable
 from graph.store import GraphStore, now_utc
+from graph.unreachable import unreachable
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
-from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
 from ingest.reextraction import reextract_edited
 from ingest.resolution import keyed_uuids, resolve
 from ingest.windows import ClosedWindow, WindowMessage
+from llm.client import StructuredLLM
+from llm.errors import LLMError, LLMUnavailable
 
 TRIMS = 3  # times a prompt too long for the model's context is trimmed before its window fails
 MIN_MESSAGE_CHARS = 200
@@ -44,7 +45,12 @@ class BacklogResult:
     reextracted: int = 0  # episodes whose edited messages were extracted again (ingest/reextraction.py)
 
 
-class Ingestor:
+class WindowExtractor:
+    """Stored windows extracted one at a time: a closed window stored as its pending episode, prepared, sent in one
+    call, resolved and written, or failed with its reason and retried; the backlog of failed and pending ones.
+    `ingest.batched.BatchingIngestor` is the ingestor built on it (it sends a guild's closed windows together, and a
+    window alone through this path)."""
+
     def __init__(
         self,
         store: GraphStore,
@@ -82,14 +88,6 @@ class Ingestor:
                 yield
             finally:
                 self._running.set()
-
-    async def submit(self, window: ClosedWindow) -> EpisodeStatus:
-        """Store the closed window as an episode, then extract it (or leave it pending)."""
-        held = await self.close(window)
-        return held if held is not None else await self.extract(window.key)
-
-    async def tick(self) -> None:
-        """Called by the live timer: nothing waits in a plain ingestor (see `ingest.batched`)."""
 
     async def close(self, window: ClosedWindow) -> EpisodeStatus | None:
         """Store the closed window as a pending episode (idempotent on its key); its messages leave the buffer.

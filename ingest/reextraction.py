@@ -20,13 +20,14 @@ from graph.models import Message
 from graph.store import GraphStore, now_utc
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable
-from ingest.llm import LLMError, LLMUnavailable, StructuredLLM
 from ingest.resolution import keyed_uuids, resolve
 from ingest.windows import ClosedWindow, WindowMessage
+from llm.client import StructuredLLM
+from llm.errors import LLMError, LLMUnavailable
 
 
 class Ingestor(Protocol):
-    """What is used of `ingest.pipeline.Ingestor` (which calls this module: named here, not imported)."""
+    """What is used of `ingest.pipeline.WindowExtractor` (which calls this module: named here, not imported)."""
 
     store: GraphStore
     llm: StructuredLLM | None

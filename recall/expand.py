@@ -13,15 +13,39 @@ facts drawn from the messages the reply recalled.
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from dataclasses import replace
+from typing import Any
 
 from common.settings import RecallTuning
 from graph import context_reads
+from graph.context_reads import SecondRound
 from graph.models import MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
 from recall.ranking import bm25_scores, fact_document, rank_facts
+
+
+def second_read(
+    store: GraphStore, req: ContextRequest, gathered: Gathered, tuning: RecallTuning
+) -> Coroutine[Any, Any, SecondRound]:
+    """A reply's second read (context/second_round.cypher), for the first round's `gathered`: the turns of its best
+    related facts, and the facts drawn from its recalled messages."""
+    prior = list({f.uuid: f for source in gathered.related for f in source}.values())
+    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
+    best = [f.uuid for f in ranked[: tuning.evidence_facts]]
+    recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
+    return context_reads.second_round(
+        store.runner,
+        req.guild_id,
+        req.channel_id,
+        uuids=best,
+        message_ids=recalled_ids,
+        at=req.at,
+        span=tuning.evidence_span,
+        limit=tuning.matched_facts,
+    )
 
 
 async def with_evidence(
@@ -32,20 +56,7 @@ async def with_evidence(
     word with the message as one more source of related facts; and `Gathered.drawn`, the messages each fact was
     drawn from (a recalled message whose fact is kept gives way), as the facts' reads returned them; and, over
     the facts of both rounds, reporters who share a display name named apart (`recall.names`)."""
-    prior = list({f.uuid: f for source in gathered.related for f in source}.values())
-    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
-    best = [f.uuid for f in ranked[: tuning.evidence_facts]]
-    recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
-    second = await context_reads.second_round(
-        store.runner,
-        req.guild_id,
-        req.channel_id,
-        uuids=best,
-        message_ids=recalled_ids,
-        at=req.at,
-        span=tuning.evidence_span,
-        limit=tuning.matched_facts,
-    )
+    second = await second_read(store, req, gathered, tuning)
     found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
     if matched:

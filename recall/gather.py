@@ -13,13 +13,12 @@ from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
-from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
-
 from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
 from graph import context_reads
-from graph.models import FactView, MessageView
+from graph.models import Conversation, FactView, MessageView
 from graph.store import GraphStore
+from graph.unreachable import UNREACHABLE
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
 from recall.expand import with_evidence
 from recall.ranking import rank_messages
@@ -31,9 +30,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 class GraphUnavailable(RuntimeError):
     """The graph store cannot be reached; answer without memory."""
-
-
-UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError)
 
 
 Embed = Callable[[str], list[float]]
@@ -132,6 +128,55 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None, 
     )
 
 
+def _chain_wanted(req: ContextRequest, settings: ContextSettings) -> bool:
+    return bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
+
+
+def fact_read(store: GraphStore, req: ContextRequest, tuning: RecallTuning) -> Coroutine[Any, Any, dict[str, list[FactView]]]:
+    """A reply's read of the facts of every source, in one query (context/facts.cypher)."""
+    text = req.message_text
+    skip = [i for i in (req.author_id, req.bot_user_id) if i]
+    return context_reads.reply_facts(
+        store.runner,
+        req.guild_id,
+        author_id=req.author_id,
+        mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
+        names=keywords(text),
+        entity_keys=name_candidates(text, tuning),
+        text=text,
+        skip_ids=skip,
+        now=req.at,
+        author_limit=tuning.author_facts,
+        pool=tuning.ranked_pool,
+        limit=tuning.source_facts,
+        hop_limit=tuning.hop_facts,
+        channel_id=req.channel_id,
+        tuning=tuning,
+    )
+
+
+def conversation_read(
+    store: GraphStore, req: ContextRequest, settings: ContextSettings, tuning: RecallTuning
+) -> Coroutine[Any, Any, Conversation]:
+    """A reply's read of the conversation around the message and the earlier messages matching it."""
+    return context_reads.conversation(
+        store.runner,
+        req.guild_id,
+        req.channel_id,
+        author_id=req.author_id,
+        at=req.at,
+        reply_to_id=req.reply_to_id if _chain_wanted(req, settings) else None,
+        skip_message_id=req.message_id,
+        episodes=max(settings.channel_episodes, tuning.message_episodes),
+        messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0),
+        chain=tuning.chain_depth,
+        text=req.message_text,
+        recall=settings.recalled_messages,
+        older_episodes=tuning.older_episodes,  # a quiet channel's matches before the recalled span
+        tuning=tuning,  # the recalled span; the best matches of each search come with their neighbours (`around`)
+    )
+
+
 async def gather(
     store: GraphStore,
     req: ContextRequest,
@@ -144,43 +189,10 @@ async def gather(
     one query, the conversation around the message and the earlier messages matching it in another (and
     nearest facts, with embeddings)."""
     text = req.message_text
-    skip = [i for i in (req.author_id, req.bot_user_id) if i]
-    chain_wanted = bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
-    keys = name_candidates(text, tuning)
+    chain_wanted = _chain_wanted(req, settings)
     reads = await _concurrently(
-        facts=context_reads.reply_facts(
-            store.runner,
-            req.guild_id,
-            author_id=req.author_id,
-            mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
-            names=keywords(text),
-            entity_keys=keys,
-            text=text,
-            skip_ids=skip,
-            now=req.at,
-            author_limit=tuning.author_facts,
-            pool=tuning.ranked_pool,
-            limit=tuning.source_facts,
-            hop_limit=tuning.hop_facts,
-            channel_id=req.channel_id,
-            tuning=tuning,
-        ),
-        talk=context_reads.conversation(
-            store.runner,
-            req.guild_id,
-            req.channel_id,
-            author_id=req.author_id,
-            at=req.at,
-            reply_to_id=req.reply_to_id if chain_wanted else None,
-            skip_message_id=req.message_id,
-            episodes=max(settings.channel_episodes, tuning.message_episodes),
-            messages=max(settings.channel_messages, settings.thread_messages if req.in_thread else 0),
-            chain=tuning.chain_depth,
-            text=text,
-            recall=settings.recalled_messages,
-            older_episodes=tuning.older_episodes,  # a quiet channel's matches before the recalled span
-            tuning=tuning,  # the recalled span; the best matches of each search come with their neighbours (`around`)
-        ),
+        facts=fact_read(store, req, tuning),
+        talk=conversation_read(store, req, settings, tuning),
         nearest=_nearest(store, req, embed, tuning),
     )
     talk = reads["talk"]

@@ -12,7 +12,7 @@ from bot.listening._pending import FILE_NAME, PendingChanges
 from bot.services import Services
 from common.events import emit
 from graph.erasure import erase_channel
-from recall.gather import UNREACHABLE
+from graph.unreachable import UNREACHABLE
 
 
 class Changes:

@@ -141,8 +141,9 @@ class Memory(commands.Cog):
                     return GUILD_ONLY, None
                 if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
                     return NEEDS_MANAGE, None
-                mentioned_user = next((u for u in message.mentions if u.id != me.id), None)
-                return self.moderator_forget(message.guild, author.id, command.arg, mentioned_user)
+                named = _moderator.named_id(command.arg, message.content, me.id) or ""
+                named_user = next((u for u in message.mentions if str(u.id) == named), None)
+                return self.moderator_forget(message.guild, author.id, named, named_user)
             case "opt_out":
                 return await _status.opt_out(services, str(author.id), str(message.id)), None
             case "opt_in":

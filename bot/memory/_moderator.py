@@ -20,6 +20,7 @@ from bot.memory import _unfinished
 from bot.memory._forget_me import STILL_FINISHING, ConfirmForget, describe_counts
 from bot.services import Services
 from common.events import emit
+from common.text import MENTION
 from graph.forget import ForgetReport
 
 ASK = (
@@ -41,6 +42,17 @@ def target_id(text: str) -> str | None:
     """The user id a moderator named: a `<@id>` mention or a raw id."""
     match = _ID.match(text.strip())
     return match.group(1) if match else None
+
+
+def named_id(named: str, content: str, me_id: int) -> str | None:
+    """The member a plain-language "forget member ..." names: the id typed, else the one member mentioned in the
+    message's own text (the bot's mention aside); None when that is not one member. Never the message's
+    `mentions` as such: a reply with its ping on puts the replied-to author there too."""
+    typed = target_id(named)
+    if typed is not None:
+        return typed
+    written = list(dict.fromkeys(i for i in MENTION.findall(content) if i != str(me_id)))
+    return written[0] if len(written) == 1 else None
 
 
 def who(user: discord.abc.User | None, user_id: str) -> str:

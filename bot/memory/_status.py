@@ -7,8 +7,7 @@ from bot.services import Services
 from common.events import emit
 from graph.models import Episode, EpisodeStatus
 from graph.retention import retention_text
-from ingest.batched import BatchingIngestor
-from ingest.llm import cost, cost_text
+from llm.cost import cost, cost_text
 
 OPTED_OUT = (
     "Done: I won't store anything you say from now on (what I already know stays; `forget me` deletes it). "
@@ -75,7 +74,7 @@ def _batching(services: Services, guild_id: str, pending: list[Episode]) -> str:
     """How long this server's conversations wait for extraction: the batch rule, and the age limit its pace gives now."""
     extraction = services.settings.extraction
     least, most = extraction.batch_age_seconds, max(extraction.batch_age_seconds, extraction.batch_age_max_seconds)
-    if not isinstance(services.ingestor, BatchingIngestor) or extraction.batch_messages <= 1:
+    if extraction.batch_messages <= 1:
         return "Extraction: each conversation on its own, as soon as it closes."
     now = services.ingestor.age_limit(guild_id, pending).total_seconds()
     return (

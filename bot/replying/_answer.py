@@ -17,7 +17,7 @@ from bot.sending import split_message
 from bot.services import Services
 from bot.sources import can_open, with_sources
 from common.events import emit
-from ingest.llm import LLMError
+from llm.errors import LLMError
 from recall.assemble import ContextRequest, ReplyContext, build_reply_messages
 from recall.gather import GraphUnavailable, build_context
 

@@ -16,7 +16,9 @@ from rich.console import Console
 from rich.table import Table
 
 from common import events
+from common.files import private_umask, touch_private
 from common.settings import ConfigError, Settings
+from common.urls import mask_credentials
 from grapevine.config import load_settings
 
 app = typer.Typer(
@@ -26,6 +28,12 @@ out = Console()
 err = Console(stderr=True)
 T = TypeVar("T")
 _LOADED: list[Settings] = []  # the settings this command read, for the hints of its error lines
+
+
+@app.callback()
+def _private_files() -> None:
+    """Whatever a command creates (the data directory, its logs, the engine's files) is its user's alone."""
+    private_umask()
 
 
 def settings_or_exit(*, quiet: bool = True) -> Settings:
@@ -41,7 +49,8 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
     file = settings.log.file
     if quiet and file is None:  # a one-shot command's terminal gets its outcome; its events go to the data dir
         file = settings.graph.data_dir / "logs" / "grapevine.log"
-        file.parent.mkdir(parents=True, exist_ok=True)
+    if file is not None:
+        touch_private(file)
     events.configure(level, log_content=settings.log.content, file=file)
     return settings
 
@@ -55,7 +64,7 @@ def run_or_exit(coro: Coroutine[Any, Any, T], failed: str | None = None) -> T:
         what = f"{failed} (graph engine error: {_one_line(exc)})" if failed else f"graph engine error: {_one_line(exc)}"
         err.print(f"[red]{what}[/red]{'' if failed else _engine_hint()}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
-    except (ConfigError, ValueError, LookupError, RuntimeError, OSError) as exc:
+    except (ConfigError, ValueError, LookupError, RuntimeError, OSError, OverflowError) as exc:
         err.print(f"[red]{failed or 'error'}:[/red] {_one_line(exc)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
 
@@ -67,7 +76,7 @@ def _one_line(exc: BaseException) -> str:
     text = str(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
     if _STATEMENT in text:  # the statement is the project's, not what went wrong: its code says that
         text = f"{text.split(_STATEMENT)[0]}{getattr(exc, 'code', None) or type(exc).__name__}"
-    return " ".join(text.split())[:500]
+    return mask_credentials(" ".join(text.split()))[:500]
 
 
 def _engine_hint() -> str:
@@ -75,7 +84,7 @@ def _engine_hint() -> str:
     if settings is None:
         return ""
     if settings.graph.engine == "neo4j":
-        return f" (Neo4j at {settings.neo4j.uri}: is it running, and are NEO4J_USER/NEO4J_PASSWORD right?)"
+        return f" (Neo4j at {mask_credentials(settings.neo4j.uri)}: is it running, and are NEO4J_USER/NEO4J_PASSWORD right?)"
     folder = settings.graph.data_dir / "arcadedb"
     return f" (the embedded engine's log: {folder / 'server.out'} and {folder / 'log'})"
 

@@ -67,7 +67,8 @@ def serve_db() -> None:
 def stats() -> None:
     """Node and relationship counts per label and guild, and what extraction cost (LLM_PRICE_* settings)."""
     settings = settings_or_exit()
-    from ingest.llm import UsageTotals, cost
+    from llm.cost import cost
+    from llm.meter import UsageTotals
 
     priced = bool(settings.llm.price_prompt_per_mtok or settings.llm.price_completion_per_mtok)
 
@@ -115,7 +116,7 @@ def import_(
     from ingest.batched import BatchingIngestor
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
-    from ingest.llm import build_llm
+    from llm.client import build_llm
 
     async def work(rt: Any) -> int:
         llm = build_llm(settings.llm)
@@ -180,8 +181,9 @@ def ingest(
     from graph.consent import Consent
     from graph.store import now_utc
     from ingest.batched import BatchingIngestor
-    from ingest.llm import build_llm, cost_text
     from ingest.recovery import window_buffered
+    from llm.client import build_llm
+    from llm.cost import cost_text
 
     async def work(rt: Any) -> int:
         llm = build_llm(settings.llm)

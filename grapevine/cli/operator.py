@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shlex
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
+from common.files import exposed
 from common.settings import ConfigError
+from common.urls import mask_credentials
 from grapevine.cli.base import (
     app,
     cell,
@@ -158,7 +162,7 @@ def query(
         q = get_query(name)
         params = coerce_params(q, raw)
     except (KeyError, ValueError) as exc:
-        err.print(f"[red]{exc}[/red]", soft_wrap=True)
+        err.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
     settings = settings_or_exit()
 
@@ -278,10 +282,17 @@ def doctor() -> None:
         err.print(f"[red]✗ configuration:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(1) from None
     out.print(f"[green]✓[/green] configuration read (engine {settings.graph.engine}, data dir {settings.graph.data_dir})")
+    data_dir = settings.graph.data_dir
+    open_to_others = sum(1 for _ in exposed(data_dir))
+    if open_to_others:
+        problems.append(
+            f"data directory: other users may read or enter {open_to_others} files and folders of {data_dir} (what "
+            f"members said, the engine's password); make it yours alone: chmod -R go-rwx {shlex.quote(str(data_dir))}"
+        )
 
     async def checks() -> None:
         from grapevine.runtime import open_store
-        from ingest.llm import check_reachable, probe_endpoint
+        from llm.probe import check_reachable, probe_endpoint
 
         try:
             async with open_store(settings) as rt:
@@ -301,7 +312,7 @@ def doctor() -> None:
             if message:
                 problems.append(f"LLM: {message}")
             else:
-                out.print(f"[green]✓[/green] LLM endpoint {settings.llm.base_url} answers")
+                out.print(f"[green]✓[/green] LLM endpoint {mask_credentials(settings.llm.base_url or '')} answers")
                 report = await probe_endpoint(settings.llm)
                 if report.models and settings.llm.model not in report.models:
                     out.print(
@@ -325,7 +336,7 @@ def doctor() -> None:
 
     run_or_exit(checks())
     for problem in problems:
-        err.print(f"[red]✗[/red] {problem}", soft_wrap=True)
+        err.print(f"[red]✗[/red] {mask_credentials(problem)}", soft_wrap=True)
     if problems:
         raise typer.Exit(1)
     out.print(cell("all good"))

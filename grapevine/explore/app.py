@@ -31,8 +31,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from common.urls import mask_credentials
 from grapevine.explore.gate import LOOPBACK_HOSTS, TokenGate
 from grapevine.explore.reads import ExploreReader, describe
+from graph.operator_queries import MAX_STRING_CHARS, shown
 
 STATIC = Path(__file__).resolve().parent / "static"
 GONE = "not in this guild's graph: deleted, forgotten, or of another guild"
@@ -55,7 +57,14 @@ def _limit(request: Request, default: int) -> int:
     try:
         return int(raw) if raw else default
     except ValueError:
-        raise ValueError(f"limit must be a whole number, got {raw!r}") from None
+        raise ValueError(f"limit must be a whole number, got {shown(raw)}") from None
+
+
+def _bounded(request: Request) -> None:
+    """Every parameter within MAX_STRING_CHARS (ids, names, words and dates are far shorter)."""
+    for name, value in request.query_params.multi_items():
+        if len(value) > MAX_STRING_CHARS:
+            raise ValueError(f"the parameter {name} is longer than {MAX_STRING_CHARS} characters ({len(value)})")
 
 
 def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -63,15 +72,16 @@ def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
 
     async def endpoint(request: Request) -> Response:
         try:
+            _bounded(request)
             result = await work(request)
         except KeyError as exc:
             return _error(404, str(exc.args[0]) if exc.args else "not found")
         except ValueError as exc:  # also ReadOnlyViolation: the CLI's refusal, word for word
             return _error(400, str(exc))
         except Neo4jError as exc:
-            return _error(502, f"the graph engine refused the read: {exc.message or exc}")
+            return _error(502, mask_credentials(f"the graph engine refused the read: {exc.message or exc}"))
         except DriverError as exc:
-            return _error(502, f"the graph engine cannot be reached: {exc}")
+            return _error(502, mask_credentials(f"the graph engine cannot be reached: {exc}"))
         return _error(404, GONE) if result is None else JSONResponse(result)
 
     return endpoint

@@ -10,13 +10,15 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
+import re
 import secrets
 import subprocess
 import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -24,6 +26,8 @@ from typing import Any, cast
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
 import queries
+from common.files import create_private, private_dir, private_opener
+from common.urls import mask_credentials
 from graph.engines.arcadedb_child import READER_GROUP
 from graph.engines.arcadedb_purge import PurgeReport, rebuild_indexes
 
@@ -33,24 +37,35 @@ class EngineStartError(RuntimeError):
 
 
 def password_for(data_dir: Path, configured: str | None) -> str:
-    """The configured root password, or one generated once and kept (0600) in the data folder."""
+    """The configured root password, or one generated once and kept in the data folder (a file 0600 from its
+    first byte)."""
     if configured:
         return configured
     path = data_dir / "arcadedb.password"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    value = secrets.token_urlsafe(18)
-    path.write_text(value, encoding="utf-8")
-    path.chmod(0o600)
-    return value
+    if not path.exists():
+        create_private(path, secrets.token_urlsafe(18))  # False: another process made it first, and it stands
+    return path.read_text(encoding="utf-8").strip()
+
+
+_SECRET_NAME = re.compile(r"PASS|TOKEN|SECRET|KEY|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def child_environment(environ: Mapping[str, str], password: str) -> dict[str, str]:
+    """The engine child's environment: this process's, less whatever may be a secret (a variable named like
+    one, a URL with credentials, the root password anywhere). /proc shows a process's environment to its user
+    only, but the child needs none of them, nor do the processes it starts."""
+    return {
+        key: value
+        for key, value in environ.items()
+        if not _SECRET_NAME.search(key) and mask_credentials(value) == value and not (password and password in value)
+    }
 
 
 @dataclass
 class ArcadeDBEngine:
     """Connection facts for a running ArcadeDB server (started here or by `grapevine serve-db`)."""
 
-    password: str
+    password: str = field(repr=False)
     database: str = "grapevine"
     host: str = "127.0.0.1"
     bolt_port: int = 7688
@@ -69,8 +84,7 @@ class ArcadeDBEngine:
         """A driver whose user may only read this database's records (group READER_GROUP, written into the
         server's groups by arcadedb_child): operator queries run as it, so a write, `LOAD CSV` or a
         `CALL { } IN TRANSACTIONS` is refused by the engine itself. The user is created on first use."""
-        name = f"{READER_GROUP}_{self.database}"
-        password = hashlib.sha256(f"grapevine-reader\0{self.password}".encode()).hexdigest()
+        name, password = self.reader_auth()
         user = {"name": name, "password": password, "databases": {self.database: READER_GROUP}}
         try:
             await asyncio.to_thread(self._post, "/api/v1/server", {"command": "create user " + json.dumps(user)})
@@ -78,6 +92,10 @@ class ArcadeDBEngine:
             if "already exists" not in str(exc):
                 raise
         return AsyncGraphDatabase.driver(self.uri, auth=(name, password), max_transaction_retry_time=0)
+
+    def reader_auth(self) -> tuple[str, str]:
+        """The read-only user's name and password for this database."""
+        return f"{READER_GROUP}_{self.database}", hashlib.sha256(f"grapevine-reader\0{self.password}".encode()).hexdigest()
 
     def for_database(self, database: str) -> ArcadeDBEngine:
         """The same server, another database (one database per driver: see ENGINES.md)."""
@@ -143,7 +161,7 @@ class ArcadeDBServer:
     _tail: list[str] = field(default_factory=list, init=False, repr=False)
 
     def start(self) -> ArcadeDBEngine:
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         cfg = {
             "root": str(self.root.resolve()),
             "password": self.engine.password,
@@ -156,15 +174,22 @@ class ArcadeDBServer:
             "aot_dir": str(self.aot_dir.resolve()) if self.aot_dir else None,
             "aot_record": self.aot_record,
         }
-        log = open(self.root / "server.out", "a", encoding="utf-8")
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "graph.engines.arcadedb_child", json.dumps(cfg)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-            cwd=str(Path(__file__).resolve().parents[2]),
-        )
+        with open(self.root / "server.out", "a", encoding="utf-8", opener=private_opener) as log:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "graph.engines.arcadedb_child"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                cwd=str(Path(__file__).resolve().parents[2]),
+                env=child_environment(os.environ, self.engine.password),
+            )
+        assert self._proc.stdin is not None
+        try:  # the configuration, password included, by the pipe: never in the arguments others can list
+            self._proc.stdin.write(json.dumps(cfg) + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # the child exited already: reported below, with its exit code
         if self.on_spawn is not None:
             self.on_spawn(self._proc.pid)
         ready = threading.Event()

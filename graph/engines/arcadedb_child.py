@@ -1,7 +1,8 @@
 """The embedded ArcadeDB server, run as a child process (`python -m graph.engines.arcadedb_child`).
 
 ArcadeDB runs its JVM inside the calling process through JPype, so grapevine keeps it in a
-process of its own. Configuration comes as one JSON argument. The child prints `READY` once Bolt
+process of its own. Configuration comes as the first line of standard input, one JSON object (a
+password in the arguments would be listed to every local user by `ps`). The child prints `READY` once Bolt
 answers, then serves until its stdin closes or reads `stop`; it stops the server cleanly (a
 SIGTERM into JPype's handler can crash the JVM, so SIGTERM/SIGINT are turned into a clean stop).
 """
@@ -17,6 +18,7 @@ import threading
 import time
 from typing import IO, Any
 
+from common.files import private_umask
 from graph.engines.arcadedb_aot import AotCache
 
 REGEX_TIMEOUT_MS = 60_000
@@ -72,9 +74,14 @@ def reader_group(path: str) -> None:
 
 
 def main() -> int:
-    cfg = json.loads(sys.argv[1])
+    private_umask()  # what the engine writes (records, WAL, logs, users) is its user's alone
+    line = sys.stdin.readline()  # the configuration, password included, comes by the pipe, never as an argument
+    if not line.strip():
+        print("no configuration on standard input (the engine is started by graph.engines.arcadedb)", file=sys.stderr)
+        return 2
+    cfg = json.loads(line)
     root = cfg["root"]
-    os.makedirs(root, exist_ok=True)
+    os.makedirs(root, mode=0o700, exist_ok=True)
     os.chdir(root)  # ArcadeDB writes ./log relative to the working directory
     aot: AotCache | None = None
     if cfg.get("heap") and "ARCADEDB_JVM_ARGS" not in os.environ:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
@@ -21,20 +21,26 @@ def vector_dimensions(value: object) -> int:
 
 @dataclass
 class Neo4jEngine:
-    uri: str  # neo4j://... routes to a cluster or Aura; bolt://... one server
+    uri: str = field(repr=False)  # neo4j://... routes to a cluster or Aura; bolt://... one server
     user: str
-    password: str
+    password: str = field(repr=False)
     database: str = "neo4j"
     name: str = "neo4j"
+    reader_user: str = ""  # a user with the built-in `reader` role (Enterprise), for operator queries
+    reader_password: str = field(default="", repr=False)
 
     def driver(self) -> AsyncDriver:
         # graph.session.Runner retries a transaction as a whole: the driver must not retry it again inside
         return AsyncGraphDatabase.driver(self.uri, auth=(self.user, self.password), max_transaction_retry_time=0)
 
     async def reader_driver(self) -> AsyncDriver:
-        """Operator queries run in READ sessions, which Neo4j enforces (it has no per-database read-only
-        user in its Community edition); docker/ turns off reading files with LOAD CSV."""
-        return self.driver()
+        """Operator queries run in READ sessions, which Neo4j enforces; as `reader_user` when one is configured
+        (roles are an Enterprise feature: `CREATE USER ... ; GRANT ROLE reader TO ...`), so the server's
+        privileges hold them to reading too. docker/ turns off reading files with LOAD CSV."""
+        if not self.reader_user:
+            return self.driver()
+        auth = (self.reader_user, self.reader_password)
+        return AsyncGraphDatabase.driver(self.uri, auth=auth, max_transaction_retry_time=0)
 
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
         """The full-text indexes, the vector index when embeddings are on, then wait until every index (the

@@ -15,9 +15,10 @@ from bot.services import Services
 from common.settings import GraphSettings, LLMSettings, Settings, WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
+from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, UsageMeter
-from ingest.pipeline import Ingestor
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.bot.harness import Harness
 from tests.support.busy_server import BOT, G1, GENERAL
 from tests.support.discord_doubles import (
@@ -51,7 +52,7 @@ async def services(store: GraphStore, llm_server: ScriptedLLMServer, tmp_path: P
     llm = OpenAILLM(llm_settings, meter, min_wait=0.001, max_wait=0.01)
     consent = Consent(store)
     await consent.load()
-    ingestor = Ingestor(store, None, settings.extraction, settings.window)  # windows stay pending: no extraction calls
+    ingestor = BatchingIngestor(store, None, settings.extraction, settings.window)  # windows stay pending: no extraction calls
     live = LiveWindows(store, ingestor, consent, WindowSettings())
     yield Services(settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor, live=live)
     await live.stop()

@@ -38,6 +38,8 @@ async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -
             "mode",
             "export",
             "forget-member",
+            "who-knows",
+            "timeline",
         }
         assert bot.get_cog("Upkeep").loop.is_running()
         assert bot.claimed("remember that I like tea") and not bot.claimed("how are you?")

@@ -6,13 +6,13 @@ from __future__ import annotations
 from unittest import mock
 
 import discord
-from neo4j.exceptions import ServiceUnavailable
+from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from bot.listening import Listening
 from common.settings import WindowSettings
 from graph.store import GraphStore
+from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.pipeline import Ingestor
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, Populated, populate
 from tests.support.discord_doubles import MockMessage
@@ -79,7 +79,8 @@ async def test_an_edit_removes_the_fact_drawn_from_the_old_text(store: GraphStor
 async def test_an_edit_replaces_the_fact(store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer) -> None:
     """With an LLM, the edited text is extracted again: one call, and the new fact is recalled."""
     services = harness.bot.services
-    services.ingestor = Ingestor(store, services.llm, services.settings.extraction, services.settings.window)
+    one = services.settings.extraction.model_copy(update={"batch_messages": 1})  # the edit's window extracted at once
+    services.ingestor = BatchingIngestor(store, services.llm, one, services.settings.window)
     services.live = LiveWindows(store, services.ingestor, services.consent, WindowSettings())
     p = await populate(store)
     said = _message(p, "I live in Berlin btw")
@@ -110,6 +111,23 @@ async def test_a_delete_during_an_outage_survives_a_restart_and_is_applied(store
     assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=said) == 0
     assert await count(store, "MATCH (f:Fact {uuid: $u}) RETURN count(f) AS n", u=p.facts["alice_luna"]) == 0
     assert restarted.changes.pending.load() == []
+
+
+async def test_a_delete_while_the_engine_refuses_us_waits_for_it(store: GraphStore, harness: Harness) -> None:
+    """An engine that refuses our credentials (a password changed under the bot) cannot be reached either: the
+    delete waits on disk through every retry, and is applied once the engine takes us again."""
+    p = await populate(store)
+    said = _message(p, "we adopted a cat! her name is Luna")
+    refused = AuthError("the password changed")
+    with (
+        mock.patch.object(store.runner, "write", side_effect=refused),
+        mock.patch.object(store.runner, "read", side_effect=refused),
+    ):
+        await _delete(harness.listening, said)
+        await harness.listening.changes.apply_pending()  # the retry loop while it still refuses us
+        assert harness.listening.changes.pending.load() == [{"op": "delete", "id": said}]
+    assert await harness.listening.changes.apply_pending() == 1
+    assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=said) == 0
 
 
 async def test_a_deleted_channel_leaves_nothing_of_its_messages(store: GraphStore, harness: Harness) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.memory import _unfinished as unfinished_forgets
 from bot.memory._status import status
 from bot.services import Services
+from graph.forget_requests import Request, Requests
 from graph.models import EpisodeStatus, Message
 from graph.store import GraphStore, now_utc
 from ingest.batched import BatchingIngestor
@@ -28,9 +28,10 @@ async def test_status_shows_this_weeks_activity_retention_and_unfinished_forgets
     ]  # fmt: skip
     assert await store.record_messages(fresh) == []
     services.settings.memory.retain_messages_days, services.settings.memory.retain_closed_facts_days = 90, 30
-    unfinished_forgets.record(services, unfinished_forgets.Request(PEOPLE["eve"], G1, ("eve",)))
-    unfinished_forgets.record(services, unfinished_forgets.Request(PEOPLE["dave"], G2, ("dave",)))  # another server's
-    unfinished_forgets.record(services, unfinished_forgets.Request(PEOPLE["ivan"], None, ("ivan",)))  # his own, everywhere
+    kept = Requests(services.settings.graph.data_dir)
+    kept.record(Request(PEOPLE["eve"], G1, ("eve",)))
+    kept.record(Request(PEOPLE["dave"], G2, ("dave",)))  # another server's
+    kept.record(Request(PEOPLE["ivan"], None, ("ivan",)))  # his own, everywhere
 
     text = await status(services, G1)
     assert "This server, last 7 days: 4 messages in 2 channels, 28 facts learned, 0 closed." in text
@@ -38,8 +39,8 @@ async def test_status_shows_this_weeks_activity_retention_and_unfinished_forgets
     assert "Forget requests: 2 not finished yet; upkeep runs them again every 24 h" in text
     assert PEOPLE["eve"] not in text and PEOPLE["ivan"] not in text  # how many, never who
 
-    unfinished_forgets.done(services, unfinished_forgets.Request(PEOPLE["eve"], G1, ()))
-    unfinished_forgets.done(services, unfinished_forgets.Request(PEOPLE["ivan"], None, ()))
+    kept.done(Request(PEOPLE["eve"], G1, ()))
+    kept.done(Request(PEOPLE["ivan"], None, ()))
     assert "Forget requests: none unfinished." in await status(services, G1)
     retired = await store.enforce_user_cap(1)
     assert f"{retired} closed." in await status(services, G1)

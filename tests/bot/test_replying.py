@@ -98,7 +98,7 @@ async def test_reply_to_the_bot_needs_no_mention_and_sees_the_chain(
 
     assert llm_server.calls == 1
     chain = prompt_of(llm_server).split("## The messages this one replies to", 1)[1]
-    assert "grapevine (you): Luna is a lovely name for a cat!" in chain
+    assert ", you] grapevine: Luna is a lovely name for a cat!" in chain
     assert sent_texts(answer.reply) == ["She must be two by now."]
 
 

@@ -22,6 +22,7 @@ from graph.store import GraphStore
 from tests.explore.conftest import MARKUP_NAME, TOKEN, explore_graph
 from tests.support.busy_server import G1, G2, PEOPLE, Populated
 
+COURTESY = "a courtesy check: they run as a user the engine holds to reading"
 EVIL = (
     "// title: Plant a fact\n// answers: Nothing: it writes.\n// params: guild_id (string, required) - the guild\n"
     "CREATE (f:Fact {uuid: 'evil', guild_id: $guild_id, text: 'planted'}) RETURN f.uuid AS uuid\n"
@@ -188,7 +189,7 @@ async def test_a_write_is_refused_with_the_cli_message_and_writes_nothing(api: A
     assert (
         refused
         == {"error": str(cli_error.value)}
-        == {"error": "evil_plant: operator queries are read-only, and this one has CREATE"}
+        == {"error": f"evil_plant: operator queries are read-only, and this one has CREATE ({COURTESY})"}
     )
     records, _, _ = await store.driver.execute_query(
         "MATCH (f:Fact {uuid: 'evil'}) RETURN count(f) AS n", database_=store.engine.database

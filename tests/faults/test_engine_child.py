@@ -21,10 +21,14 @@ REPO = Path(__file__).resolve().parents[2]
 def child(root: Path, bolt: int, http: int) -> subprocess.Popen[str]:
     cfg = {"root": str(root), "password": "fault-tests", "database": "faults", "host": "127.0.0.1", "bolt_port": bolt,
            "http_port": http, "heap": "512m"}  # fmt: skip
-    return subprocess.Popen(
-        [sys.executable, "-m", "graph.engines.arcadedb_child", json.dumps(cfg)],
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graph.engines.arcadedb_child"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO,
     )  # fmt: skip
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(cfg) + "\n")  # its configuration comes by standard input, as the owner sends it
+    proc.stdin.flush()
+    return proc
 
 
 @pytest.mark.slow
@@ -100,12 +104,15 @@ def test_a_second_engine_child_never_serves_the_same_files(tmp_path: Path) -> No
         assert first.stdout.readline().strip() == "READY"
         cfg = {"root": str(root), "password": "fault-tests", "database": "faults", "host": "127.0.0.1",
                "bolt_port": free_port(), "http_port": free_port(), "heap": "512m", "lock_timeout": 2}  # fmt: skip
-        second = subprocess.run([sys.executable, "-m", "graph.engines.arcadedb_child", json.dumps(cfg)], input="",
+        second = subprocess.run([sys.executable, "-m", "graph.engines.arcadedb_child"], input=json.dumps(cfg) + "\n",
                                 capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
         assert second.returncode == 0 and "READY" not in second.stdout  # its owner was gone: it never started
-        held = subprocess.Popen([sys.executable, "-m", "graph.engines.arcadedb_child", json.dumps(cfg)],
+        held = subprocess.Popen([sys.executable, "-m", "graph.engines.arcadedb_child"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 cwd=REPO)  # fmt: skip
+        assert held.stdin is not None
+        held.stdin.write(json.dumps(cfg) + "\n")
+        held.stdin.flush()
         assert held.wait(120) == 3  # its owner is there, the lock is not: it says so and exits
         assert held.stdout and held.stderr and held.stdout.read() == ""
         assert "another engine still serves" in held.stderr.read()

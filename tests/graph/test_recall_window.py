@@ -60,6 +60,12 @@ async def test_more_words_matched_rank_first_then_newest(store: GraphStore) -> N
             msg(4, "nothing to see (regex chars .* [x])", NOW - timedelta(hours=1)),
         ],
     )
-    found = await recalled(store, G, CH, "kayak tent .* [x]", before=NOW)
+    alone = RecallTuning(passage=False)
+    found = await recalled(store, G, CH, "kayak tent .* [x]", before=NOW, tuning=alone)
     # the pattern characters are no words (and "x" too short to be one): they match nothing, break nothing
     assert [m.content for m in found] == ["kayak and tent for the trip", "kayak? sure", "my tent leaks"]
+
+    # scored as a passage, "kayak? sure" also holds the words of the message before it ("my tent leaks"): two words
+    # matched and newer, so it ranks first
+    found = await recalled(store, G, CH, "kayak tent .* [x]", before=NOW)
+    assert [m.content for m in found][:2] == ["kayak? sure", "my tent leaks"]

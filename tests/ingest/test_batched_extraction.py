@@ -17,7 +17,9 @@ from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, UsageMeter
+from ingest.pipeline import BacklogResult
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts
 from tests.support.scripted import Clock, answer, cypher, fact, graph_facts, llm_settings
 from tests.support.scripted_llm import Fault, Reply, ScriptedLLMServer
@@ -186,6 +188,20 @@ async def test_a_queued_batch_survives_a_restart_and_is_extracted_once(setup: Se
     third = await setup.live()
     await setup.wait(third, AGE)
     assert setup.srv.calls == 1, "nothing extracted twice"
+
+
+async def test_the_windows_a_backlog_leaves_waiting_are_counted(setup: Setup) -> None:
+    """What a pass over the backlog leaves in the queue is said: pending while its batch is not due, parked once the
+    LLM's circuit breaker is open (the bot's upkeep report and `grapevine ingest --pending`'s exit code read it)."""
+    live = await setup.live()
+    await setup.say(live, QUIET_DAY[:2])
+    ingestor = live.ingestor
+    assert await ingestor.process_backlog(backoff=True) == BacklogResult(pending=2)  # the upkeep's pass: not due yet
+    assert ingestor.llm is not None and setup.srv.calls == 0
+    while not ingestor.llm.parked:
+        ingestor.llm.breaker.failed()  # type: ignore[attr-defined]  # the endpoint failed call after call
+    assert await ingestor.process_backlog() == BacklogResult(parked=2)  # `ingest --pending`: everything, but parked
+    assert setup.srv.calls == 0 and set((await episodes(setup.store)).values()) == {"pending"}
 
 
 async def test_a_poison_window_is_split_out_and_fails_alone(setup: Setup) -> None:

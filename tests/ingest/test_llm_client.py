@@ -11,14 +11,10 @@ from pydantic import BaseModel
 
 from common.settings import LLMSettings
 from common.tokens import estimate_tokens
-from ingest.llm import (
-    LLMError,
-    LLMOutputError,
-    OpenAILLM,
-    UsageMeter,
-    build_llm,
-    check_reachable,
-)
+from llm.client import OpenAILLM, build_llm
+from llm.errors import LLMError, LLMOutputError
+from llm.meter import UsageMeter
+from llm.probe import check_reachable
 from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 pytestmark = pytest.mark.serial  # the client gives up after 0.5 s, and two tests bound how long a call takes

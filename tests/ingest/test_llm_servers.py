@@ -11,15 +11,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from common.settings import LLMSettings
-from ingest.llm import (
-    LLMError,
-    LLMOutputError,
-    LLMUnavailable,
-    OpenAILLM,
-    UsageMeter,
-    effective_timeout,
-)
-from ingest.output_modes import max_answer_tokens
+from llm.client import OpenAILLM, effective_timeout
+from llm.errors import LLMError, LLMOutputError, LLMUnavailable
+from llm.meter import UsageMeter
+from llm.output_modes import max_answer_tokens
 from tests.support.scripted_llm import LLAMA_CPP_PYTHON, LLAMA_SERVER, Fault, ScriptedLLMServer, ServerProfile
 
 ASK = [{"role": "system", "content": "Extract the person."}, {"role": "user", "content": "Ada is 36 and likes chess."}]
@@ -174,9 +169,9 @@ def test_backoff_is_minutes_and_the_cap_fails_for_good() -> None:
 
     from common.settings import ExtractionSettings, WindowSettings
     from graph.models import Episode, EpisodeStatus, utc
-    from ingest.pipeline import Ingestor
+    from ingest.batched import BatchingIngestor
 
-    ingestor = Ingestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())  # type: ignore[arg-type]
+    ingestor = BatchingIngestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())  # type: ignore[arg-type]
     t0 = utc(datetime(2026, 1, 1, 12, 0))
     failed = dict(uuid="u", key="k", guild_id="g", channel_id="c", started_at=t0, ended_at=t0, message_count=1,
                   status=EpisodeStatus.FAILED, updated_at=t0)  # fmt: skip
@@ -195,8 +190,8 @@ async def test_a_window_too_long_for_the_context_is_trimmed_before_it_is_sent(se
 
     from common.settings import ExtractionSettings, WindowSettings
     from graph.models import Message, User
+    from ingest.batched import BatchingIngestor
     from ingest.extraction import PromptInput
-    from ingest.pipeline import Ingestor
     from ingest.windows import ClosedWindow, WindowMessage
 
     alice = User(id="100000000000000001", name="alice", display_name="Alice")
@@ -212,7 +207,7 @@ async def test_a_window_too_long_for_the_context_is_trimmed_before_it_is_sent(se
     inp = PromptInput(window, [], [], [], max_facts_per_person=5, max_facts_per_window=15, max_message_chars=2000)
     server.responder = lambda request: {"summary": "Alice talked.", "entities": [], "facts": []}
     client = OpenAILLM(settings(server.base_url), min_wait=0.001, max_wait=0.01)
-    ingestor = Ingestor(None, client, ExtractionSettings(), WindowSettings())  # type: ignore[arg-type]
+    ingestor = BatchingIngestor(None, client, ExtractionSettings(), WindowSettings())  # type: ignore[arg-type]
     answer, _refs, sent = await ingestor._extract_fitting(inp, "c:1:5", "g")
     await client.aclose()
     assert answer.summary == "Alice talked." and len(server.requests) == 1

@@ -13,8 +13,8 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
 from graph.store import GraphStore
+from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
-from ingest.pipeline import Ingestor
 from ingest.recording import MessageRecorder
 from tests.support.scripted import Clock
 
@@ -42,7 +42,7 @@ async def place(store: GraphStore) -> AsyncIterator[tuple[GraphStore, Consent]]:
 
 def live_windows(store: GraphStore, consent: Consent, clock: Clock, tick: float) -> tuple[LiveWindows, MessageRecorder]:
     recorder = MessageRecorder(store, tick_seconds=tick)
-    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())  # no LLM: windows stay pending
+    ingestor = BatchingIngestor(store, None, ExtractionSettings(), WindowSettings())  # no LLM: windows stay pending
     return LiveWindows(store, ingestor, consent, WindowSettings(), clock=clock, recorder=recorder), recorder
 
 

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.real_llm, pytest.mark.serial]  # one
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO.parent / "shared" / "data" / "irc" / "dev" / "2009-10-01_17.raw.txt"
 MESSAGES = 60  # two or three windows: the real model takes 10-30 s a call on this CPU
-WINDOW_BOUND_S = 600  # an extraction call's timeout for a local endpoint (ingest.llm.LOCAL_TIMEOUT)
+WINDOW_BOUND_S = 600  # an extraction call's timeout for a local endpoint (llm.client.LOCAL_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +137,7 @@ def _reply(env: dict[str, str]) -> str:
         "from datetime import datetime, UTC\n"
         "from grapevine.config import load_settings\n"
         "from grapevine.runtime import open_store\n"
-        "from ingest.llm import build_llm\n"
+        "from llm.client import build_llm\n"
         "from recall.assemble import ContextRequest, build_reply_messages\n"
         "from recall.gather import build_context\n"
         "async def main():\n"

@@ -13,7 +13,8 @@ yaml = pytest.importorskip("yaml", reason="PyYAML reads docker/compose.yml: pip 
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKER = REPO / "docker"
-AUTH = re.compile(r"\$\{NEO4J_USER:-neo4j\}/\$\{NEO4J_PASSWORD:-(?P<default>[^}]+)\}")
+REQUIRED_PASSWORD = re.compile(r"\$\{NEO4J_PASSWORD:\?(?P<message>[^}]+)\}")  # compose stops when it is unset or empty
+AUTH = re.compile(r"\$\{NEO4J_USER:-neo4j\}/" + REQUIRED_PASSWORD.pattern)
 
 
 @pytest.fixture(scope="module")
@@ -41,20 +42,23 @@ def test_neo4j_service_has_browser_bolt_a_named_volume_and_a_healthcheck(compose
     check = neo4j["healthcheck"]
     assert check["test"][0] == "CMD-SHELL" and "cypher-shell" in check["test"][1]
     assert "$${NEO4J_AUTH" in check["test"][1]  # $$: the container's shell expands it, not Compose
+    assert not re.search(r"(^|\s)(-p|--password)\b", check["test"][1]), "a password in cypher-shell's arguments is listed by ps"
     assert check["retries"] >= 3 and check["interval"].endswith("s")
 
 
-def test_password_default_is_shared_and_documented(compose: dict[str, Any]) -> None:
+def test_compose_refuses_to_start_without_a_password(compose: dict[str, Any]) -> None:
+    """No known default password: compose stops with its message unless NEO4J_PASSWORD is set."""
+    text = (DOCKER / "compose.yml").read_text(encoding="utf-8")
+    assert "NEO4J_PASSWORD:-" not in text and "change-me" not in text
     auth = AUTH.fullmatch(compose["services"]["neo4j"]["environment"]["NEO4J_AUTH"])
-    assert auth is not None
-    default = auth["default"]
-    assert len(default) >= 8, "Neo4j 5 refuses passwords shorter than 8 characters"
+    assert auth is not None and "NEO4J_PASSWORD" in auth["message"] and "8" in auth["message"]
     env = compose["services"]["bot"]["environment"]
+    assert REQUIRED_PASSWORD.fullmatch(env["NEO4J_PASSWORD"])
     assert f"{env['NEO4J_USER']}/{env['NEO4J_PASSWORD']}" == compose["services"]["neo4j"]["environment"]["NEO4J_AUTH"], (
         "the bot and Neo4j must agree on the credentials"
     )
-    header = "\n".join(line for line in (DOCKER / "compose.yml").read_text(encoding="utf-8").splitlines() if line.startswith("#"))
-    assert default in header and "NEO4J_PASSWORD" in header
+    header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+    assert "NEO4J_PASSWORD" in header
 
 
 def test_bot_runs_grapevine_on_neo4j_after_it_is_healthy(compose: dict[str, Any]) -> None:

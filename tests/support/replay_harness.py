@@ -1,5 +1,5 @@
 """The whole ingest path on replayed chat: messages through the live window policy (simulated time) and
-the Ingestor, against a scripted server that answers every window with a minimal valid extraction.
+the ingestor (`BatchingIngestor`), against a scripted server that answers every window with a minimal valid extraction.
 Used by `bench.irc_replay` and by the tests that replay real IRC."""
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild
 from graph.store import GraphStore
-from ingest.llm import OpenAILLM, UsageMeter
-from ingest.pipeline import Ingestor
+from ingest.batched import BatchingIngestor
 from ingest.replay import replay
 from ingest.windows import WindowMessage
+from llm.client import OpenAILLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt
 from tests.support.scripted_llm import ScriptedLLMServer
 
@@ -76,13 +77,13 @@ async def replay_ingest(
     windows: WindowSettings | None = None,
     extraction: ExtractionSettings | None = None,
 ) -> ReplayFigures:
-    """Replay `messages` (one guild) through the window policy and the Ingestor on `store`, against `srv`.
+    """Replay `messages` (one guild) through the window policy and the ingestor on `store`, against `srv`.
 
     Each closed window's users and messages are recorded, then submitted, one after another, as the
     live bot does when it keeps up. `srv` answers with `minimal_answer` unless it has a responder.
     """
     windows = windows or WindowSettings()
-    extraction = extraction or ExtractionSettings()
+    extraction = extraction or ExtractionSettings(batch_messages=1)  # each window extracted as it closes
     if srv.responder is None:
         srv.responder = minimal_answer
     guild_ids = {wm.message.guild_id for wm in messages}
@@ -94,7 +95,7 @@ async def replay_ingest(
     prompt_before, completion_before = srv.prompt_tokens, srv.completion_tokens
     llm = OpenAILLM(LLMSettings(base_url=srv.base_url, model=srv.model, timeout=30.0, max_attempts=2),
                     UsageMeter(), min_wait=0.01, max_wait=0.1)  # fmt: skip
-    ingestor = Ingestor(store, llm, extraction, windows)
+    ingestor = BatchingIngestor(store, llm, extraction, windows)
     statuses: dict[str, int] = {}
     closed = 0
     started = time.perf_counter()

@@ -28,10 +28,11 @@ from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
 from graph.rows import _dt
 from graph.store import GraphStore
+from ingest.batched import BatchingIngestor
 from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
 from ingest.live import LiveWindows
-from ingest.llm import OpenAILLM, StructuredLLM, UsageMeter
-from ingest.pipeline import Ingestor
+from llm.client import OpenAILLM, StructuredLLM
+from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts
 from tests.support.scripted_llm import Fault, Reply, ScriptedLLMServer
 
@@ -279,22 +280,24 @@ _KEEP = object()
 class Room:
     """One guild (channels #general and #random) as the bot sees it: messages go through
     `LiveWindows.on_message` on a clock the test moves, windows close on `tick()`, and the real
-    `Ingestor` extracts them. `restart()` builds a new LiveWindows on the same store, as after a crash."""
+    `BatchingIngestor` extracts them. `restart()` builds a new LiveWindows on the same store, as after a crash."""
 
     store: GraphStore
     llm: StructuredLLM | None
     clock: Clock = field(default_factory=lambda: Clock(T0))
     windows: WindowSettings = field(default_factory=WindowSettings)
-    extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
+    extraction: ExtractionSettings = field(
+        default_factory=lambda: ExtractionSettings(batch_messages=1)
+    )  # each window as it closes
     rng: Callable[[], float] = lambda: 0.0
     consent: Consent = field(init=False)
-    ingestor: Ingestor = field(init=False)
+    ingestor: BatchingIngestor = field(init=False)
     live: LiveWindows = field(init=False)
 
     def __post_init__(self) -> None:
         self.consent = Consent(self.store)
         consent = self.consent
-        self.ingestor = Ingestor(
+        self.ingestor = BatchingIngestor(
             self.store, self.llm, self.extraction, self.windows, rng=self.rng, hidden=lambda uid: not consent.allowed(uid)
         )
         self.live = LiveWindows(self.store, self.ingestor, self.consent, self.windows, clock=self.clock)

@@ -1,31 +1,27 @@
-"""The LLM adapter: structured extraction and plain chat over any OpenAI-compatible endpoint.
-
-All retrying happens here (tenacity; the openai client itself is built with `max_retries=0`), every
-call is counted in a `UsageMeter` and logged as an `llm.call` event.
-"""
+"""The LLM client over any OpenAI-compatible endpoint: one logical call for a validated answer (output mode
+fallback, one re-ask, retries with backoff) or a plain chat reply, counted and logged."""
 
 from __future__ import annotations
 
 import logging
 import math
 import random
-import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
 from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import urlsplit
 
 import openai
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from common.events import emit
 from common.settings import LLMSettings
 from common.tokens import estimate_tokens
-from ingest.output_modes import MODE_REJECTED, MODES, OutputMode, answer_text, max_answer_tokens, request_for, tolerant_json
+from llm.breaker import Breaker
+from llm.errors import LLMError, LLMOutputError, describe_api_error
+from llm.meter import CallRecord, UsageMeter
+from llm.output_modes import MODE_REJECTED, MODES, OutputMode, answer_text, max_answer_tokens, request_for, tolerant_json
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -40,99 +36,6 @@ LOCAL_TIMEOUT = 600.0  # seconds: a CPU model on this machine takes minutes on a
 REMOTE_TIMEOUT = 60.0
 CONTEXT_MARGIN = 64  # tokens kept free between the prompt and the answer's limit
 ESTIMATE_MARGIN = 1.25  # the token estimate counted 15-17% fewer tokens than a real tokenizer (Gemma 3)
-
-
-class LLMError(Exception):
-    """The endpoint is unreachable, refused the request, or kept failing after every retry."""
-
-    outcome = "error"
-
-    def __init__(self, message: str, *, outcome: str | None = None) -> None:
-        super().__init__(message)
-        if outcome:
-            self.outcome = outcome
-
-
-class LLMUnavailable(LLMError):
-    """The circuit breaker is open: the endpoint failed repeatedly, so calls are parked for a while."""
-
-    outcome = "circuit_open"
-
-
-class LLMOutputError(LLMError):
-    """The reply failed validation twice (first reply and the one re-ask)."""
-
-    outcome = "invalid_output"
-
-    def __init__(self, message: str, validation_error: str) -> None:
-        super().__init__(message)
-        self.validation_error = validation_error
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    purpose: str
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    outcome: str
-    attempts: int
-    tags: tuple[tuple[str, str], ...] = ()  # what the call served: ("window", key), ("guild_id", id)...
-
-
-@dataclass
-class UsageTotals:
-    calls: int = 0
-    requests: int = 0  # HTTP attempts, retries and re-asks included
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    failures: int = 0
-
-    def add(self, record: CallRecord) -> None:
-        self.calls += 1
-        self.requests += record.attempts
-        self.prompt_tokens += record.prompt_tokens
-        self.completion_tokens += record.completion_tokens
-        self.failures += record.outcome != "ok"
-
-
-class UsageMeter(UsageTotals):
-    """Running totals of LLM calls (its own fields), plus per UTC day and per purpose; keeps the last records."""
-
-    def __init__(self, keep_records: int = 200) -> None:
-        super().__init__()
-        self._lock = threading.Lock()
-        self._days: dict[date, UsageTotals] = {}
-        self._purposes: dict[str, UsageTotals] = {}
-        self.recent: deque[CallRecord] = deque(maxlen=keep_records)
-
-    def record(self, record: CallRecord) -> None:
-        day = datetime.now(UTC).date()
-        with self._lock:
-            self.add(record)
-            self._days.setdefault(day, UsageTotals()).add(record)
-            self._purposes.setdefault(record.purpose, UsageTotals()).add(record)
-            self.recent.append(record)
-
-    def total(self) -> UsageTotals:
-        with self._lock:
-            return UsageTotals(self.calls, self.requests, self.prompt_tokens, self.completion_tokens, self.failures)
-
-    def today(self) -> UsageTotals:
-        return self.day(datetime.now(UTC).date())
-
-    def day(self, day: date) -> UsageTotals:
-        with self._lock:
-            return replace(self._days.get(day, UsageTotals()))
-
-    def last_for(self, key: str, value: str) -> CallRecord | None:
-        """The latest call tagged `key=value` (e.g. the extraction of one window)."""
-        with self._lock:
-            return next((r for r in reversed(self.recent) if (key, value) in r.tags), None)
-
-    def by_purpose(self) -> dict[str, UsageTotals]:
-        with self._lock:
-            return {purpose: replace(totals) for purpose, totals in self._purposes.items()}
 
 
 class StructuredLLM(Protocol):
@@ -239,6 +142,17 @@ class OpenAILLM:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+    async def listed_models(self) -> list[str]:
+        """The model ids the server lists at /models; none when it lists none or fails."""
+        try:
+            return [m.id for m in (await self._client.models.list()).data]
+        except openai.OpenAIError:
+            return []
+
+    async def reported_context(self) -> int | None:
+        """The context size the server reports (`server_context_size`)."""
+        return await server_context_size(self._client)
 
     async def extract(
         self, messages: list[dict[str, str]], response_model: type[T], *, purpose: str, tags: dict[str, str] | None = None
@@ -400,13 +314,13 @@ class OpenAILLM:
                     return result
         except RETRYABLE as exc:
             if isinstance(exc, openai.APIStatusError) and _rejects_mode(exc):
-                raise LLMError(f"LLM endpoint rejected the request: {_describe_api_error(exc)}", outcome="rejected") from exc
+                raise LLMError(f"LLM endpoint rejected the request: {describe_api_error(exc)}", outcome="rejected") from exc
             self.breaker.failed()
             raise LLMError(
-                f"LLM endpoint failed {call.attempts} time(s), giving up: {_describe_api_error(exc)}", outcome="unavailable"
+                f"LLM endpoint failed {call.attempts} time(s), giving up: {describe_api_error(exc)}", outcome="unavailable"
             ) from exc
         except openai.APIStatusError as exc:
-            raise LLMError(f"LLM endpoint rejected the request: {_describe_api_error(exc)}", outcome="rejected") from exc
+            raise LLMError(f"LLM endpoint rejected the request: {describe_api_error(exc)}", outcome="rejected") from exc
         except openai.OpenAIError as exc:
             raise LLMError(f"LLM client error: {exc}") from exc
         raise AssertionError("unreachable")
@@ -432,45 +346,13 @@ def _with_note(messages: list[dict[str, str]], note: str) -> list[dict[str, str]
 
 def _rejects_mode(exc: openai.APIStatusError) -> bool:
     """A 4xx/5xx whose message names the structured-output part of the request: the mode is not supported."""
-    return exc.status_code in (400, 415, 422, 500, 501) and bool(MODE_REJECTED.search(_describe_api_error(exc)))
+    return exc.status_code in (400, 415, 422, 500, 501) and bool(MODE_REJECTED.search(describe_api_error(exc)))
 
 
 def _transient(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIStatusError) and _rejects_mode(exc):
         return False
     return isinstance(exc, RETRYABLE)
-
-
-class Breaker:
-    """A circuit breaker: after `failures` consecutive unreachable calls it opens for `seconds`, and every
-    call meanwhile fails at once with LLMUnavailable (so a backlog is parked, not retried window by window);
-    then one call is let through, and a success closes it."""
-
-    def __init__(self, failures: int, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.failures, self.seconds, self.clock = failures, seconds, clock
-        self.consecutive = 0
-        self.open_until = 0.0
-
-    @property
-    def is_open(self) -> bool:
-        return self.clock() < self.open_until
-
-    def check(self) -> None:
-        if self.is_open:
-            raise LLMUnavailable(
-                f"the LLM endpoint failed {self.consecutive} calls in a row; calls are parked for "
-                f"{self.open_until - self.clock():.0f} s more"
-            )
-
-    def failed(self) -> None:
-        self.consecutive += 1
-        if self.consecutive >= self.failures:
-            self.open_until = self.clock() + self.seconds
-            emit("llm", "breaker_open", level=logging.WARNING, failures=self.consecutive, seconds=self.seconds)
-
-    def succeeded(self) -> None:
-        self.consecutive = 0
-        self.open_until = 0.0
 
 
 def effective_timeout(settings: LLMSettings) -> float:
@@ -521,16 +403,8 @@ def _log_retry(purpose: str, state: RetryCallState) -> None:
         purpose=purpose,
         attempt=state.attempt_number,
         wait_s=round(state.upcoming_sleep, 3),
-        error=_describe_api_error(exc) if exc else "",
+        error=describe_api_error(exc) if exc else "",
     )
-
-
-def _describe_api_error(exc: BaseException) -> str:
-    if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {exc.message}"
-    if isinstance(exc, openai.APIConnectionError) and exc.__cause__ is not None:
-        return f"{exc.message} ({exc.__cause__!r})"
-    return str(exc)
 
 
 def _describe_validation(exc: ValidationError) -> str:
@@ -538,80 +412,5 @@ def _describe_validation(exc: ValidationError) -> str:
     return "; ".join(parts)[:800]
 
 
-def cost(settings: LLMSettings, totals: UsageTotals) -> float:
-    """What `totals` cost at the price table of the settings (per million tokens)."""
-    return (
-        totals.prompt_tokens * settings.price_prompt_per_mtok + totals.completion_tokens * settings.price_completion_per_mtok
-    ) / 1e6
-
-
-def cost_text(settings: LLMSettings, totals: UsageTotals) -> str:
-    """ ", cost 0.0123" when a price is set, else nothing."""
-    if not (settings.price_prompt_per_mtok or settings.price_completion_per_mtok):
-        return ""
-    return f", cost {cost(settings, totals):.4f}"
-
-
 def build_llm(settings: LLMSettings, meter: UsageMeter | None = None) -> OpenAILLM | None:
     return OpenAILLM(settings, meter) if settings.base_url else None
-
-
-async def check_reachable(settings: LLMSettings) -> str | None:
-    """GET /models on the endpoint; None when it answers, else a message for `grapevine doctor`."""
-    if not settings.base_url:
-        return "LLM_BASE_URL is not set: extraction and replies are switched off"
-    url, timeout = settings.base_url, min(effective_timeout(settings), 10.0)
-    client = openai.AsyncOpenAI(
-        base_url=url, api_key=settings.api_key.get_secret_value() or "none", timeout=timeout, max_retries=0
-    )
-    try:
-        await client.models.list()
-    except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-        return f"LLM endpoint {url} refused the API key (HTTP {exc.status_code}); check LLM_API_KEY"
-    except openai.NotFoundError:
-        return f"LLM endpoint {url} has no /models route (HTTP 404); does LLM_BASE_URL need a /v1 suffix?"
-    except openai.APITimeoutError:
-        return f"LLM endpoint {url} did not answer GET /models within {timeout:g}s"
-    except openai.APIError as exc:
-        return f"LLM endpoint {url} is not usable: {_describe_api_error(exc)}"
-    finally:
-        await client.close()
-    return None
-
-
-class _Probe(BaseModel):
-    """The smallest structured answer: what `grapevine doctor` asks for."""
-
-    ok: bool = Field(description="true")
-    word: str = Field(max_length=20, description="one word")
-
-
-@dataclass(frozen=True)
-class EndpointReport:
-    mode: str | None  # the structured output mode that worked, None when none did
-    models: list[str]  # what the server lists at /models
-    context_tokens: int | None
-    problem: str | None
-
-
-async def probe_endpoint(settings: LLMSettings) -> EndpointReport:
-    """One small structured call through every fallback: which mode works, which models the server lists,
-    and the context size it reports (for `grapevine doctor`)."""
-    llm = OpenAILLM(settings.model_copy(update={"max_attempts": 1}), UsageMeter(), min_wait=0.01, max_wait=0.1)
-    try:
-        try:
-            listed = [m.id for m in (await llm._client.models.list()).data]
-        except openai.OpenAIError:
-            listed = []
-        context = await server_context_size(llm._client)
-        try:
-            await llm.extract(
-                [{"role": "system", "content": "Answer in the schema."}, {"role": "user", "content": "Say ok."}],
-                _Probe,
-                purpose="doctor",
-            )
-        except LLMError as exc:
-            return EndpointReport(None, listed, context, str(exc)[:300])
-        return EndpointReport(llm.modes[0], listed, context, None)
-    finally:
-        await llm.aclose()
