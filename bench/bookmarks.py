@@ -64,12 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2000, help="write-then-read rounds per variant")
     parser.add_argument("--warm", type=int, default=500, help="untimed rounds per variant first")
     parser.add_argument("--quick", action="store_true", help="100 rounds after 50")
-    parser.add_argument("--smoke", action="store_true", help="20 rounds after 10: every row, no figure")
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.warm = 100, 50
-    if args.smoke:
-        args.rounds, args.warm = 20, 10
     quiet_logs()
     counters = cpu_counters()
     times, steal = asyncio.run(go(args.rounds, args.warm))

@@ -148,7 +148,7 @@ def test_recording_quick_prints_the_rate_and_that_nothing_is_lost() -> None:
 
 
 def test_bookmarks_quick_prints_both_kinds_of_session() -> None:
-    out = run_bench("bookmarks", size="--smoke")
+    out = run_bench("bookmarks")
     for name in ("chained (driver's manager)", "not chained (no bookmarks)"):
         assert re.search(re.escape(name) + r" +│ +\d+\.\d\d / \d+\.\d\d │ +\d+\.\d\d / \d+\.\d\d", out), out
     assert re.search(r"CPU time stolen by the hypervisor while the rounds were timed: \d+\.\d%", out)
