@@ -108,9 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", type=float, nargs="+", default=[1.0, 10.0], help="bench.scale scales (10 = 100,000 facts)")
     parser.add_argument("--repeat", type=int, default=20, help="timed calls per operation, after 3 untimed")
     parser.add_argument("--quick", action="store_true", help="sizes 0.5 and 1, 3 timed calls each")
+    parser.add_argument("--smoke", action="store_true", help="sizes 0.1 and 0.2, one timed call each: every row, no figure")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = [0.5, 1.0], 3
+    if args.smoke:
+        args.sizes, args.repeat = [0.1, 0.2], 1
     quiet_logs()
     counters = cpu_counters()
     out = console()

@@ -239,9 +239,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--before", action=argparse.BooleanOptionalAction, default=True, help="also run the recorder as it was, side by side"
     )
     parser.add_argument("--quick", action="store_true", help="20 channels, 500/s for 2 s, 1,000 flat out")
+    parser.add_argument("--smoke", action="store_true", help="as --quick, 500/s for 1 s, 200 flat out: every row, no figure")
     args = parser.parse_args(argv)
     if args.quick:
         args.channels, args.users, args.rates, args.seconds, args.messages, args.one_by_one = 20, 50, [500.0], 2.0, 1000, 300
+    if args.smoke:
+        args.channels, args.users, args.rates, args.seconds, args.messages, args.one_by_one = 20, 50, [500.0], 1.0, 200, 50
     quiet_logs()
     counters = cpu_counters()
     out = console()

@@ -1,4 +1,5 @@
-"""Each benchmark runs in quick mode and prints its table rows (figures are printed, never asserted)."""
+"""Each benchmark runs in quick mode, or at its even smaller smoke size where it has one, and prints its table rows
+(figures are printed, never asserted)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ SHARED = REPO.parent / "shared" / "data"
 pytestmark = pytest.mark.slow
 
 
-def run_bench(name: str, *args: str, timeout: float = 300, pythonpath: Path | None = None) -> str:
+def run_bench(name: str, *args: str, timeout: float = 300, pythonpath: Path | None = None, size: str = "--quick") -> str:
     env = {**os.environ, "GRAPHITI_TELEMETRY_ENABLED": "false", "COLUMNS": "200"}
     if pythonpath is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     result = subprocess.run(
-        [sys.executable, "-m", f"bench.{name}", "--quick", *args],
+        [sys.executable, "-m", f"bench.{name}", size, *args],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -121,8 +122,8 @@ def test_scale_loads_the_generated_guild() -> None:
 
 
 def test_bounded_reads_quick_prints_cpu_per_call_at_both_sizes() -> None:
-    out = run_bench("bounded_reads")
-    assert "5,000 facts, CPU ms" in out and "10,000 facts, CPU ms" in out
+    out = run_bench("bounded_reads", size="--smoke")
+    assert "1,000 facts, CPU ms" in out and "2,000 facts, CPU ms" in out
     for name in (
         "memory status: last 7 days",
         "memory status' fact counts (created_key",
@@ -138,7 +139,7 @@ def test_bounded_reads_quick_prints_cpu_per_call_at_both_sizes() -> None:
 
 
 def test_recording_quick_prints_the_rate_and_that_nothing_is_lost() -> None:
-    out = run_bench("recording")
+    out = run_bench("recording", size="--smoke")
     assert "Recording: 20 channels, 50 members, offered rates at tick 50 ms" in out
     for load in ("500/s ", "flat out 50 ms ", "one by one (no recorder)"):
         row = next(line for line in out.splitlines() if line.startswith("│ " + load))
