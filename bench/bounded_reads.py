@@ -1,4 +1,4 @@
-"""The reads of `memory status` and the upkeep pass at two sizes of the same guild, in CPU time (issue 20).
+"""The reads of `memory status` and the upkeep pass at two sizes of the same guild, in CPU time.
 
     python -m bench.bounded_reads [--sizes 1 10] [--repeat 20] [--quick]
 

@@ -747,7 +747,7 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
     if len(result.levers) > 1:
         base = result.levers[""]
         out.print(
-            "Levers (issue 19), each turned off alone: evidence recall overall and multi-hop at "
+            "Levers, each turned off alone: evidence recall overall and multi-hop at "
             + ", ".join(str(b or "no") for b in every)
             + " budget, all levers on -> this one off (the difference is what the lever adds):"
         )

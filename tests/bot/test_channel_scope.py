@@ -1,4 +1,4 @@
-"""Recall follows what the audience could read (issue 14): channel visibility from Discord's permissions,
+"""Recall follows what the audience could read: channel visibility from Discord's permissions,
 memory modes, and every read path (reply context, "what do you know about", `/memory about`) scoped to the
 channel it answers in. Real ArcadeDB; Discord doubled."""
 

@@ -1,4 +1,4 @@
-"""What members delete or change on Discord leaves the memory (issue 14): the bot's delete and edit events on
+"""What members delete or change on Discord leaves the memory: the bot's delete and edit events on
 the populated graph (real ArcadeDB), and deletes kept on disk through a graph outage and a restart."""
 
 from __future__ import annotations

@@ -210,7 +210,7 @@ async def test_graph_down_answers_without_memory(
 async def test_ten_mentions_in_five_seconds_make_one_call(
     store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
 ) -> None:
-    """Issue 17: a burst of mentions cost one LLM call each; now a member's cooldown answers the burst once,
+    """A burst of mentions does not cost one LLM call each: a member's cooldown answers the burst once,
     with one polite word, and stays silent after."""
     await populate(store)
     llm_server.responder = lambda request: "Hello!"

@@ -1,4 +1,4 @@
-"""Issue 16: kill -9 at random points of `import` and `ingest --pending` (the grapevine process, the engine
+"""kill -9 at random points of `import` and `ingest --pending` (the grapevine process, the engine
 child, or both), then the operator's recovery (the same command again, then `ingest --pending`), compared
 with a clean run on every count. GRAPEVINE_KILL_TRIALS sets how many (10 by default); each trial prints its
 seed, command, target and when it was killed, so a failure can be replayed."""

@@ -146,7 +146,7 @@ async def _reply_facts(store: GraphStore, guild: str, text: str) -> list[str]:
 
 async def test_full_text_search_is_scoped_to_the_guild(store: GraphStore) -> None:
     """The reply read finds facts by the entities a message names (their names searched in full text), within
-    the guild; a word no entity's name holds finds nothing (facts' own text is not searched: issue 20)."""
+    the guild; a word no entity's name holds finds nothing (facts' own text is not searched)."""
     await populate(store)
     found = await _reply_facts(store, G1, "anyone been to Austin? (AND OR ~ *")
     assert found == ["Alice is moving to Austin next month", "Charlie's sister lives in Austin"]

@@ -397,7 +397,7 @@ async def test_prompt_injection_is_attributed_to_its_author(chat: Chat) -> None:
 
 
 async def test_each_window_keeps_what_its_extraction_cost(chat: Chat) -> None:
-    """Issue 17: every attempt's tokens are kept on the window, so `grapevine stats` gives cost per window."""
+    """Every attempt's tokens are kept on the window, so `grapevine stats` gives cost per window."""
     chat.srv.push(Fault.status(500), answer("Alice told Bob about her move.", facts=[]))
     await chat.say(ALICE, "I'm moving to Austin", at(0))
     await chat.quiet(QUIET + 1)

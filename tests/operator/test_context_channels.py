@@ -1,4 +1,4 @@
-"""`grapevine context --channel` follows the channel's memory scope (issue 14): the same question in a private
+"""`grapevine context --channel` follows the channel's memory scope: the same question in a private
 channel and in a shared one differ exactly by the private channel's facts. The real command, as a process,
 joined to the test's ArcadeDB server."""
 
