@@ -140,7 +140,7 @@ def _minimal(schema_model: Any) -> dict[str, Any]:
     return out
 
 
-def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[Any, Any, Any]:
+def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[Any, Any, Any]:  # noqa: C901 - graphiti's clients subclassed where its optional package is imported
     import httpx
     from graphiti_core.cross_encoder.client import CrossEncoderClient
     from graphiti_core.embedder.client import EmbedderClient

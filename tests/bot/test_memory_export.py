@@ -88,7 +88,7 @@ async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphSt
 
 def test_pages_refuse_a_record_larger_than_a_file() -> None:
     data = {"user_id": "1", "facts": [], "messages": [{"id": "2", "content": "x" * 5000}], "summaries": []}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="alone is larger than a 1000-byte file"):
         pages(data, max_bytes=1000)
     assert len(pages(data, max_bytes=6000)) == 1
 

@@ -167,8 +167,8 @@ async def test_usage_meter_matches_server_totals(srv: ScriptedLLMServer, llm: Op
     srv.push(Fault.status(429), Fault.malformed("{oops"), {"name": "Bo", "age": 7}, Fault.status(500), "plain text reply")
     await llm.extract(ASK, Person, purpose="extract")
     await llm.chat(ASK, purpose="reply")
+    srv.push(Fault.status(400))
     with pytest.raises(LLMError):
-        srv.push(Fault.status(400))
         await llm.chat(ASK)
 
     total = llm.meter.total()
