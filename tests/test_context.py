@@ -219,7 +219,7 @@ class FakeRunner:
     async def read_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         if name == "context/facts" and self.fail is not None:
             raise self.fail
-        nothing = {
+        nothing: dict[str, dict[str, Any]] = {
             "context/facts": {"facts": []},
             "context/conversation": {"author": None, "summaries": [], "recent": [], "chain": []},
             "context/second_round": {"matched": [], "evidence": []},

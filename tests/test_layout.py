@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -229,7 +230,7 @@ def test_the_bot_holds_no_cypher() -> None:
 
 
 @pytest.mark.parametrize("check", [test_no_floor_imports_a_higher_one, test_the_pure_core_imports_no_adapter])
-def test_the_checks_catch_a_violation(check: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_checks_catch_a_violation(check: Callable[[], None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The rules above fail on a planted violation, so a passing run means something."""
     original = imports_of
 

@@ -11,6 +11,7 @@ from pydantic import SecretStr
 
 from bot.app import GrapevineBot
 from bot.services import Services
+from bot.upkeep import Upkeep
 from common.settings import DiscordSettings, LLMSettings, Settings
 from grapevine import bot_runner
 from grapevine.bot_runner import check_bot_config, run_bot
@@ -41,12 +42,13 @@ async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -
             "who-knows",
             "timeline",
         }
-        assert bot.get_cog("Upkeep").loop.is_running()
+        upkeep = bot.get_cog("Upkeep")
+        assert isinstance(upkeep, Upkeep) and upkeep.loop.is_running()
         assert bot.claimed("remember that I like tea") and not bot.claimed("how are you?")
         intents = bot.intents
         assert intents.guilds and intents.guild_messages and intents.dm_messages and intents.message_content
         assert not intents.members and not intents.presences  # no privileged intent beyond message content
-        assert bot.allowed_mentions is not None and bot.allowed_mentions.to_dict() == {"parse": []}
+        assert bot.allowed_mentions is not None and dict(bot.allowed_mentions.to_dict()) == {"parse": []}
     finally:
         for name in list(bot.extensions):
             await bot.unload_extension(name)

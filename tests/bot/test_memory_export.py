@@ -19,7 +19,7 @@ from graph.models import EpisodeWrite
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, E, populate
-from tests.support.discord_doubles import DMInbox, MockInteraction, dms_closed, sent_texts
+from tests.support.discord_doubles import DMInbox, MockInteraction, dms_closed, invoke, sent_texts
 
 CHARLIE = PEOPLE["charlie"]
 
@@ -101,7 +101,7 @@ async def test_closed_dms_are_said_in_one_ephemeral_line_and_nothing_is_sent_els
     charlie.send.side_effect = dms_closed()
     interaction = MockInteraction(user=charlie, guild=harness.guild, channel=harness.general)
     memory = harness.memory
-    await memory.export_command.callback(memory, interaction)
+    await invoke(memory.export_command, memory, interaction)
 
     assert interaction.response.defer.await_args.kwargs["ephemeral"] is True
     assert sent_texts(interaction.followup.send) == [DMS_CLOSED]

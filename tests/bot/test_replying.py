@@ -32,7 +32,7 @@ from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 
 def prompt_of(srv: ScriptedLLMServer, i: int = -1) -> str:
-    return srv.requests[i]["messages"][-1]["content"]
+    return str(srv.requests[i]["messages"][-1]["content"])
 
 
 async def test_mention_gets_a_reply_with_what_alice_said(
@@ -179,7 +179,7 @@ async def test_llm_down_gets_a_short_apology(harness: Harness, llm_server: Scrip
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 async def test_graph_down_answers_without_memory(

@@ -57,7 +57,7 @@ async def api(store: GraphStore, busy: Populated, tmp_path: Path) -> AsyncIterat
         yield Api(client)
 
 
-def captions(nodes: list[dict]) -> list[str]:
+def captions(nodes: list[dict[str, Any]]) -> list[str]:
     return [n["props"].get("display_name") or n["props"].get("text") or n["props"].get("name") for n in nodes]
 
 
@@ -172,7 +172,7 @@ async def test_operator_queries_run_as_the_cli_runs_them(api: Api, store: GraphS
     )
     assert page["rows"] == cli and page["columns"] == list(cli[0]) and page["elements"] == {"nodes": [], "edges": []}
     graph = await api.get("queries/who_knows_what_graph", guild_id=G1, user_id=PEOPLE["frank"], fact_uuid="", limit="")
-    assert sorted(captions(n for n in graph["elements"]["nodes"] if n["label"] == "User")) == ["Bob", "Eve", "Frank", "Grace"]
+    assert sorted(captions([n for n in graph["elements"]["nodes"] if n["label"] == "User"])) == ["Bob", "Eve", "Frank", "Grace"]
     assert {e["type"] for e in graph["elements"]["edges"]} == {"EXTRACTED_FROM", "TOOK_PART_IN", "ABOUT", "REPORTED_BY"}
     bad = await api.get("queries/superseded_recently", guild_id=G1, since="soon", status=400)
     with pytest.raises(ValueError, match="superseded_recently: parameter since") as cli_error:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from ingest.export_format import ExportFormatError, parse_export
 from tests.ingest.test_export_format import SYSTEM, document, export_path, write  # noqa: F401 - fixtures
 
 
-def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(document: dict, tmp_path: Path) -> None:
+def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(document: dict[str, Any], tmp_path: Path) -> None:
     """A lone surrogate aborted the import after the guild, channel and users were
     written, with an error naming neither the file nor the message."""
     doc = copy.deepcopy(document)
@@ -34,7 +35,7 @@ def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(docume
         parse_export(path)
 
 
-def test_ids_that_are_not_discord_snowflakes_are_refused(document: dict, tmp_path: Path) -> None:
+def test_ids_that_are_not_discord_snowflakes_are_refused(document: dict[str, Any], tmp_path: Path) -> None:
     """An export's user id was written into the extraction prompt unescaped (a crafted
     id added fake PARTICIPANTS, KNOWN FACTS and WINDOW sections), and a short id such as "1" was taken."""
     doc = copy.deepcopy(document)

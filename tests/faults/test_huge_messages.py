@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 from graph.store import GraphStore
 from ingest.export_format import parse_export
@@ -23,7 +24,7 @@ async def test_a_huge_message_is_searched_by_bounded_terms(store: GraphStore) ->
     assert "Charlie's sister lives in Austin" in await _reply_facts(store, G1, huge)
 
 
-def test_content_longer_than_discord_allows_is_skipped(document: dict, tmp_path: Path) -> None:
+def test_content_longer_than_discord_allows_is_skipped(document: dict[str, Any], tmp_path: Path) -> None:
     """A 1 MB message was imported whole (and crashed the entity search)."""
     doc = copy.deepcopy(document)
     spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]

@@ -149,7 +149,8 @@ def test_kill_minus_nine_loses_and_duplicates_nothing(export: Path, tmp_path: Pa
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
             time.sleep(delay)
             engine = _engine_of(proc.pid)
-            victims = {"grapevine": [proc.pid], "engine": [engine], "both": [engine, proc.pid]}[target]
+            by_target: dict[str, list[int | None]] = {"grapevine": [proc.pid], "engine": [engine], "both": [engine, proc.pid]}
+            victims = by_target[target]
             for pid in victims:
                 if pid is not None:
                     try:

@@ -95,7 +95,8 @@ async def test_writing_the_same_episode_twice_changes_nothing(store: GraphStore)
     outcome = await store.write_episode(again)
     assert not outcome.written
     assert await store.stats() == before
-    assert (await store.episode(key)).summary.startswith("Alice is moving")
+    stored = await store.episode(key)
+    assert stored is not None and stored.summary.startswith("Alice is moving")
 
 
 async def test_supersession_keeps_history(store: GraphStore) -> None:

@@ -201,9 +201,17 @@ async def test_interleaved_topics_do_not_cross(chat: Chat) -> None:
     luna = facts["Alice adopted a cat named Luna"]
     celtics = facts["Charlie has had Celtics season tickets for ten years"]
     assert len(facts) == 2
-    assert (luna.about, luna.reporters, luna.mentions) == ({U(ALICE)}, {ALICE.id}, {"entity:Luna"})
+    assert (luna.about, luna.reporters, luna.mentions) == (
+        frozenset({U(ALICE)}),
+        frozenset({ALICE.id}),
+        frozenset({"entity:Luna"}),
+    )
     assert luna.valid_at == datetime(2024, 6, 2, tzinfo=UTC)
-    assert (celtics.about, celtics.reporters, celtics.mentions) == ({U(CHARLIE)}, {CHARLIE.id}, {"entity:Boston Celtics"})
+    assert (celtics.about, celtics.reporters, celtics.mentions) == (
+        frozenset({U(CHARLIE)}),
+        frozenset({CHARLIE.id}),
+        frozenset({"entity:Boston Celtics"}),
+    )
     assert celtics.sources == {m4.id} and m3.id in luna.sources
     assert await relations(chat.store, GUILD) == {("Luna", "pet", "cat", U(ALICE))}
     # nothing crosses over

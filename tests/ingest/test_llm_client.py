@@ -183,7 +183,7 @@ async def test_call_event_is_emitted(srv: ScriptedLLMServer, llm: OpenAILLM, cap
     srv.push(Fault.status(500), {"name": "Ada", "age": 36})
     with caplog.at_level(logging.INFO, logger="common.events"):
         await llm.extract(ASK, Person, purpose="extract")
-    payloads = [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == "call"]
+    payloads = [p for r in caplog.records if (p := r.__dict__.get("payload", {})).get("event") == "call"]
     assert len(payloads) == 1
     event = payloads[0]
     assert {k: event[k] for k in ("subsystem", "purpose", "model", "outcome", "attempts")} == {

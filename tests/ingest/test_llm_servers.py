@@ -171,7 +171,7 @@ def test_backoff_is_minutes_and_the_cap_fails_for_good() -> None:
     from graph.models import Episode, EpisodeStatus, utc
     from ingest.batched import BatchingIngestor
 
-    ingestor = BatchingIngestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())  # type: ignore[arg-type]
+    ingestor = BatchingIngestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())
     t0 = utc(datetime(2026, 1, 1, 12, 0))
     failed = dict(uuid="u", key="k", guild_id="g", channel_id="c", started_at=t0, ended_at=t0, message_count=1,
                   status=EpisodeStatus.FAILED, updated_at=t0)  # fmt: skip
@@ -207,7 +207,7 @@ async def test_a_window_too_long_for_the_context_is_trimmed_before_it_is_sent(se
     inp = PromptInput(window, [], [], [], max_facts_per_person=5, max_facts_per_window=15, max_message_chars=2000)
     server.responder = lambda request: {"summary": "Alice talked.", "entities": [], "facts": []}
     client = OpenAILLM(settings(server.base_url), min_wait=0.001, max_wait=0.01)
-    ingestor = BatchingIngestor(None, client, ExtractionSettings(), WindowSettings())  # type: ignore[arg-type]
+    ingestor = BatchingIngestor(None, client, ExtractionSettings(), WindowSettings())
     answer, _refs, sent = await ingestor._extract_fitting(inp, "c:1:5", "g")
     await client.aclose()
     assert answer.summary == "Alice talked." and len(server.requests) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -53,7 +54,7 @@ def fact(text: str, about: list[str], sources: list[str], **kw: Any) -> Extracte
     return ExtractedFact(text=text, about=about, source_messages=sources, **kw)
 
 
-def run(messages: list[WindowMessage], facts: list[ExtractedFact], *, entities: list[ExtractedEntity] = (),
+def run(messages: list[WindowMessage], facts: list[ExtractedFact], *, entities: Sequence[ExtractedEntity] = (),
         context: tuple[WindowMessage, ...] = (), summary: str = "s", **kw: Any) -> Resolution:  # fmt: skip
     """Build the prompt for a window (so the refs are the real ones), then resolve a scripted answer."""
     win = ClosedWindow(channel_id="c1", guild_id="g1", messages=tuple(messages), context=context, reason="quiet")
