@@ -15,6 +15,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
+from unittest.mock import patch
 
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, reference_ms
 from bench.scale_guild import GUILD, generate, load
@@ -110,16 +111,11 @@ async def run_irc() -> list[tuple[str, str]]:
             statements += 1
             return await real(tx, name, **params)
 
-        for module in (graph.retention, graph.message_deletes):
-            setattr(module, "run", counted)  # noqa: B010 - a name the module imported, replaced for the count
-        try:
+        with patch.object(graph.retention, "run", counted), patch.object(graph.message_deletes, "run", counted):
             started = time.perf_counter()
             now = datetime.now(UTC)
             kept = await store.apply_retention(30, 0, now)
             took = time.perf_counter() - started
-        finally:
-            for module in (graph.retention, graph.message_deletes):
-                setattr(module, "run", real)  # noqa: B010 - as above
         left = await store.runner.read_tx(lambda tx: _retention_left(tx))
         rows.append(
             (
