@@ -15,17 +15,19 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 from discord.ext import commands
-from discord.types import channel as channel_types
-from discord.types import guild as guild_types
-from discord.types import member as member_types
-from discord.types import message as message_types
-from discord.types import role as role_types
-from discord.types import threads as thread_types
-from discord.types import user as user_types
-from discord.types.gateway import MessageUpdateEvent
 
 from bot.app import GrapevineBot
 from bot.services import Services
+
+if TYPE_CHECKING:  # payload types only: importing discord.types first at run time is circular
+    from discord.types import channel as channel_types
+    from discord.types import guild as guild_types
+    from discord.types import member as member_types
+    from discord.types import message as message_types
+    from discord.types import role as role_types
+    from discord.types import threads as thread_types
+    from discord.types import user as user_types
+    from discord.types.gateway import MessageUpdateEvent
 
 _ids = itertools.count(900000000000000000)
 _state = unittest.mock.MagicMock()
@@ -67,10 +69,10 @@ class HashableMixin(discord.mixins.EqualityComparable):
 
 # The specs come from instances built of partial payloads (the few fields the mocks need): discord.py reads a missing
 # field as absent, so each payload is cast to its type rather than filled with values no test reads.
-guild_instance = discord.Guild(data=cast(guild_types.Guild, {"id": 1, "name": "guild", "owner_id": 1}), state=_state)
-role_instance = discord.Role(guild=guild_instance, state=_state, data=cast(role_types.Role, {"id": 1, "name": "role"}))
+guild_instance = discord.Guild(data=cast("guild_types.Guild", {"id": 1, "name": "guild", "owner_id": 1}), state=_state)
+role_instance = discord.Role(guild=guild_instance, state=_state, data=cast("role_types.Role", {"id": 1, "name": "role"}))
 member_instance = discord.Member(
-    data=cast(member_types.MemberWithUser, {"user": _USER, "roles": [], "flags": 0, "joined_at": None}),
+    data=cast("member_types.MemberWithUser", {"user": _USER, "roles": [], "flags": 0, "joined_at": None}),
     guild=guild_instance,
     state=_state,
 )
@@ -79,19 +81,19 @@ client_user_instance = discord.ClientUser(state=_state, data={**_USER, "bot": Tr
 text_channel_instance = discord.TextChannel(
     state=_state,
     guild=guild_instance,
-    data=cast(channel_types.TextChannel, {"id": 1, "type": 0, "name": "channel", "position": 1, "parent_id": None}),
+    data=cast("channel_types.TextChannel", {"id": 1, "type": 0, "name": "channel", "position": 1, "parent_id": None}),
 )
 forum_channel_instance = discord.ForumChannel(
     state=_state,
     guild=guild_instance,
-    data=cast(channel_types.ForumChannel, {"id": 1, "type": 15, "name": "forum", "position": 1, "parent_id": None}),
+    data=cast("channel_types.ForumChannel", {"id": 1, "type": 15, "name": "forum", "position": 1, "parent_id": None}),
 )
 guild_instance._add_channel(text_channel_instance)  # a thread's spec reads its parent (`category`)
 thread_instance = discord.Thread(
     guild=guild_instance,
     state=_state,
     data=cast(
-        thread_types.Thread,
+        "thread_types.Thread",
         {
             "id": 1,
             "type": 11,
@@ -111,13 +113,13 @@ thread_instance = discord.Thread(
     ),
 )
 dm_channel_instance = discord.DMChannel(
-    me=client_user_instance, state=_state, data=cast(channel_types.DMChannel, {"id": 1, "recipients": [], "type": 1})
+    me=client_user_instance, state=_state, data=cast("channel_types.DMChannel", {"id": 1, "recipients": [], "type": 1})
 )
 message_instance = discord.Message(
     state=_state,
     channel=unittest.mock.MagicMock(),
     data=cast(
-        message_types.Message,
+        "message_types.Message",
         {
             "id": 1,
             "attachments": [],
@@ -135,7 +137,7 @@ message_instance = discord.Message(
         },
     ),
 )
-bot_instance = GrapevineBot(services=cast(Services, None), sync_commands=False)  # a spec: it never runs
+bot_instance = GrapevineBot(services=cast("Services", None), sync_commands=False)  # a spec: it never runs
 
 
 def _defaults(kwargs: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
@@ -328,7 +330,7 @@ def sent_texts(mock_send: unittest.mock.AsyncMock) -> list[str]:
 
 def raw_edit(message: discord.Message) -> discord.RawMessageUpdateEvent:
     """The gateway's edit event for `message`, the message cached (its payload is then not read)."""
-    return discord.RawMessageUpdateEvent(data=cast(MessageUpdateEvent, {}), message=message)
+    return discord.RawMessageUpdateEvent(data=cast("MessageUpdateEvent", {}), message=message)
 
 
 def http_error(cls: type[discord.HTTPException], status: int, code: int, message: str) -> discord.HTTPException:
