@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import discord
 import pytest
@@ -11,7 +12,6 @@ from pydantic import SecretStr
 
 from bot.app import GrapevineBot
 from bot.services import Services
-from bot.upkeep import Upkeep
 from common.settings import DiscordSettings, LLMSettings, Settings
 from grapevine import bot_runner
 from grapevine.bot_runner import check_bot_config, run_bot
@@ -42,8 +42,9 @@ async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -
             "who-knows",
             "timeline",
         }
-        upkeep = bot.get_cog("Upkeep")
-        assert isinstance(upkeep, Upkeep) and upkeep.loop.is_running()
+        # an instance of the extension's own module (discord.py loads an extension afresh), not of bot.upkeep's Upkeep
+        upkeep: Any = bot.get_cog("Upkeep")
+        assert upkeep is not None and upkeep.loop.is_running()
         assert bot.claimed("remember that I like tea") and not bot.claimed("how are you?")
         intents = bot.intents
         assert intents.guilds and intents.guild_messages and intents.dm_messages and intents.message_content
