@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
 from ingest.batch_prompt import BATCH_NOTE
-from ingest.batching import SECTION_TOKENS, Queued, batches, queued_tokens, window_tokens
+from ingest.batching import SECTION_TOKENS, Queued, age_limit, batches, queued, window_tokens
 from ingest.extraction import SYSTEM
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
@@ -70,31 +70,42 @@ def schedule(
         return closed, out
     by_key = {w.key: w for w in closed}
     queue: list[Queued] = []
+    recent: list[tuple[datetime, datetime, int]] = []  # the windows queued so far: the guild's pace
 
     def fire(now: datetime) -> None:
-        for batch in batches(queue, batching, now):
+        for batch in batches(queue, batching, now, age_limit(recent, batching)):
             out.calls.append((now, [by_key[q.key] for q in batch]))
             sent = {q.key for q in batch}
             queue[:] = [q for q in queue if q.key not in sent]
 
-    age = timedelta(seconds=batching.batch_age_seconds)
+    def deadline() -> datetime:
+        return min(q.started_at for q in queue) + age_limit(recent, batching)
+
     for window in sorted(closed, key=lambda w: closed_at(w, windows)):
         at = closed_at(window, windows)
-        while queue and min(q.started_at for q in queue) + age <= at:  # the timer: due by age before this close
-            fire(min(q.started_at for q in queue) + age)
+        while queue and deadline() <= at:  # the timer: due by age before this close
+            fire(deadline())
         texts = [wm.message.content for wm in window.messages]
-        queue.append(Queued(window.key, window.started_at, len(texts), queued_tokens(texts, windows.context_messages)))
+        queue.append(queued(window.key, window.channel_id, window.started_at, texts, windows.context_messages))
+        recent.append((window.started_at, window.ended_at, len(texts)))
+        del recent[: -batching.batch_messages]  # as the ingestor keeps them
         fire(at)
     while queue:
-        fire(min(q.started_at for q in queue) + age)
+        fire(deadline())
     return closed, out
 
 
 def prompt_tokens(call: Sequence[ClosedWindow]) -> int:
     """An estimate of one call's prompt: the instructions (once per call), and each window's messages and
-    earlier messages with its section titles (known facts and entities left out: they depend on the graph)."""
-    system = estimate_tokens(SYSTEM) + (estimate_tokens(BATCH_NOTE) if len(call) > 1 else 0)
-    return system + sum(SECTION_TOKENS + window_tokens([wm.message.content for wm in (*w.context, *w.messages)]) for w in call)
+    earlier messages with its section titles (known facts and entities left out: they depend on the graph);
+    an earlier message another window of the call shows already is not repeated (`ingest.batch_prompt`)."""
+    total = estimate_tokens(SYSTEM) + (estimate_tokens(BATCH_NOTE) if len(call) > 1 else 0)
+    shown: set[str] = set()
+    for w in call:
+        lines = [wm for wm in (*w.context, *w.messages) if wm.message.id not in shown]
+        total += SECTION_TOKENS + window_tokens([wm.message.content for wm in lines])
+        shown.update(wm.message.id for wm in lines)
+    return total
 
 
 def percentile(values: Sequence[float], share: float) -> float:

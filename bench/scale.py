@@ -37,7 +37,7 @@ from bench.common import (
     steal_share,
     table,
 )
-from bench.scale_growth import Size, compare_aot, growth_rows, measure_size, write_svg
+from bench.scale_growth import Size, compare_aot, cpu_headline, growth_rows, measure_size, write_svg
 from bench.scale_guild import GUILD, Guild, generate, load
 from bench.scale_measure import (
     PURGE_UP_TO,
@@ -219,10 +219,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "growth",
                     f"CPU ms per build after {WARM_UP} (engine + client)",
                     f"after {full.steady_after:,}",
+                    "CPU growth",
                 ],  # fmt: skip
                 growth_rows(sizes),
             )
         )
+        one, five, _ = os.getloadavg()
+        out.print(f"CPU per reply build, the headline (load average {one:.1f} / {five:.1f} on {os.cpu_count()} CPUs, "
+                  f"CPU stolen {share(steal_share(counters, cpu_counters()))}):")  # fmt: skip
+        for line in cpu_headline(sizes, WARM_UP):
+            out.print(line)
         if args.svg is not None and len(sizes) > 1:
             one, five, _ = os.getloadavg()
             note = (

@@ -74,7 +74,7 @@ async def measure_size(
 
 def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:
     """One row per size: facts, p50/p95 after the warm-up and after the steady builds, p95 against the size ten
-    times smaller."""
+    times smaller; CPU per build after each, and its growth against the size ten times smaller."""
     rows = []
     by_facts = {s.facts: s for s in sizes}
     for s in sizes:
@@ -86,8 +86,39 @@ def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:
             f"{percentile(s.early_ms, 50):.1f} / {s.p95():.1f}", share(s.early_steal), ratio,
             f"{percentile(s.steady_ms, 50):.1f} / {s.p95(True):.1f}" if s.steady_ms else "not run",
             share(s.steady_steal), steady_ratio, _cpu(s.early_cpu), _cpu(s.steady_cpu),
+            _cpu_growth(s, smaller),
         ])  # fmt: skip
     return rows
+
+
+def _cpu_total(size: Size) -> float | None:
+    """CPU ms per build, engine + client: after the steady builds when they ran (a bot that has been running)."""
+    value = size.steady_cpu or size.early_cpu
+    return value.total_ms if value else None
+
+
+def _cpu_growth(size: Size, smaller: Size | None) -> str:
+    now, before = _cpu_total(size), _cpu_total(smaller) if smaller else None
+    return f"{now / before:.2f}x" if now is not None and before else "-"
+
+
+def cpu_headline(sizes: Sequence[Size], warm_up: int) -> list[str]:
+    """The figure each reply costs the operator's machine, whatever its load: CPU per build (the engine's process
+    and the client's) at each size, after the steady builds when they ran, its growth from the smallest size to
+    each larger one, and the wall-clock p95 beside it."""
+    lines = []
+    ordered = sorted(sizes, key=lambda s: s.facts)
+    first = _cpu_total(ordered[0]) if ordered else None
+    for s in ordered:
+        cpu = s.steady_cpu or s.early_cpu
+        after = "the steady builds" if s.steady_cpu else f"{warm_up} builds"
+        total = _cpu_total(s)
+        growth = f", {total / first:.2f}x the {ordered[0].facts:,} facts' CPU" if total and first and s is not ordered[0] else ""
+        lines.append(
+            f"  {s.facts:,} facts: CPU per reply build {cpu.text() if cpu else 'n/a'} after {after}{growth}; "
+            f"wall-clock p95 {s.p95(bool(s.steady_cpu and s.steady_ms)):.1f} ms"
+        )
+    return lines
 
 
 def _cpu(value: CpuPerOp | None) -> str:

@@ -236,7 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     extraction = ExtractionSettings()
     rows = [row for pace in PACES for row in pace_rows(samples, pace, extraction)]
     out.print(pace_table(rows, "prompt tok/100 (est.)", f"Extraction by pace (batch: {extraction.batch_messages} messages, "
-                               f"{extraction.batch_tokens} tokens or {extraction.batch_age_seconds / 60:g} min)"))  # fmt: skip
+                               f"{extraction.batch_tokens} tokens, or {extraction.batch_age_seconds / 60:g}-"
+                               f"{extraction.batch_age_max_seconds / 60:g} min with the guild's pace)"))  # fmt: skip
     out.print("delay: from a message to the call that extracts it, without the LLM's latency; links seen: both messages "
               "in one window, the parent in its earlier messages, or both in one batch; graphiti-core: see python -m bench.economy")  # fmt: skip
     return 0

@@ -123,7 +123,8 @@ class ExtractionSettings(_Section):
     # closed windows of a guild wait and are extracted together in one call (ingest.batching)
     batch_messages: int = Field(30, ge=1)  # a batch is sent once its windows hold this many messages (1: no batching)
     batch_tokens: int = Field(6000, ge=200)  # ... or their messages this many prompt tokens (estimated)
-    batch_age_seconds: float = Field(7200.0, gt=0)  # ... or its oldest message is this old
+    batch_age_seconds: float = Field(7200.0, gt=0)  # ... or its oldest message is this old (a busy guild's limit)
+    batch_age_max_seconds: float = Field(43200.0, gt=0)  # a quiet guild's batch waits longer, with its pace, up to this
     batch_attempts: int = Field(2, ge=1, le=10)  # tries of a batch before its windows are extracted one by one
 
 

@@ -15,14 +15,14 @@ is extracted on its own as well.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 
 from common.events import emit
 from graph.models import Episode, EpisodeStatus
 from graph.store import now_utc
 from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
-from ingest.batching import Queued, batches, queued_tokens
+from ingest.batching import Queued, age_limit, batches, queued
 from ingest.extraction import PromptInput
 from ingest.pipeline import BacklogResult, WindowExtractor
 from ingest.windows import ClosedWindow
@@ -37,6 +37,8 @@ class BatchingIngestor(WindowExtractor):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # the WindowExtractor's own signature
         self.clock = clock
         self._sizes: dict[str, Queued] = {}  # key -> its size, read once per queued window
+        # guild id -> its latest queued windows, episode uuid -> (first message, last message, messages): its pace
+        self._recent: dict[str, dict[str, tuple[datetime, datetime, int]]] = {}
 
     async def submit(self, window: ClosedWindow) -> EpisodeStatus:
         """Store the closed window as a pending episode; extract the guild's batches that are due now."""
@@ -67,11 +69,11 @@ class BatchingIngestor(WindowExtractor):
         for episodes in by_guild.values():
             queue = [await self._queued(e) for e in episodes]
             now = self.clock()
-            due = batches(queue, self.extraction, now)
+            due = batches(queue, self.extraction, now, self.age_limit(episodes[0].guild_id, episodes))
             if everything:
                 taken = {q.key for batch in due for q in batch}
                 rest = [q for q in queue if q.key not in taken]
-                due += batches(rest, self.extraction.model_copy(update={"batch_age_seconds": 1e-9}), now) if rest else []
+                due += batches(rest, self.extraction, now, timedelta(0)) if rest else []
             for batch in due:
                 if self.llm.parked:
                     return out
@@ -189,9 +191,25 @@ class BatchingIngestor(WindowExtractor):
         total = sum(sizes) or 1
         return [(prompt * n // total, completion * n // total) for n in sizes]
 
+    def age_limit(self, guild_id: str, pending: Sequence[Episode] = ()) -> timedelta:
+        """How long the guild's unfilled batch waits now, from the pace of its windows queued since the
+        process started and of its `pending` ones (a restart finds the queue there)."""
+        recent = dict(self._recent.get(guild_id, {}))
+        recent.update({e.uuid: (e.started_at, e.ended_at, e.message_count) for e in pending if e.uuid not in recent})
+        return age_limit(recent.values(), self.extraction)
+
     async def _queued(self, episode: Episode) -> Queued:
         if episode.key not in self._sizes:
             texts = [m.content for m, _ in await self.store.episode_messages(episode.key)]
-            tokens = queued_tokens(texts, self.windows.context_messages)
-            self._sizes[episode.key] = Queued(episode.key, episode.started_at, len(texts), tokens)
+            self._sizes[episode.key] = queued(
+                episode.key, episode.channel_id, episode.started_at, texts, self.windows.context_messages
+            )
+            self._remember(episode, len(texts))
         return self._sizes[episode.key]
+
+    def _remember(self, episode: Episode, messages: int) -> None:
+        """The window in its guild's pace; the newest `batch_messages` windows hold at least that many messages."""
+        recent = self._recent.setdefault(episode.guild_id, {})
+        recent[episode.uuid] = (episode.started_at, episode.ended_at, messages)
+        if len(recent) > self.extraction.batch_messages:
+            del recent[min(recent, key=lambda uuid: recent[uuid][1])]

@@ -298,9 +298,12 @@ def _entity_line(ref: str, ent: EntityView) -> str:
     return f"{ref} {_name(ent.name)} ({_name(ent.kind)}{aliases})"
 
 
-def build_prompt(inp: PromptInput, elsewhere: Mapping[str, str] | None = None) -> tuple[list[dict[str, str]], RefTable]:
+def build_prompt(
+    inp: PromptInput, elsewhere: Mapping[str, str] | None = None, earlier_note: str = ""
+) -> tuple[list[dict[str, str]], RefTable]:
     """The chat messages for one window's extraction call, and the refs they use. `elsewhere` names
-    messages shown in another part of the same request (a batch: "W1 m3"), for replies to them."""
+    messages shown in another part of the same request (a batch: "W1 m3"), for replies to them;
+    `earlier_note` opens the earlier messages (a batch: where the ones it does not repeat are)."""
     refs = _table(inp)
     authors = {wm.author.id for wm in inp.window.messages}
     context_ids = {wm.author.id for wm in inp.window.context}
@@ -309,7 +312,7 @@ def build_prompt(inp: PromptInput, elsewhere: Mapping[str, str] | None = None) -
     sections = [
         ("PARTICIPANTS", [_participant(r, u, authors, context_ids) for r, u in refs.users.items()]),
         ("EARLIER MESSAGES (already processed; context only, never cite)",
-         [_message_line(r, wm, refs, by_id, limit) for r, wm in refs.context.items()]),
+         [*([earlier_note] if earlier_note else []), *(_message_line(r, wm, refs, by_id, limit) for r, wm in refs.context.items())]),
         ("WINDOW", [_message_line(r, wm, refs, by_id, limit) for r, wm in refs.messages.items()]),
         ("KNOWN FACTS", [_fact_line(r, f, refs) for r, f in refs.facts.items()]),
         ("KNOWN ENTITIES", [_entity_line(r, e) for r, e in refs.entities.items()]),

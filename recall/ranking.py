@@ -52,13 +52,21 @@ def _stems(words: Sequence[str], tuning: RecallTuning) -> list[str]:
     return [stem(w, plural_ing) for w in words]
 
 
+# a reply ranks the same facts twice (the second round, the assembly), and the next reply many of them again
+@lru_cache(maxsize=1 << 14)
+def _document_stems(document: str, stems: bool, plural_ing: bool) -> tuple[str, ...]:
+    """A document's content words as BM25 compares them; rank-bm25 needs a token in every document."""
+    words = content_words(document)
+    return tuple((stem(w, plural_ing) for w in words) if stems else words) or ("\0",)
+
+
 def bm25_scores(query: str, documents: Sequence[str], tuning: RecallTuning = RecallTuning()) -> list[float]:
     """BM25 of each document against the query's words, over these documents only; 0 when nothing matches.
     Words are compared by their stems (`stem`)."""
     words = list(dict.fromkeys(_stems(keywords(query), tuning)))
     if not words or not documents:
         return [0.0] * len(documents)
-    corpus = [_stems(content_words(d), tuning) or ["\0"] for d in documents]  # rank-bm25 needs a token in every document
+    corpus = [_document_stems(d, tuning.stems, tuning.plural_ing) for d in documents]
     # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
     # in half of them (a name), which ranks a fact naming the person below one that does not
     scores = BM25Plus(corpus).get_scores(words)

@@ -111,6 +111,8 @@ def test_scale_quick_prints_engine_rows() -> None:
     assert re.search(r"reference work before the run: \d+ ms", out)
     assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%; reference work \d+ ms", out)
     assert re.search(r"while the context builds were timed: \d+\.\d% after 150 builds, \d+\.\d% after 500", out)
+    assert re.search(r"CPU per reply build, the headline \(load average [\d.]+ / [\d.]+ on \d+ CPUs, CPU stolen", out)
+    assert re.search(r"5,000 facts: CPU per reply build \d+\.\d ms \(engine \d+\.\d \+ client \d+\.\d\)", out)
 
 
 def test_scale_loads_the_generated_guild() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.memory import _unfinished as unfinished_forgets
 from bot.services import Services
 from common.events import emit
-from graph.models import EpisodeStatus
+from graph.models import Episode, EpisodeStatus
 from graph.retention import retention_text
 from llm.cost import cost, cost_text
 
@@ -56,6 +56,7 @@ async def status(services: Services, guild_id: str) -> str:
         f"{today.prompt_tokens:,} prompt + {today.completion_tokens:,} completion tokens"
         f"{cost_text(services.settings.llm, today)}.",
         _per_purpose(services),
+        _batching(services, guild_id, pending),
         f"Reply limits: one per member every {services.settings.reply.member_cooldown_seconds:g} s, "
         f"{services.settings.reply.guild_daily_replies or 'no'} replies a day per server.",
         retention_text(services.settings.memory),
@@ -67,6 +68,23 @@ async def status(services: Services, guild_id: str) -> str:
         last = failed[-1]
         lines.append(f"Latest failure: {(last.error or 'unknown')[:200]}")
     return "\n".join(lines)
+
+
+def _batching(services: Services, guild_id: str, pending: list[Episode]) -> str:
+    """How long this server's conversations wait for extraction: the batch rule, and the age limit its pace gives now."""
+    extraction = services.settings.extraction
+    least, most = extraction.batch_age_seconds, max(extraction.batch_age_seconds, extraction.batch_age_max_seconds)
+    if extraction.batch_messages <= 1:
+        return "Extraction: each conversation on its own, as soon as it closes."
+    now = services.ingestor.age_limit(guild_id, pending).total_seconds()
+    return (
+        f"Extraction: conversations wait to go to the LLM together until they hold {extraction.batch_messages} messages, "
+        f"or at most {_hours(now)} for this server now (its pace sets it, between {_hours(least)} and {_hours(most)})."
+    )
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
 def _per_purpose(services: Services) -> str:

@@ -60,11 +60,11 @@ async def test_a_plain_language_export_goes_to_the_dm_and_holds_facts_messages_a
     assert celtics["about_them"] is True and celtics["valid_at"] is not None
     assert celtics["reports"] and all(r["message_id"] for r in celtics["reports"])  # provenance: who, from which message
     assert doc["summaries"] and all(s["summary"] for s in doc["summaries"])
-    # what is about him without naming his account: a fact about his sister told by Bob (by name, not id); a
-    # summary with "Charlie" in it is not his by that alone (a common first name)
+    # what is about him without naming his account: a fact about his sister told by Bob (by name, not id), and the
+    # summary that names him ("Charlie": a given name no one else in the guild carries)
     [about_sister] = [f for f in doc["facts_naming_them"] if f["uuid"] == p.facts["sister_nurse"]]
     assert [r["by"] for r in about_sister["reports"]] == ["Bob"] and PEOPLE["bob"] not in json.dumps(doc)
-    assert doc["summaries_naming_them"] == []
+    assert [s["summary"] for s in doc["summaries_naming_them"]] == ["Bob wonders if Charlie comes."]
 
 
 async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphStore, harness: Harness) -> None:

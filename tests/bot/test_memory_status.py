@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from bot.memory._status import status
 from bot.services import Services
 from graph.forget_requests import Request, Requests
-from graph.models import Message
+from graph.models import EpisodeStatus, Message
 from graph.store import GraphStore, now_utc
+from ingest.batched import BatchingIngestor
 from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, THREAD, populate
 
 
@@ -43,3 +44,23 @@ async def test_status_shows_this_weeks_activity_retention_and_unfinished_forgets
     assert "Forget requests: none unfinished." in await status(services, G1)
     retired = await store.enforce_user_cap(1)
     assert f"{retired} closed." in await status(services, G1)
+
+
+async def test_status_shows_how_long_this_servers_conversations_wait_for_extraction(
+    store: GraphStore, services: Services
+) -> None:
+    """A quiet server's batch waits longer, with its pace, within the configured bounds."""
+    settings = services.settings.extraction
+    services.ingestor = BatchingIngestor(store, None, settings, services.settings.window)
+    busy = await populate(store)
+    before = len(await store.episodes([EpisodeStatus.PENDING], guild_id=G1))
+    assert "or at most 2.0 h for this server now (its pace sets it, between 2.0 h and 12.0 h)" in await status(services, G1)
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for window in range(8):  # 4 messages every half hour: 32 messages in 3 h 33 min
+        said = [
+            await busy.say(GENERAL, "bob", f"quiet talk {window}.{i}", t0 + timedelta(minutes=30 * window + i)) for i in range(4)
+        ]
+        await busy.episode(GENERAL, said)
+    assert len(await store.episodes([EpisodeStatus.PENDING], guild_id=G1)) == before + 8
+    text = await status(services, G1)
+    assert "until they hold 30 messages, or at most 7.1 h for this server now" in text, text

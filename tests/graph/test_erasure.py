@@ -1,6 +1,6 @@
 """Forget-me reaches what is the member's without being their own words: facts about what is theirs alone
 (an entity linked only to them), others' replies to their messages and the episode keys built from their
-message ids; a name that is a common word ("Charlie") is left in others' words."""
+message ids; a given name only he carries in the guild ("Charlie") stands for him in what others wrote."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ async def _one(store: GraphStore, cypher: str, **params: Any) -> list[dict[str, 
     return [dict(r) for r in result.records]
 
 
-async def test_a_fact_about_charlies_sister_told_by_bob_goes_and_a_common_name_stays(store: GraphStore) -> None:
+async def test_a_fact_about_charlies_sister_told_by_bob_goes_and_his_name_is_redacted(store: GraphStore) -> None:
     p = await populate(store)
     said = await p.say(GENERAL, "bob", "btw Charlie's sister is a nurse now", T0 + timedelta(days=3))
     other = await p.say(GENERAL, "bob", "and the Charlie's Angels remake is out", T0 + timedelta(days=3, seconds=5))
@@ -47,7 +47,7 @@ async def test_a_fact_about_charlies_sister_told_by_bob_goes_and_a_common_name_s
     assert "Charlie's sister is a nurse" not in texts  # about his sister, linked to him alone
     assert {"The Celts won the final", "Bob moved within Berlin"} <= texts
     [row] = await _one(store, "MATCH (e:Entity {uuid: $u}) RETURN e.aliases AS aliases", u=team.uuid)
-    assert row["aliases"] == ["Charlie's team", "the Celts"]  # "Charlie" is a common word: not evidence it is him
+    assert row["aliases"] == ["[forgotten]'s team", "the Celts"]  # a given name no one else in G1 carries: it is him
 
 
 async def test_replies_to_and_episode_keys_lose_charlies_message_ids(store: GraphStore) -> None:

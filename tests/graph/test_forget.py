@@ -76,7 +76,14 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     later = T0 + timedelta(days=4)
     found = await recalled(store, G1, GENERAL, "Charlie Celtics game climbing rope", before=later)
     assert found and all(m.author_id != PEOPLE["charlie"] and PEOPLE["charlie"] not in m.content for m in found)
-    # "Charlie" is a common word (a first name many carry): Bob's words naming him stay as Bob wrote them
+    # "Charlie" is a given name no one else in G1 carries: it stands for him in Bob's words, and only there
+    rows = await store.driver.execute_query(
+        "MATCH (m:Message) WHERE m.id IN $ids RETURN m.id AS id, m.content AS content",
+        {"ids": [msg.id, msg2.id]},
+        database_=store.engine.database,
+    )
+    contents = {r["id"]: r["content"] for r in rows.records}
+    assert contents == {msg.id: "[forgotten] and I are going climbing on Sunday", msg2.id: "hey [forgotten] bring the rope"}
 
 
 async def test_forget_in_one_guild_keeps_the_other(store: GraphStore) -> None:

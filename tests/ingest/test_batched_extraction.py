@@ -144,8 +144,10 @@ async def test_three_quiet_windows_in_two_channels_are_one_call_and_three_episod
     assert [head for head, _ in parts] == ["W1", "W2", "W3"]
     prompts = [Prompt(part) for _, part in parts]
     assert [[m.content for m in p.messages.values()] for p in prompts] == [[m.content] for m in QUIET_DAY]
-    # each window keeps its own earlier messages: the Lisbon window sees its channel's monstera, not the cello
-    assert [m.content for m in prompts[2].context.values()] == [QUIET_DAY[0].content]
+    # each window keeps its own earlier messages: the Lisbon window's is its channel's monstera, not the cello, and as
+    # W1 shows that message already, a note says so instead of repeating it
+    assert prompts[2].context == {} and prompts[2].not_repeated == (1, "W1")
+    assert prompts[1].context == {} and prompts[1].not_repeated is None
     assert all(p.participants["U1"].name == ("Bob" if i == 1 else "Alice") for i, p in enumerate(prompts))
 
     assert set((await episodes(setup.store)).values()) == {"done"}

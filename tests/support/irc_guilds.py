@@ -55,8 +55,17 @@ def _second_guild(document: dict[str, Any], stem: str) -> dict[str, Any]:
     }
 
 
-def write_exports(folder: Path, samples: list[Path] | None = None, shared: int = SHARED) -> list[Path]:
-    """Exports of every sample for guild A, and of the first `shared` for guild B."""
+def _last(path: Path, messages: int) -> None:
+    """The export cut to its last `messages` messages: a channel exported from a date on. A reply to a message
+    before the cut keeps its reference, as a real export's does."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["messages"] = document["messages"][-messages:]
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def write_exports(folder: Path, samples: list[Path] | None = None, shared: int = SHARED, last: int | None = None) -> list[Path]:
+    """Exports of every sample for guild A, and of the first `shared` for guild B; with `last`, each channel's
+    last `last` messages only (the samples' reply annotations are in their last 250 lines)."""
     folder.mkdir(parents=True, exist_ok=True)
     found = samples if samples is not None else dev_samples(DATA_DIR)
     paths = []
@@ -64,6 +73,8 @@ def write_exports(folder: Path, samples: list[Path] | None = None, shared: int =
         stem = sample.name.removesuffix(".raw.txt")
         path = folder / f"a-{stem}.json"
         export_from_irc(sample, path, guild_id=GUILD_A)
+        if last is not None:
+            _last(path, last)
         paths.append(path)
         if n < shared:
             second = folder / f"b-{stem}.json"

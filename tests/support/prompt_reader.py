@@ -65,6 +65,7 @@ _MESSAGE = re.compile(
     r"^([mc]\d+) \[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}) UTC\] ([^:\"]*?)"
     r"(?: \(reply to ([^)]*)\))?( \(edited\))?: (\".*)$"
 )
+_NOT_REPEATED = re.compile(r"^\((\d+) earlier messages are shown above, in (W\d+(?:, W\d+)*): not repeated here\)$")
 _FACT = re.compile(r"^(F\d+) about (.*?)(?:, reported by (.*?))?: (.*)$")
 _ENTITY = re.compile(r"^(K\d+) (.*) \(([^;()]*)(?:; aliases: (.*))?\)$")
 
@@ -113,6 +114,7 @@ class Prompt:
             m = _PARTICIPANT.match(line)
             assert m, f"participant line does not parse: {line!r}"
             self.participants[m[1]] = Participant(m[1], m[2], m[3], m[5].strip())
+        self.not_repeated: tuple[int, str] | None = None  # a batch: (earlier messages shown above, in which windows)
         self.context = self._messages("EARLIER MESSAGES")
         self.messages = self._messages("WINDOW")
         self.facts: dict[str, PromptFact] = {}
@@ -129,6 +131,10 @@ class Prompt:
     def _messages(self, title: str) -> dict[str, PromptMessage]:
         found: dict[str, PromptMessage] = {}
         for line in section(self.text, title):
+            note = _NOT_REPEATED.match(line) if title == "EARLIER MESSAGES" and not found else None
+            if note:
+                self.not_repeated = (int(note[1]), note[2])
+                continue
             m = _MESSAGE.match(line)
             assert m, f"message line does not parse: {line!r}"
             content, end = json.JSONDecoder().raw_decode(m[6])

@@ -1,0 +1,38 @@
+"""Which names stand for their carrier in plain text (common/names.py): a word of English never does, a given name
+does even where it is frequent, and a handle does as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.names import given_names, identifying, identifying_names
+
+
+@pytest.mark.parametrize(
+    "word", ["likes", "me", "the", "ok", "ok!", "May", "may", "Hope", "Will", "June", "guest", "home", "Ubuntu"]
+)
+def test_words_of_english_are_no_one(word: str) -> None:
+    assert not identifying(word)
+
+
+@pytest.mark.parametrize(
+    "name", ["Charlie", "Sam", "Bob", "John", "Mark", "Max", "Kim", "Pierre", "Mohammed", "Maria", "Charlie!"]
+)
+def test_given_names_identify_though_english_text_uses_them_often(name: str) -> None:
+    assert identifying(name)
+
+
+@pytest.mark.parametrize("handle", ["Obi1", "OBI1", "ikonia", "Zorro", "nyx42", "|trey|", "Steve^", "Matt|", "Jürgen"])
+def test_handles_and_rare_names_identify(handle: str) -> None:
+    assert identifying(handle)
+
+
+def test_a_name_two_members_carry_in_any_case_identifies_neither() -> None:
+    assert identifying_names(["Obi1", "Charlie"], taken=["OBI1"]) == ("Charlie",)
+    assert identifying_names(["Obi1"], taken=["obi1"]) == ()
+
+
+def test_given_names_are_those_several_national_lists_agree_on() -> None:
+    names = given_names()
+    assert {"charlie", "sam", "pierre", "mohammed", "jürgen"} <= names
+    assert not {"texas", "media", "server"} & names  # each in one list only
