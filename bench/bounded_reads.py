@@ -1,4 +1,4 @@
-"""The reads of `memory status` and the upkeep pass at two sizes of the same guild, in CPU time (issue 20).
+"""The reads of `memory status` and the upkeep pass at two sizes of the same guild, in CPU time.
 
     python -m bench.bounded_reads [--sizes 1 10] [--repeat 20] [--quick]
 
@@ -26,7 +26,7 @@ from graph.channels import modes as channel_modes
 from graph.guild_activity import guild_time
 from graph.models import EpisodeStatus
 from graph.operator_queries import get_query, run_operator_query
-from graph.session import run_text
+from graph.session import Tx, run_text
 from graph.store import GraphStore
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -57,7 +57,11 @@ async def _memory_status(store: GraphStore) -> None:
 
 async def _statements(store: GraphStore, text: str, **params: Any) -> None:
     for statement in queries.statements(text):
-        await store.runner.read_tx(lambda tx, t=statement: run_text(tx, t, **params))
+
+        async def work(tx: Tx, statement: str = statement) -> list[dict[str, Any]]:
+            return await run_text(tx, statement, **params)
+
+        await store.runner.read_tx(work)
 
 
 async def _operator(store: GraphStore, name: str, **params: Any) -> None:

@@ -350,7 +350,7 @@ def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[Ir
         "facts",
         "run s",
     )
-    rows = [
+    rows: list[tuple[object, ...]] = [
         (
             u.name,
             u.calls,
@@ -409,7 +409,7 @@ def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[Ir
         )
     for u in usages:
         if u.by_prompt:
-            rows = [
+            kinds = [
                 (
                     kind,
                     n,
@@ -424,7 +424,7 @@ def report(usages: list[Usage], skipped: list[tuple[str, str]], samples: list[Ir
                 table(
                     f"{u.name}: calls by response model",
                     ("call", "calls", "calls/100 msgs", "per window", "prompt tok/100", "completion tok/100"),
-                    rows,
+                    kinds,
                 )
             )
         if u.note:

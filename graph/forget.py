@@ -149,7 +149,7 @@ async def forget_user(
         )
         plan = (await f.run("store/forget_plan", user_id=user_id, guild_id=guild_id) or [{}])[0]
         # The account goes first (the plan already holds what goes): its edges then leave its edge list in one
-        # pass rather than fact by fact; no gain could be measured under this machine's load.
+        # pass rather than fact by fact.
         users = await f.run("store/forget_account", user_id=user_id, guild_id=guild_id)
         report.deleted["User"] = int(users[0]["users"]) if users else 0
         # Facts about or mentioning them, those only they reported, those about what only they own; and their

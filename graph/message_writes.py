@@ -75,6 +75,24 @@ async def record(
     if not data:
         return Recorded(refused, out)
     stored = {r["id"]: r for r in await run(tx, "store/messages_stored", ids=[r["id"] for r in data])}
+    new, edits, replies = _sorted_rows(data, stored, refused)
+    created = 0
+    if new:
+        written = await run(tx, "store/record_messages", rows=new)
+        created = int(written[0]["created"]) if written else 0
+        if authors and created < len(new):
+            created += await _authors_missing(tx, new, authors)
+    for name, batch in (("store/edit_messages", edits), ("store/link_replies", replies)):
+        if batch:
+            await run(tx, name, rows=batch)
+    return Recorded(refused, out, created)
+
+
+def _sorted_rows(
+    data: list[dict[str, Any]], stored: Mapping[str, Mapping[str, Any]], refused: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows new to the graph, the edits of stored ones and the reply links; a row whose id is stored under
+    another guild, channel or author goes to `refused` (an id is never moved)."""
     new, edits, replies = [], [], []
     for row in data:
         old = stored.get(row["id"])
@@ -87,16 +105,7 @@ async def record(
             edits.append(row)
         if row["reply_to_id"]:
             replies.append({"id": row["id"], "reply_to_id": row["reply_to_id"]})
-    created = 0
-    if new:
-        written = await run(tx, "store/record_messages", rows=new)
-        created = int(written[0]["created"]) if written else 0
-        if authors and created < len(new):
-            created += await _authors_missing(tx, new, authors)
-    for name, batch in (("store/edit_messages", edits), ("store/link_replies", replies)):
-        if batch:
-            await run(tx, name, rows=batch)
-    return Recorded(refused, out, created)
+    return new, edits, replies
 
 
 async def _authors_missing(tx: Tx, new: list[dict[str, Any]], authors: Mapping[str, User]) -> int:

@@ -1,4 +1,4 @@
-"""Edited messages waiting to be extracted again (issue 14): the graph side of `ingest/reextraction.py`.
+"""Edited messages waiting to be extracted again: the graph side of `ingest/reextraction.py`.
 
 An edit to a message of an episode already extracted marks the message with the edit it waits for and flags
 the episode, in the edit's own transaction (graph/erasure.py), so a restart finds the work where it was. The

@@ -186,34 +186,8 @@ def channel_kind(export_type: str) -> ChannelKind:
 def parse_export(path: Path) -> ParsedExport:
     """Guild, channel, users and messages of one export file; raises `ExportFormatError`."""
     path = Path(path)
-    document = _load_json(path)
-    if not isinstance(document, dict):
-        raise ExportFormatError(path, "the top level is not a JSON object")
-    missing = [key for key in ("guild", "channel", "messages") if key not in document]
-    if missing:
-        raise ExportFormatError(path, f"not a DiscordChatExporter export: no {', '.join(missing)}")
-    raw_messages = document["messages"]
-    if not isinstance(raw_messages, list):
-        raise ExportFormatError(path, "`messages` is not a list")
-    try:
-        export_guild = ExportGuild.model_validate(document["guild"])
-        export_channel = ExportChannel.model_validate(document["channel"])
-    except ValidationError as err:
-        raise ExportFormatError(path, f"bad header: {_reason(err)}") from None
-
-    kind = channel_kind(export_channel.type)
-    guild_id = export_guild.id
-    direct = guild_id == _DM_GUILD_ID or kind is ChannelKind.DM
-    if direct:
-        guild_id = dm_scope(_dm_owner(path, raw_messages))
-    guild = Guild(id=guild_id, name=export_guild.name)
-    channel = Channel(
-        id=export_channel.id,
-        guild_id=guild_id,
-        name=export_channel.name,
-        kind=kind,
-        parent_id=export_channel.category_id if kind is ChannelKind.THREAD else None,
-    )
+    raw_messages, guild, channel = _header(path, _load_json(path))
+    guild_id = guild.id
     parsed = ParsedExport(guild=guild, channel=channel, users={}, messages=[])
     seen: set[str] = set()
     for index, raw in enumerate(raw_messages):
@@ -254,6 +228,36 @@ def parse_export(path: Path) -> ParsedExport:
             )
         )
     return parsed
+
+
+def _header(path: Path, document: Any) -> tuple[list[Any], Guild, Channel]:
+    """The export's raw messages, its guild (a DM export's: its member's DM space) and its channel."""
+    if not isinstance(document, dict):
+        raise ExportFormatError(path, "the top level is not a JSON object")
+    missing = [key for key in ("guild", "channel", "messages") if key not in document]
+    if missing:
+        raise ExportFormatError(path, f"not a DiscordChatExporter export: no {', '.join(missing)}")
+    raw_messages = document["messages"]
+    if not isinstance(raw_messages, list):
+        raise ExportFormatError(path, "`messages` is not a list")
+    try:
+        export_guild = ExportGuild.model_validate(document["guild"])
+        export_channel = ExportChannel.model_validate(document["channel"])
+    except ValidationError as err:
+        raise ExportFormatError(path, f"bad header: {_reason(err)}") from None
+
+    kind = channel_kind(export_channel.type)
+    guild_id = export_guild.id
+    if guild_id == _DM_GUILD_ID or kind is ChannelKind.DM:
+        guild_id = dm_scope(_dm_owner(path, raw_messages))
+    channel = Channel(
+        id=export_channel.id,
+        guild_id=guild_id,
+        name=export_channel.name,
+        kind=kind,
+        parent_id=export_channel.category_id if kind is ChannelKind.THREAD else None,
+    )
+    return raw_messages, Guild(id=guild_id, name=export_guild.name), channel
 
 
 def _dm_owner(path: Path, raw_messages: list[Any]) -> str:

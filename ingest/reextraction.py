@@ -1,4 +1,4 @@
-"""An edited message of an episode already extracted, extracted again from its new text (issue 14).
+"""An edited message of an episode already extracted, extracted again from its new text.
 
 The edit itself removed what was drawn only from the old text and left the message waiting (graph/reextract.py,
 durable: the backlog finds it after a restart). Here the waiting messages of one episode are sent as one call:

@@ -8,7 +8,8 @@ facts drawn from the messages the reply recalled.
   and the messages around them in their window (the question a turn answers, the answer to it), as
   recalled messages after those the search found; the budget trims them first.
 - **Matched facts**: the facts drawn from the recalled messages that share a word with the message, read beside the
-  evidence turns: how a reply finds facts by their words now that facts' text is not searched in full (issue 20).
+  evidence turns: how a reply finds facts by their words, since facts' text is not searched in full (a full-text
+  search scores every posting of each word, so its cost grows with the guild).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The reply reads, rehearsed when the bot starts (issue 20).
+"""The reply reads, rehearsed when the bot starts.
 
 A restarted engine runs the reply reads interpreted until its JIT compiles them: the first few hundred replies
-took two to three times the CPU of later ones, so members met the slow regime for their first thousand replies.
+take two to three times the CPU of later ones, so without this members would meet the slow regime first.
 At start the bot builds reply contexts for requests made of its channels' own latest messages, in the background,
 one at a time and at most `duty` of the time (the rest is left to live traffic), until `seconds` have passed. It
 only reads: nothing is written, kept or logged but counts.

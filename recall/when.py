@@ -46,21 +46,7 @@ def named_period(text: str, at: datetime) -> Period | None:
     """The period (start, end) covering every date the text writes out, or None when it names none.
     A date without its year is the latest one that starts before `at` (the year of any full date
     of the same text first: "between August 11 and August 15 2023")."""
-    spans: list[tuple[str, int, int, int, int]] = []  # kind, position, day, month, year (0: not written)
-    taken: list[tuple[int, int]] = []
-    for kind, pattern, (d, m, y) in _PATTERNS:
-        for match in pattern.finditer(text):
-            if any(match.start() < end and start < match.end() for start, end in taken):
-                continue
-            taken.append(match.span())
-            day = int(match[d]) if d else 0
-            month = MONTHS[match[m].casefold()] if m else 0
-            year = int(match[y]) if y and match[y] else 0
-            if kind == "day" and not 1 <= day <= 31:
-                continue
-            if kind == "month" and not year and match[m].casefold() == "may" and not _may_is_month(text, match.start()):
-                continue  # "what may Tim ..." names no month
-            spans.append((kind, match.start(), day, month, year))
+    spans = _written_dates(text)
     if not spans:
         return None
     written = next((year for *_, year in spans if year), 0)
@@ -84,6 +70,26 @@ def named_period(text: str, at: datetime) -> Period | None:
     if not periods:
         return None
     return min(s for s, _ in periods), max(e for _, e in periods)
+
+
+def _written_dates(text: str) -> list[tuple[str, int, int, int, int]]:
+    """The dates the text writes out, as (kind, position, day, month, year (0: not written)), overlaps left out."""
+    spans: list[tuple[str, int, int, int, int]] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern, (d, m, y) in _PATTERNS:
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            taken.append(match.span())
+            day = int(match[d]) if d else 0
+            month = MONTHS[match[m].casefold()] if m else 0
+            year = int(match[y]) if y and match[y] else 0
+            if kind == "day" and not 1 <= day <= 31:
+                continue
+            if kind == "month" and not year and match[m].casefold() == "may" and not _may_is_month(text, match.start()):
+                continue  # "what may Tim ..." names no month
+            spans.append((kind, match.start(), day, month, year))
+    return spans
 
 
 def _may_is_month(text: str, position: int) -> bool:

@@ -78,7 +78,7 @@ def test_locomo_quick_prints_recall_rows() -> None:
     assert "BM25 over raw messages" in out and "last messages of the channel" in out
     assert "nearest messages (all-MiniLM-L6-v2)" in out or "nearest messages by embedding: skipped" in out
     assert "measure storage and retrieval, not extraction" in out
-    assert "Evidence turns missing from the context without a budget" in out  # issue 19: the misses by kind
+    assert "Evidence turns missing from the context without a budget" in out  # the misses by kind
     assert "a quiet channel's older windows searched for recalled messages:" in out  # a line per lever
     assert "recalled candidates chosen by the rarity of the words they hold (idf), not their count:" in out
     assert "LoCoMo recall at k, % of questions with any/all evidence turns" in out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from neo4j import AsyncGraphDatabase
@@ -219,7 +219,7 @@ class FakeRunner:
     async def read_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         if name == "context/facts" and self.fail is not None:
             raise self.fail
-        nothing = {
+        nothing: dict[str, dict[str, Any]] = {
             "context/facts": {"facts": []},
             "context/conversation": {"author": None, "summaries": [], "recent": [], "chain": []},
             "context/second_round": {"matched": [], "evidence": []},
@@ -234,29 +234,46 @@ class FakeRunner:
 
 
 class FakeStore:
-    """Answers every read with nothing (the reply's reads through its `runner`)."""
+    """Answers every read the real store has with nothing (the reply's reads through its `runner`), and refuses a
+    method `GraphStore` lacks, so a store method renamed or misspelt fails here as it would on the real store."""
 
     def __init__(self, fail: BaseException | None = None) -> None:
         self.runner = FakeRunner(fail)
 
     def __getattr__(self, name: str) -> Any:
+        if not callable(getattr(GraphStore, name, None)):
+            raise AttributeError(f"GraphStore has no method {name!r}")
+
         async def nothing(*args: Any, **kwargs: Any) -> list[Any]:
             return []
 
         return nothing
 
+    def as_store(self) -> GraphStore:
+        """Passed where a `GraphStore` is asked for: every attribute it is asked for is one the store has."""
+        return cast(GraphStore, self)
+
+
+async def test_the_fake_store_refuses_a_method_the_store_lacks() -> None:
+    fake = FakeStore()
+    assert await fake.some_channels(1) == []
+    with pytest.raises(AttributeError, match="'some_chanels'"):
+        await fake.some_chanels()
+    with pytest.raises(AttributeError, match="'driver'"):  # a field, not a method: no read answers for it
+        fake.driver  # noqa: B018 - the attribute access itself is what fails
+
 
 async def test_vectors_are_searched_and_other_errors_propagate_as_themselves() -> None:
     fake = FakeStore()
     req = ContextRequest(G1, GENERAL, "bob", "who climbs?", None, D)
-    ctx = await build_context(fake, req, ContextSettings(), embed=lambda text: [float(len(text)), 1.0])
+    ctx = await build_context(fake.as_store(), req, ContextSettings(), embed=lambda text: [float(len(text)), 1.0])
     assert fake.runner.vectors == [[11.0, 1.0]] and ctx.part("related").ids == ["v1"]
     with pytest.raises(ValueError, match="bad query"):
-        await build_context(FakeStore(ValueError("bad query")), req, ContextSettings())
+        await build_context(FakeStore(ValueError("bad query")).as_store(), req, ContextSettings())
     with pytest.raises(GraphUnavailable, match="ConnectionRefusedError"):
-        await build_context(FakeStore(ConnectionRefusedError("down")), req, ContextSettings())
+        await build_context(FakeStore(ConnectionRefusedError("down")).as_store(), req, ContextSettings())
     with pytest.raises(GraphUnavailable, match="AuthError"):  # an engine that refuses us is unreachable too
-        await build_context(FakeStore(AuthError("the engine's password changed")), req, ContextSettings())
+        await build_context(FakeStore(AuthError("the engine's password changed")).as_store(), req, ContextSettings())
 
 
 # --- on the populated graph ---------------------------------------------------------------------------

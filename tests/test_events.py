@@ -20,7 +20,7 @@ def test_content_is_dropped_and_user_ids_are_pseudonymous() -> None:
 
 
 def test_http_client_request_lines_stay_out_of_the_event_log(tmp_path: Path) -> None:
-    """Issue 17: openai's HTTP client (httpx2) logged every request line into the JSON event log."""
+    """openai's HTTP client (httpx2) logged every request line into the JSON event log."""
     log = tmp_path / "events.jsonl"
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
@@ -35,7 +35,7 @@ def test_http_client_request_lines_stay_out_of_the_event_log(tmp_path: Path) -> 
 
 
 def test_no_raw_discord_id_reaches_a_log_line(tmp_path: Path) -> None:
-    """Issue 15: DM scopes (`dm:<user id>`), `about=[ids]` and message ids were logged as they are."""
+    """DM scopes (`dm:<user id>`), `about=[ids]` and message ids were logged as they are."""
     member, message = "300000000000000001", "500000000000000042"
     log = tmp_path / "events.jsonl"
     root = logging.getLogger()

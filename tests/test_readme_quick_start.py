@@ -200,7 +200,7 @@ class _serving:
             if self.ready in line:
                 return line
         self._stop()
-        raise AssertionError(f"{self.process.args} never said {self.ready!r}:\n{''.join(self.seen)}")
+        raise AssertionError(f"{self.process.args!r} never said {self.ready!r}:\n{''.join(self.seen)}")
 
     def __exit__(self, *exc: object) -> None:
         self._stop()

@@ -4,6 +4,7 @@ plain-language topic questions (no database)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bot.memory._parse import parse as parse_command
 from bot.memory._topics import TopicCommand, as_of, parse
@@ -40,7 +41,7 @@ def test_an_answer_cites_what_it_uses_and_nothing_else() -> None:
 
 
 def test_who_knows_ranks_by_how_much_and_how_recently() -> None:
-    def row(user: str, kind: str, ref: str, days: int) -> dict:
+    def row(user: str, kind: str, ref: str, days: int) -> dict[str, Any]:
         return {"user_id": user, "member": user.title(), "kind": kind, "ref": ref, "at": (NOW - timedelta(days=days)).isoformat(),
                 "message_id": ref, "channel_id": C}  # fmt: skip
 

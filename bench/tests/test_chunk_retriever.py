@@ -95,7 +95,8 @@ def trigram_encoder(texts: list[str]) -> np.ndarray:
         t = f"  {text.casefold()}  "
         for i in range(len(t) - 2):
             out[row, hashlib.blake2s(t[i : i + 3].encode(), digest_size=2).digest()[0]] += 1
-    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+    normed: np.ndarray = out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+    return normed
 
 
 def test_bm25_finds_the_chunk_with_the_question_words() -> None:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from bot.listening._cog import Listening
 
+__all__ = ["Listening", "setup"]
+
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
 

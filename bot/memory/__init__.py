@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from bot.memory._cog import Memory
 
+__all__ = ["Memory", "setup"]
+
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
 

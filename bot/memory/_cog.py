@@ -136,30 +136,32 @@ class Memory(commands.Cog):
                 return PROMPT, self.confirm_view(author)
             case "export":
                 return await _export.deliver(services, author), None
-            case "forget_member":
-                if message.guild is None:
-                    return GUILD_ONLY, None
-                if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
-                    return NEEDS_MANAGE, None
-                named = _moderator.named_id(command.arg, message.content, me.id) or ""
-                named_user = next((u for u in message.mentions if str(u.id) == named), None)
-                return self.moderator_forget(message.guild, author.id, named, named_user)
             case "opt_out":
                 return await _status.opt_out(services, str(author.id), str(message.id)), None
             case "opt_in":
                 return await _status.opt_in(services, str(author.id)), None
+            case "forget_member" | "status" | "mode":
+                return await self.run_moderator_text(message, command, me)
+        raise AssertionError(command.kind)
+
+    async def run_moderator_text(
+        self, message: discord.Message, command: TextCommand, me: discord.abc.User
+    ) -> tuple[str, ConfirmForget | _modes.ConfirmErase | None]:
+        """A command for those who may manage the guild, in a guild only."""
+        guild, author = message.guild, message.author
+        if guild is None:
+            return GUILD_ONLY, None
+        if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
+            return NEEDS_MANAGE, None
+        match command.kind:
+            case "forget_member":
+                named = _moderator.named_id(command.arg, message.content, me.id) or ""
+                named_user = next((u for u in message.mentions if str(u.id) == named), None)
+                return self.moderator_forget(guild, author.id, named, named_user)
             case "status":
-                if message.guild is None:
-                    return GUILD_ONLY, None
-                if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
-                    return NEEDS_MANAGE, None
-                return await self.status_text(str(message.guild.id)), None
+                return await self.status_text(str(guild.id)), None
             case "mode":
-                if message.guild is None:
-                    return GUILD_ONLY, None
-                if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
-                    return NEEDS_MANAGE, None
-                return await self.set_mode(str(message.guild.id), str(message.channel.id), command.arg.casefold(), author.id)
+                return await self.set_mode(str(guild.id), str(message.channel.id), command.arg.casefold(), author.id)
         raise AssertionError(command.kind)
 
     async def run_topic(self, message: discord.Message, command: _topics.TopicCommand, me: discord.abc.User) -> str:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from bot.replying._cog import Replying
 
+__all__ = ["Replying", "setup"]
+
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
 

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from common.files import exposed
-from common.settings import ConfigError
+from common.settings import ConfigError, LLMSettings
 from common.urls import mask_credentials
 from grapevine.cli.base import (
     app,
@@ -270,6 +270,29 @@ def export_member(
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+async def _llm_problems(llm: LLMSettings) -> list[str]:
+    """What `doctor` finds wrong with the LLM endpoint; what works is printed."""
+    from llm.probe import check_reachable, probe_endpoint
+
+    if not llm.configured:
+        return ["LLM: LLM_BASE_URL is not set; windows will be stored as pending until one is configured"]
+    message = await check_reachable(llm)
+    if message:
+        return [f"LLM: {message}"]
+    out.print(f"[green]✓[/green] LLM endpoint {mask_credentials(llm.base_url or '')} answers")
+    report = await probe_endpoint(llm)
+    if report.models and llm.model not in report.models:
+        out.print(
+            f"[yellow]![/yellow] the server lists {', '.join(report.models[:5])}, not LLM_MODEL={llm.model} "
+            "(llama.cpp serves its one model under any name; other servers answer 404)"
+        )
+    if report.mode is None:
+        return [f"LLM: no structured output mode worked: {report.problem}"]
+    context = f"{report.context_tokens:,} tokens" if report.context_tokens else "not reported (LLM_CONTEXT_TOKENS)"
+    out.print(f"[green]✓[/green] structured output works in mode {report.mode}; context size {context}")
+    return []
+
+
 @app.command()
 def doctor() -> None:
     """Check the engine, schema, embeddings and LLM endpoint; print what is wrong and how to fix it."""
@@ -292,7 +315,6 @@ def doctor() -> None:
 
     async def checks() -> None:
         from grapevine.runtime import open_store
-        from llm.probe import check_reachable, probe_endpoint
 
         try:
             async with open_store(settings) as rt:
@@ -307,25 +329,7 @@ def doctor() -> None:
                 out.print("[green]✓[/green] embeddings model loads")
             except Exception as exc:  # noqa: BLE001 - every failure is a finding to print
                 problems.append(f"embeddings: {exc} (pip install -e '.[embeddings]')")
-        if settings.llm.configured:
-            message = await check_reachable(settings.llm)
-            if message:
-                problems.append(f"LLM: {message}")
-            else:
-                out.print(f"[green]✓[/green] LLM endpoint {mask_credentials(settings.llm.base_url or '')} answers")
-                report = await probe_endpoint(settings.llm)
-                if report.models and settings.llm.model not in report.models:
-                    out.print(
-                        f"[yellow]![/yellow] the server lists {', '.join(report.models[:5])}, not LLM_MODEL={settings.llm.model} "
-                        "(llama.cpp serves its one model under any name; other servers answer 404)"
-                    )
-                context = f"{report.context_tokens:,} tokens" if report.context_tokens else "not reported (LLM_CONTEXT_TOKENS)"
-                if report.mode is None:
-                    problems.append(f"LLM: no structured output mode worked: {report.problem}")
-                else:
-                    out.print(f"[green]✓[/green] structured output works in mode {report.mode}; context size {context}")
-        else:
-            problems.append("LLM: LLM_BASE_URL is not set; windows will be stored as pending until one is configured")
+        problems.extend(await _llm_problems(settings.llm))
         from grapevine.discord_check import check_discord
 
         for finding in await check_discord(settings.discord):

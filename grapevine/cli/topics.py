@@ -92,7 +92,7 @@ def timeline(
 @app.command()
 def mcp(guild: Annotated[str, typer.Option(help="the guild whose memory the assistant may read")]) -> None:
     """A Model Context Protocol server on stdin/stdout for an operator's assistant: read-only tools over one guild,
-    limited to what its shared channels may recall (see the README)."""
+    limited to what its shared channels may recall (see docs/operating.md)."""
     settings = settings_or_exit()
     from grapevine.mcp_server import serve
 

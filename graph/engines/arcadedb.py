@@ -111,7 +111,7 @@ class ArcadeDBEngine:
     async def purge_deleted(self) -> PurgeReport:
         return await rebuild_indexes(self)
 
-    async def sql(self, command: str, timeout: float = 60.0) -> dict[str, Any]:
+    async def sql(self, command: str, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109 - the HTTP request's, in a thread
         body = {"language": "sql", "command": command}
         return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
 

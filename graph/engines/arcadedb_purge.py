@@ -22,7 +22,7 @@ REBUILD_TIMEOUT_S = 3600.0
 
 
 class _Sql(Protocol):
-    async def sql(self, command: str, timeout: float = ...) -> dict[str, Any]: ...
+    async def sql(self, command: str, timeout: float = ...) -> dict[str, Any]: ...  # noqa: ASYNC109 - as ArcadeDB.sql
 
 
 @dataclass

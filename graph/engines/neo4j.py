@@ -56,5 +56,5 @@ class Neo4jEngine:
 
     async def purge_deleted(self) -> PurgeReport:
         """Nothing to do from here: Neo4j reuses deleted records' space in its store files; an operator
-        who needs the bytes gone runs `neo4j-admin database copy` (see the README's privacy section)."""
+        who needs the bytes gone runs `neo4j-admin database copy` (see docs/privacy.md)."""
         return PurgeReport()

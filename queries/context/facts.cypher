@@ -3,16 +3,15 @@
 // entities it names (by normalised name or a full-text match of entity names); about the entities linked to the
 // author (Charlie's sister); and the second hop: facts about the entities related to the members and
 // entities the message names ("where does Bob's sister work?": Bob, then the entities RELATED_TO him, either
-// way, then the facts about them; facts that only MENTION them added tokens and no evidence on LoCoMo).
+// way, then the facts about them; facts that only MENTION them add tokens and no evidence).
 // Only facts of $guild_id that hold at $now (a native datetime: comparing against a parameter is cheaper than
 // parsing one per row). A named member's facts that hold a word of the message other than the named members' names
 // ($names are word characters only, so the pattern is a plain alternation) come first in their pool, then the most
 // important and newest: what the question is about, among a member's hundreds of facts.
 // No full-text search of facts' text: ArcadeDB scores every posting of each word before it keeps the best hits,
-// so a common word cost a reply tens of milliseconds at 100,000 facts and grew with the guild (issue 20). Facts
-// whose words match the message come through the channel's recalled messages they were drawn from, and with
-// embeddings through the nearest facts (recall/gather.py). The entity-name search reads $hits best matches
-// (before the guild filter): a name's words are in few entities' names.
+// so its cost grows with the guild. Facts whose words match the message come through the channel's recalled
+// messages they were drawn from, and with embeddings through the nearest facts (recall/gather.py). The
+// entity-name search reads $hits best matches (before the guild filter): a name's words are in few entities' names.
 // Each item is one fact of one source, as a list read by graph.rows.reply_fact:
 //   [source, score, uuid, text, category, importance, confidence, valid_at,
 //    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id],
@@ -20,17 +19,15 @@
 // (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
 // fact it keeps, RecallTuning.redundant)
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
-// and collect: same rows, and on ArcadeDB about a tenth less time (no key per field to build and decode,
-// no grouping). Datetimes come back as ISO strings. A member's name is the one they use in this guild
-// (their membership's, see store/upsert_users.cypher).
+// and collect: the same rows with no key per field to build and decode and no grouping. Datetimes come back as
+// ISO strings. A member's name is the one they use in this guild (their membership's, see store/upsert_users.cypher).
 // Channel scope (null $channel_id: no scope, as for operators): a fact is kept only when one of its source
 // messages is in a 'shared' channel, in $channel_id or in its parent (or it has none, as a slash command's);
 // of its reporters only those whose message is there (see queries/channels/). A report's message is one of its
 // fact's sources (store/write_reports.cypher), so the fact's FROM messages, read once per fact by a pattern
-// comprehension, answer both (two EXISTS subqueries per fact and one per reporter cost ArcadeDB about a third
-// of this read).
+// comprehension, answer both (EXISTS subqueries per fact and per reporter would read them again).
 // Sort keys are projected before each ORDER BY: ArcadeDB evaluates the keys at every comparison, and a
-// property read there cost several times a variable's (a member with thousands of facts sorts them all).
+// property read there costs more than a variable's (a member with thousands of facts sorts them all).
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 CALL () {

@@ -2,7 +2,7 @@
 // looked for among the channel's last $recall_window messages of the span channel_time $recall_from..$recall_to
 // (one index range, graph/keys.py), so the search costs what the channel's recent traffic costs, never its
 // history nor the guild's. The guild is matched too: a message of another guild never comes back.
-// A message scores the rarity of the words it holds (issue 19): each word counts
+// A message scores the rarity of the words it holds: each word counts
 // ln(1 + (N - n + 0.5) / (n + 0.5)), BM25's idf, with N the messages of the span and n those holding the word,
 // so a rare word ranks a message above one holding only a word most messages hold; ties go to the newest.
 // With $passage, a message also scores the words the messages just before and after it hold (matches themselves):

@@ -1,7 +1,7 @@
 // A reply's second round of reads, in one statement: what the first round's results point to.
 // - matched: the facts drawn from messages the reply recalled ($ids: the channel's earlier messages holding its
 //   words, best first), the bounded way a reply finds facts by their words (a full-text search of facts' text
-//   scores every posting of each word on ArcadeDB and grew with the guild: issue 20). Only facts of $guild_id
+//   scores every posting of each word on ArcadeDB and grows with the guild). Only facts of $guild_id
 //   that hold at $now (a native datetime), up to $limit, in the format of context/facts.cypher (read by
 //   graph.rows.reply_fact) with source 'matched'; channel scope as there (a fact only when one of its sources is
 //   in a 'shared' channel, in $channel_id or its parent, and only the reporters whose message is there).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unittest.mock
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -69,7 +70,7 @@ class Harness:
         return f"<@{self.bot.user.id}>"
 
     def message(
-        self, author: object, content: str, *, channel: object = None, at: datetime = AT, to_bot: bool = False, **kwargs: object
+        self, author: object, content: str, *, channel: object = None, at: datetime = AT, to_bot: bool = False, **kwargs: Any
     ) -> MockMessage:
         """A message; `to_bot` puts the bot's mention in front of the text (and in `mentions`)."""
         if to_bot:
@@ -78,9 +79,9 @@ class Harness:
         return MockMessage(author=author, content=content, channel=channel or self.general, created_at=at, **kwargs)
 
 
-def allowed_none(call: object) -> bool:
+def allowed_none(call: unittest.mock._Call) -> bool:
     mentions = call.kwargs.get("allowed_mentions")
-    return isinstance(mentions, discord.AllowedMentions) and mentions.to_dict() == {"parse": []}
+    return isinstance(mentions, discord.AllowedMentions) and dict(mentions.to_dict()) == {"parse": []}
 
 
 def events(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:

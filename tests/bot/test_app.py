@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import discord
 import pytest
@@ -41,12 +42,14 @@ async def test_setup_hook_loads_features_and_starts_upkeep(services: Services) -
             "who-knows",
             "timeline",
         }
-        assert bot.get_cog("Upkeep").loop.is_running()
+        # an instance of the extension's own module (discord.py loads an extension afresh), not of bot.upkeep's Upkeep
+        upkeep: Any = bot.get_cog("Upkeep")
+        assert upkeep is not None and upkeep.loop.is_running()
         assert bot.claimed("remember that I like tea") and not bot.claimed("how are you?")
         intents = bot.intents
         assert intents.guilds and intents.guild_messages and intents.dm_messages and intents.message_content
         assert not intents.members and not intents.presences  # no privileged intent beyond message content
-        assert bot.allowed_mentions is not None and bot.allowed_mentions.to_dict() == {"parse": []}
+        assert bot.allowed_mentions is not None and dict(bot.allowed_mentions.to_dict()) == {"parse": []}
     finally:
         for name in list(bot.extensions):
             await bot.unload_extension(name)

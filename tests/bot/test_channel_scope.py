@@ -1,4 +1,4 @@
-"""Recall follows what the audience could read (issue 14): channel visibility from Discord's permissions,
+"""Recall follows what the audience could read: channel visibility from Discord's permissions,
 memory modes, and every read path (reply context, "what do you know about", `/memory about`) scoped to the
 channel it answers in. Real ArcadeDB; Discord doubled."""
 
@@ -15,7 +15,7 @@ from recall.assemble import ContextRequest
 from recall.gather import build_context
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1
-from tests.support.discord_doubles import MockInteraction, MockTextChannel, MockThread, sent_texts
+from tests.support.discord_doubles import MockInteraction, MockTextChannel, MockThread, invoke, sent_texts
 from tests.support.scripted import count, cypher
 
 
@@ -81,7 +81,7 @@ async def test_a_restricted_channel_secret_is_recalled_only_there_and_in_its_thr
     memory = harness.memory
     for channel, shown in ((harness.general, False), (staff, True)):
         interaction = MockInteraction(user=harness.member("bob"), guild=harness.guild, channel=channel)
-        await memory.about_command.callback(memory, interaction, member=carol)
+        await invoke(memory.about_command, memory, interaction, member=carol)
         answer = "\n".join(sent_texts(interaction.followup.send))
         assert "sourdough" in answer and ("zanzibar" in answer) is shown
 

@@ -1,4 +1,4 @@
-"""What members delete or change on Discord leaves the memory (issue 14): the bot's delete and edit events on
+"""What members delete or change on Discord leaves the memory: the bot's delete and edit events on
 the populated graph (real ArcadeDB), and deletes kept on disk through a graph outage and a restart."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, Populated, populate
-from tests.support.discord_doubles import MockMessage
+from tests.support.discord_doubles import MockMessage, raw_edit
 from tests.support.scripted import answer, count, cypher, fact
 from tests.support.scripted_llm import ScriptedLLMServer
 
@@ -67,12 +67,12 @@ async def test_an_edit_removes_the_fact_drawn_from_the_old_text(store: GraphStor
     edited = MockMessage(
         id=int(said), content="I live in Lisbon now", edited_at=AT, author=harness.member("bob"), channel=harness.general
     )
-    await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=edited))
+    await harness.listening.on_raw_message_edit(raw_edit(edited))
     assert await count(store, "MATCH (f:Fact {uuid: $u}) RETURN count(f) AS n", u=p.facts["bob_berlin"]) == 0
     assert await count(store, "MATCH (m:Message {id: $id, content: 'I live in Lisbon now'}) RETURN count(m) AS n", id=said) == 1
     assert "Berlin" not in await _left(store)
     # The same edit again (a replay) changes nothing more; Frank's fact from the same window stays.
-    await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=edited))
+    await harness.listening.on_raw_message_edit(raw_edit(edited))
     assert await count(store, "MATCH (f:Fact {uuid: $u}) RETURN count(f) AS n", u=p.facts["frank_engaged"]) == 1
 
 
@@ -89,7 +89,7 @@ async def test_an_edit_replaces_the_fact(store: GraphStore, harness: Harness, ll
     )
     llm_server.push(answer("Bob lives in Lisbon.", facts=[fact("Bob lives in Lisbon", about=["U1"], reported_by=["U1"], source=["m1"])]))  # fmt: skip
     for _ in range(2):  # the second time a replay: no call
-        await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=edited))
+        await harness.listening.on_raw_message_edit(raw_edit(edited))
         await services.live.drain()
     assert llm_server.calls == 1
     about_bob = [f.text for f in await store.facts_about(G1, user_ids=[PEOPLE["bob"]])]

@@ -27,6 +27,7 @@ from tests.support.discord_doubles import (
     MockDMChannel,
     MockInteraction,
     MockMessage,
+    invoke,
     reply_to,
     sent_texts,
 )
@@ -121,7 +122,7 @@ async def test_slash_forget_me_answers_with_the_view(store: GraphStore, harness:
     await populate(store)
     memory = harness.memory
     interaction = MockInteraction(user=harness.member("charlie"), guild=harness.guild)
-    await memory.forget_me_command.callback(memory, interaction)
+    await invoke(memory.forget_me_command, memory, interaction)
     call = interaction.response.send_message.await_args
     assert call.args == (PROMPT,) and call.kwargs["ephemeral"] is True
     view = call.kwargs["view"]

@@ -1,5 +1,5 @@
 """A memory command from a member never stored leaves no trace of them: the command message is neither
-stored nor buffered for extraction (issue 15). A stored member's command is kept as any message of theirs."""
+stored nor buffered for extraction. A stored member's command is kept as any message of theirs."""
 
 from __future__ import annotations
 

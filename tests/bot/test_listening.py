@@ -21,6 +21,7 @@ from tests.support.discord_doubles import (
     MockMessage,
     MockTextChannel,
     MockThread,
+    raw_edit,
     reply_to,
 )
 from tests.support.scripted import count, cypher
@@ -108,7 +109,7 @@ async def test_messages_edits_and_deletes_reach_the_graph(store: GraphStore, har
     assert harness.bot.services.live.stats()["buffered_messages"] == 2
 
     first.content, first.edited_at = "I live in Berlin", AT + timedelta(minutes=1)
-    await harness.listening.on_raw_message_edit(discord.RawMessageUpdateEvent(data={}, message=first))
+    await harness.listening.on_raw_message_edit(raw_edit(first))
     assert (
         await count(
             store, "MATCH (m:Message {id: $id}) WHERE m.content = 'I live in Berlin' RETURN count(m) AS n", id=str(first.id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import discord
 
@@ -14,6 +15,7 @@ from tests.support.discord_doubles import (
     MockDMChannel,
     MockInteraction,
     MockMember,
+    invoke,
     sent_texts,
 )
 from tests.support.scripted import count, cypher
@@ -28,7 +30,7 @@ async def _say(harness: Harness, who: str, text: str, minutes: int, **kwargs: ob
     return sent_texts(message.reply)
 
 
-async def _command_facts(store: GraphStore) -> list[dict]:
+async def _command_facts(store: GraphStore) -> list[dict[str, Any]]:
     return await cypher(
         store,
         """
@@ -136,7 +138,7 @@ async def test_slash_remember_and_status(store: GraphStore, harness: Harness) ->
     memory = harness.memory
     bob = harness.member("bob")
     interaction = MockInteraction(user=bob, guild=harness.guild, created_at=AT)
-    await memory.remember_command.callback(memory, interaction, fact=f"<@{PEOPLE['dave']}> starts at Acme in June")
+    await invoke(memory.remember_command, memory, interaction, fact=f"<@{PEOPLE['dave']}> starts at Acme in June")
     interaction.response.defer.assert_awaited_once()
     assert sent_texts(interaction.followup.send) == ["Got it, I'll remember that Dave starts at Acme in June (about Dave)."]
     assert all(allowed_none(c) and c.kwargs["ephemeral"] for c in interaction.followup.send.await_args_list)
@@ -145,10 +147,10 @@ async def test_slash_remember_and_status(store: GraphStore, harness: Harness) ->
 
     mod = MockMember(name="mod", guild_permissions=discord.Permissions(manage_guild=True))
     asked = MockInteraction(user=mod, guild=harness.guild)
-    await memory.status_command.callback(memory, asked)
+    await invoke(memory.status_command, memory, asked)
     [status] = sent_texts(asked.followup.send)
     assert "29 facts learned" in status
 
     in_dm = MockInteraction(user=mod, guild=None)
-    await memory.status_command.callback(memory, in_dm)
+    await invoke(memory.status_command, memory, in_dm)
     assert sent_texts(in_dm.response.send_message) == ["That only works in a server."]

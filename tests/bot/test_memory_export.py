@@ -19,7 +19,7 @@ from graph.models import EpisodeWrite
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, E, populate
-from tests.support.discord_doubles import DMInbox, MockInteraction, dms_closed, sent_texts
+from tests.support.discord_doubles import DMInbox, MockInteraction, dms_closed, invoke, sent_texts
 
 CHARLIE = PEOPLE["charlie"]
 
@@ -88,7 +88,7 @@ async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphSt
 
 def test_pages_refuse_a_record_larger_than_a_file() -> None:
     data = {"user_id": "1", "facts": [], "messages": [{"id": "2", "content": "x" * 5000}], "summaries": []}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="alone is larger than a 1000-byte file"):
         pages(data, max_bytes=1000)
     assert len(pages(data, max_bytes=6000)) == 1
 
@@ -101,7 +101,7 @@ async def test_closed_dms_are_said_in_one_ephemeral_line_and_nothing_is_sent_els
     charlie.send.side_effect = dms_closed()
     interaction = MockInteraction(user=charlie, guild=harness.guild, channel=harness.general)
     memory = harness.memory
-    await memory.export_command.callback(memory, interaction)
+    await invoke(memory.export_command, memory, interaction)
 
     assert interaction.response.defer.await_args.kwargs["ephemeral"] is True
     assert sent_texts(interaction.followup.send) == [DMS_CLOSED]

@@ -34,6 +34,7 @@ from tests.support.discord_doubles import (
     MockMember,
     MockMessage,
     MockTextChannel,
+    invoke,
     sent_texts,
 )
 from tests.support.erasure_audit import residue_everywhere, residue_in_guild
@@ -75,7 +76,7 @@ async def test_a_moderator_forgets_a_member_who_left_by_id_in_this_server_only(
     memory = harness.memory
     slash = MockInteraction(user=oscar, guild=gym, permissions=MANAGE)
     await memory.forget_member_command._check_can_run(slash)
-    await memory.forget_member_command.callback(memory, slash, None, CHARLIE)
+    await invoke(memory.forget_member_command, memory, slash, None, CHARLIE)
     call = slash.response.send_message.await_args
     assert call.args == (ASK.format(who=f"the member with id {CHARLIE}"),) and call.kwargs["ephemeral"] is True
     view = call.kwargs["view"]

@@ -32,7 +32,7 @@ from tests.support.scripted_llm import Fault, ScriptedLLMServer
 
 
 def prompt_of(srv: ScriptedLLMServer, i: int = -1) -> str:
-    return srv.requests[i]["messages"][-1]["content"]
+    return str(srv.requests[i]["messages"][-1]["content"])
 
 
 async def test_mention_gets_a_reply_with_what_alice_said(
@@ -179,7 +179,7 @@ async def test_llm_down_gets_a_short_apology(harness: Harness, llm_server: Scrip
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 async def test_graph_down_answers_without_memory(
@@ -210,7 +210,7 @@ async def test_graph_down_answers_without_memory(
 async def test_ten_mentions_in_five_seconds_make_one_call(
     store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
 ) -> None:
-    """Issue 17: a burst of mentions cost one LLM call each; now a member's cooldown answers the burst once,
+    """A burst of mentions does not cost one LLM call each: a member's cooldown answers the burst once,
     with one polite word, and stays silent after."""
     await populate(store)
     llm_server.responder = lambda request: "Hello!"

@@ -16,7 +16,7 @@ from graph.store import GraphStore
 from tests.bot.harness import AT, Harness
 from tests.bot.test_channel_scope import seen_by_everyone
 from tests.support.busy_server import G1, GENERAL, U, populate
-from tests.support.discord_doubles import MockDMChannel, MockInteraction, MockTextChannel, sent_texts
+from tests.support.discord_doubles import MockDMChannel, MockInteraction, MockTextChannel, invoke, sent_texts
 from tests.support.scripted_llm import ScriptedLLMServer
 
 STAFF = "120000000000000001"
@@ -101,7 +101,7 @@ async def test_a_restricted_channel_link_is_never_shown_in_general(
     assert url(STAFF, staff_id) in about_in_staff and url(GENERAL, general_id) in about_in_staff
 
     interaction = MockInteraction(user=harness.member("bob"), guild=harness.guild, channel=harness.general)
-    await harness.memory.about_command.callback(harness.memory, interaction, member=charlie)
+    await invoke(harness.memory.about_command, harness.memory, interaction, member=charlie)
     slash = "\n".join(sent_texts(interaction.followup.send))
     assert url(GENERAL, general_id) in slash and STAFF not in slash
     assert all(JUMP_URL.fullmatch(u) for u in re.findall(r"https://\S+", slash))

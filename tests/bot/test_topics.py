@@ -13,7 +13,7 @@ from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
 from tests.bot.test_channel_scope import seen_by_everyone
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, Populated, U, populate
-from tests.support.discord_doubles import MockInteraction, MockTextChannel, sent_texts
+from tests.support.discord_doubles import MockInteraction, MockTextChannel, invoke, sent_texts
 
 STAFF = "120000000000000001"
 
@@ -84,7 +84,7 @@ async def test_who_knows_ranks_members_by_how_much_and_how_recently(store: Graph
     assert "Dave" not in in_staff  # opted out: never listed, wherever asked
 
     interaction = MockInteraction(user=harness.member("grace"), guild=harness.guild, channel=harness.general, created_at=AT)
-    await harness.memory.who_knows_command.callback(harness.memory, interaction, topic="Kubernetes")
+    await invoke(harness.memory.who_knows_command, harness.memory, interaction, topic="Kubernetes")
     [slash] = sent_texts(interaction.followup.send)
     assert "1. Alice" in slash and "Charlie" not in slash and "Dave" not in slash
     assert allowed_none(interaction.followup.send.await_args) and interaction.followup.send.await_args.kwargs["ephemeral"]
@@ -127,11 +127,11 @@ async def test_a_timeline_runs_in_valid_time_order_across_a_supersession(store: 
     )
 
     interaction = MockInteraction(user=harness.member("grace"), guild=harness.guild, channel=harness.general, created_at=AT)
-    await harness.memory.timeline_command.callback(harness.memory, interaction, topic=bob.mention, at="2024-05-04T23:00:00Z")
+    await invoke(harness.memory.timeline_command, harness.memory, interaction, topic=bob.mention, at="2024-05-04T23:00:00Z")
     [slash] = sent_texts(interaction.followup.send)
     assert slash == as_of
     bad = MockInteraction(user=harness.member("grace"), guild=harness.guild, channel=harness.general, created_at=AT)
-    await harness.memory.timeline_command.callback(harness.memory, bad, topic="bob", at="last tuesday")
+    await invoke(harness.memory.timeline_command, harness.memory, bad, topic="bob", at="last tuesday")
     assert sent_texts(bad.followup.send) == ["“last tuesday” is not a date I can read; use one like 2024-05-10."]
 
 

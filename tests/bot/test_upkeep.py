@@ -46,11 +46,11 @@ async def test_one_pass(store: GraphStore, services: Services, caplog: pytest.Lo
     assert (done["expired"], done["capped"], done["pending"]) == (1, 5, 1)
 
 
-async def test_a_failing_step_does_not_stop_the_others(services: Services) -> None:
+async def test_a_failing_step_does_not_stop_the_others(services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
     async def broken(*args: object, **kwargs: object) -> int:
         raise ConnectionError("graph away")
 
-    services.store.retire_expired = broken
+    monkeypatch.setattr(services.store, "retire_expired", broken)
     report = await run_upkeep(services)
     assert report.errors == 1 and report.capped == 0
 
@@ -64,6 +64,7 @@ async def test_loop_runs_at_the_configured_interval(services: Services) -> None:
     cog.start()
     assert cog.loop.is_running()
     task = cog.loop.get_task()
+    assert task is not None
     await cog.cog_unload()
     with contextlib.suppress(asyncio.CancelledError):
         await task

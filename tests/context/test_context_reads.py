@@ -47,7 +47,7 @@ def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> Non
 
 
 def test_no_reply_read_searches_the_full_text_of_facts() -> None:
-    """Issue 20: ArcadeDB's full-text search scores every posting of each word before it keeps its best hits, so
+    """ArcadeDB's full-text search scores every posting of each word before it keeps its best hits, so
     a common word ("coffee") cost a reply 10-40 ms of engine CPU at 100,000 facts and about ten times that at
     1,000,000 (the slowest twentieth of replies). Only entity names are searched so; facts come by the graph."""
     assert [name for name in READS if "'fact_text'" in _code(name)] == []
@@ -92,7 +92,8 @@ def arcade_only(request: pytest.FixtureRequest) -> None:
 
 async def _profile(store: GraphStore, name: str, **params: Any) -> tuple[str, list[int]]:
     _, summary, _ = await store.driver.execute_query("PROFILE " + queries.load(name), params, database_=store.engine.database)
-    text = summary.profile["args"]["string-representation"]
+    assert summary.profile is not None
+    text: str = summary.profile["args"]["string-representation"]
     return text, [int(n.replace(",", "")) for n in re.findall(r"μs, ([\d,]+) rows\)", text)]
 
 

@@ -1,4 +1,4 @@
-"""Fusion weights of the related facts' ranking (issue 19): the nearest facts by embedding are fused with BM25
+"""Fusion weights of the related facts' ranking: the nearest facts by embedding are fused with BM25
 by reciprocal rank, each order with its weight (`RecallTuning.searched_weight`, equal by default: on LoCoMo,
 weights 0.5 to 1.5 recall within 0.4 points of each other and cross-validation picks 0.5 or 1)."""
 

@@ -1,4 +1,4 @@
-"""Issue 19: a quiet channel's older messages are recalled. The conversation read looks for matching messages
+"""A quiet channel's older messages are recalled. The conversation read looks for matching messages
 only within `RecallTuning.span` before the reply; what was said in the channel's earlier windows (two months
 ago, in a channel that talks a few times a month) is found through them (`RecallTuning.older_episodes`), a bounded
 number of windows back."""

@@ -1,4 +1,4 @@
-"""Issue 19: the recalled-message search preselects its candidates by the rarity of the question's words among
+"""The recalled-message search preselects its candidates by the rarity of the question's words among
 the messages it reads (BM25's idf, in queries/context/recalled.cypher and the older windows' part of conversation.cypher), not by how
 many of them a message holds. A busy channel says "weekend" and "trip" all the time; the one message about the
 kayak holds only the rare word, and a plain count ranked it behind every message holding the two common ones,

@@ -1,4 +1,4 @@
-"""Issue 19: a recalled message brings the turns around it in the channel. The recalled search finds the turn
+"""A recalled message brings the turns around it in the channel. The recalled search finds the turn
 that shares the question's words, often the question someone asked in the chat; the answer is the next turn,
 which shares none of them, and when no fact was drawn from it nothing else brings it. The search returns the
 messages next to its matches from the rows it read already (queries/context/recalled.cypher, no further read);

@@ -1,4 +1,4 @@
-"""Issue 19: a recalled message whose fact the context keeps gives its room to the next match: the two spent the
+"""A recalled message whose fact the context keeps gives its room to the next match: the two spent the
 budget twice on one turn (`RecallTuning.redundant`). Pure (assemble), then on a hand-made graph (build_context)."""
 
 from __future__ import annotations

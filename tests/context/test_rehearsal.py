@@ -1,4 +1,4 @@
-"""Issue 20: the reply reads rehearsed as the bot starts, on the real embedded engine: requests made of the
+"""The reply reads rehearsed as the bot starts, on the real embedded engine: requests made of the
 channels' latest messages, built in the background without writing anything, and never in the bot's way."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Levers of issue 19 on a small hand-made graph, on the real embedded engine: the second hop (facts
+"""Recall levers on a small hand-made graph, on the real embedded engine: the second hop (facts
 about what a named member relates to) and the evidence turns a fact brings (its source message's
 neighbours in the window)."""
 
@@ -95,8 +95,8 @@ async def test_an_old_fact_about_a_named_member_is_read_and_ranked_first(store: 
 
 
 async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphStore) -> None:
-    """Merging issues 14 and 19: the second hop read every fact of the guild, so a fact said only in a private
-    channel came back in #general through a member's relations."""
+    """Channel scope over the second hop: one that read every fact of the guild would bring a fact said only in a
+    private channel back in #general through a member's relations."""
     from graph.channels import set_mode
 
     staff = "100000000000000777"
@@ -126,7 +126,7 @@ async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphS
 
 
 async def test_facts_found_by_their_words_come_from_the_recalled_messages(store: GraphStore) -> None:
-    """Issue 20: facts' text is no longer searched in full (it scored every posting of each word). A question naming
+    """Facts' text is not searched in full (that would score every posting of each word). A question naming
     nobody still finds the fact through the channel's message it was drawn from, which holds its words; the
     fact's words alone, in no recalled message, find nothing (bounded: the recalled search is)."""
     p = await small_graph(store)
@@ -143,8 +143,8 @@ async def test_facts_found_by_their_words_come_from_the_recalled_messages(store:
 
 
 async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool(store: GraphStore) -> None:
-    """Issue 20 took the full-text search of facts away; a member's facts are read in one pool of the 150 most
-    important and newest. The one fact that answers, older than 200 others, now leads the pool because it holds a
+    """Facts' text is not searched in full; a member's facts are read in one pool of the 150 most
+    important and newest. The one fact that answers, older than 200 others, leads the pool because it holds a
     word of the question other than the member's name (every fact about her names her)."""
     p = await in_general(store, "alice", "judy")
     said = await p.say(GENERAL, "alice", "I volunteer at the zoo on weekends", T0)

@@ -1,4 +1,4 @@
-"""Time-aware ranking (issue 19): a message naming a date ranks what was said then first among what matches
+"""Time-aware ranking: a message naming a date ranks what was said then first among what matches
 it. The dates a message writes out (`recall.when.named_period`), and the case it fixes on a small hand-made
 graph on the real embedded engine: many dinners, one asked about by its day."""
 

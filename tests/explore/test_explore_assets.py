@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_explore_statements_are_read_only_and_take_the_guild() -> None:
 
 
 def test_the_page_draws_with_the_browser_style_file() -> None:
-    rules = {r["selector"]: r["properties"] for r in style_rules()}
+    rules: dict[object, Any] = {r["selector"]: r["properties"] for r in style_rules()}
     assert rules["node.User"]["caption"] == "{display_name}" and rules["node.Fact"]["caption"] == "{text}"
     assert list(rules).index("node.Closed") > list(rules).index("node.Fact")
     assert rules["node.Closed"]["color"] == "#DDDDDD"

@@ -197,7 +197,7 @@ async def set_time(page: Any, value: str) -> None:
 def get_status(url: str) -> int:
     try:
         with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status
+            return int(response.status)
     except urllib.error.HTTPError as exc:
         return exc.code
 

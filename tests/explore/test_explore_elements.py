@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from grapevine.explore.elements import Elements, node_element
 from grapevine.explore.history import events_of, parse_time
 
 
-def node(element_id: str, *labels: str, **props: object) -> dict:
+def node(element_id: str, *labels: str, **props: object) -> dict[str, Any]:
     return {"_id": element_id, "_labels": sorted(labels), **props}
 
 
-def rel(element_id: str, rel_type: str, start: str, end: str, **props: object) -> dict:
+def rel(element_id: str, rel_type: str, start: str, end: str, **props: object) -> dict[str, Any]:
     return {"_id": element_id, "_type": rel_type, "_start": start, "_end": end, **props}
 
 

@@ -1,4 +1,4 @@
-"""Issue 16, finding 1: messages an import stored but never put in a window (the import crashed between
+"""Messages an import stored but never put in a window (the import crashed between
 the two) stayed `buffered` for good: `ingest --pending` said "still pending 0" and `stats` did not show
 them. The state is made here as a crashed import leaves it: guild, channel, users and messages written,
 no window closed; then the CLI is run on that data directory as an operator would."""

@@ -1,4 +1,4 @@
-"""Issue 16, finding 2: a fault a user can cause (an engine that is not there, a bad setting, a missing
+"""A fault a user can cause (an engine that is not there, a bad setting, a missing
 file) is one line on stderr and a non-zero exit, never a Python traceback."""
 
 from __future__ import annotations

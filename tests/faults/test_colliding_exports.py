@@ -1,4 +1,4 @@
-"""Issue 16, finding 6: an export whose message ids exist in another guild reported "120 messages" and
+"""An export whose message ids exist in another guild reported "120 messages" and
 stored none of its content; its episodes held the other guild's messages, and forgetting one of its
 authors deleted real messages of a member of the other guild. A newer export of the same channel never
 updated an edited message. Here on the real engine, through the importer."""
@@ -87,7 +87,7 @@ async def test_a_newer_export_of_the_same_channel_applies_edits(store: GraphStor
 
 
 async def test_reimporting_after_a_forget_makes_no_new_window(store: GraphStore, tmp_path: Path) -> None:
-    """Issue 16, finding 9: window keys came from their first and last message ids, so after one member's
+    """Window keys came from their first and last message ids, so after one member's
     messages were forgotten a re-import made every window of theirs new (44 new overlapping episodes and
     44 redundant LLM calls on a real export)."""
     people = [("330000000000000011", "dave"), ("330000000000000012", "erin")]
@@ -100,7 +100,7 @@ async def test_reimporting_after_a_forget_makes_no_new_window(store: GraphStore,
     assert first.windows == 3
     await store.forget_user("330000000000000011")  # dave wrote the first message of every window
     await store.opt_out("330000000000000011")
-    # forget-me re-keys the episodes whose keys carried dave's message ids (issue 15): those keys are the stored ones
+    # forget-me re-keys the episodes whose keys carried dave's message ids: those keys are the stored ones
     before = await cypher(store, "MATCH (e:Episode) RETURN e.key AS key ORDER BY key")
     assert len(before) == 3 and not any("900000000000020000" in str(r["key"]) for r in before)
     again = await _import(store, tmp_path, "talk.json", doc)
@@ -110,7 +110,7 @@ async def test_reimporting_after_a_forget_makes_no_new_window(store: GraphStore,
 
 
 async def test_a_nickname_stays_in_its_guild(store: GraphStore, tmp_path: Path) -> None:
-    """Issue 16, finding 10: User nodes are global and every import set `display_name` from the per-guild
+    """User nodes are global and every import set `display_name` from the per-guild
     nickname, so guild A's facts and reply context showed the name a member uses only in guild B."""
     from graph.models import EpisodeWrite, FactWrite, NodeRef, Report
 

@@ -1,4 +1,4 @@
-"""Issue 16, finding 11: two commands on one data directory. A command joined an engine another command
+"""Two commands on one data directory. A command joined an engine another command
 had started and lost it when that one ended (AuthError mid-run); two imports on a fresh directory raced
 on schema creation (HTTP 500); a command pointed at another directory with the default ports silently
 read and wrote the running engine's database. Now one command owns a directory; others join only a

@@ -60,7 +60,7 @@ def test_the_runtime_keeps_one_cache_per_machine(tmp_path: Path, monkeypatch: py
 def _answers(engine: ArcadeDBEngine) -> bool:
     with GraphDatabase.driver(engine.uri, auth=("root", engine.password)) as driver:
         records, _, _ = driver.execute_query("RETURN 1 AS one", database_=engine.database)
-        return records[0]["one"] == 1
+        return bool(records[0]["one"] == 1)
 
 
 def _maps(pid: int, name: str) -> bool:

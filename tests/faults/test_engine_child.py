@@ -1,4 +1,4 @@
-"""Issue 16, finding 12: killing grapevine while its engine starts left the child crashing on
+"""Killing grapevine while its engine starts left the child crashing on
 print("READY") (BrokenPipeError) while its JVM kept serving on the port, ignoring SIGTERM. The child
 now stops when its owner is gone, whenever that happens."""
 

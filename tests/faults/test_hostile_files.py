@@ -1,4 +1,4 @@
-"""Issue 16, findings 7 and 8: text that is not Unicode and ids that are not Discord snowflakes, found while
+"""Text that is not Unicode and ids that are not Discord snowflakes, found while
 the file is read, before anything is written."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,8 @@ from ingest.export_format import ExportFormatError, parse_export
 from tests.ingest.test_export_format import SYSTEM, document, export_path, write  # noqa: F401 - fixtures
 
 
-def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(document: dict, tmp_path: Path) -> None:
-    """Issue 16, finding 7: a lone surrogate aborted the import after the guild, channel and users were
+def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(document: dict[str, Any], tmp_path: Path) -> None:
+    """A lone surrogate aborted the import after the guild, channel and users were
     written, with an error naming neither the file nor the message."""
     doc = copy.deepcopy(document)
     spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
@@ -34,8 +35,8 @@ def test_a_lone_surrogate_is_named_where_it_is_before_anything_is_written(docume
         parse_export(path)
 
 
-def test_ids_that_are_not_discord_snowflakes_are_refused(document: dict, tmp_path: Path) -> None:
-    """Issue 16, finding 8: an export's user id was written into the extraction prompt unescaped (a crafted
+def test_ids_that_are_not_discord_snowflakes_are_refused(document: dict[str, Any], tmp_path: Path) -> None:
+    """An export's user id was written into the extraction prompt unescaped (a crafted
     id added fake PARTICIPANTS, KNOWN FACTS and WINDOW sections), and a short id such as "1" was taken."""
     doc = copy.deepcopy(document)
     spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
@@ -52,5 +53,5 @@ def test_ids_that_are_not_discord_snowflakes_are_refused(document: dict, tmp_pat
 
 
 def test_a_short_numeric_id_never_rewrites_numbers() -> None:
-    """Issue 16, finding 8: forgetting an account with id "1" rewrote every "1" in matching texts."""
+    """Forgetting an account with id "1" rewrote every "1" in matching texts."""
     assert redact("I have 1 cat and 11 dogs, ping <@1>", ["1"]) == "I have 1 cat and 11 dogs, ping [forgotten]"

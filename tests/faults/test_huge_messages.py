@@ -1,10 +1,11 @@
-"""Issue 16, finding 5: a 1 MB message crashed `import` (the whole window's text sent to the full-text
+"""A 1 MB message crashed `import` (the whole window's text sent to the full-text
 index as one term) and then every `ingest --pending` of its guild."""
 
 from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 from graph.store import GraphStore
 from ingest.export_format import parse_export
@@ -14,7 +15,7 @@ from tests.support.busy_server import G1, populate
 
 
 async def test_a_huge_message_is_searched_by_bounded_terms(store: GraphStore) -> None:
-    """Issue 16, finding 5: a window holding a 1 MB message crashed every extraction of its guild in the
+    """A window holding a 1 MB message crashed every extraction of its guild in the
     entity search (one 1 MB "word" sent to the full-text index)."""
     await populate(store)
     huge = "how is ATX " + "z" * 1_000_000 + " " + "word " * 50_000
@@ -23,8 +24,8 @@ async def test_a_huge_message_is_searched_by_bounded_terms(store: GraphStore) ->
     assert "Charlie's sister lives in Austin" in await _reply_facts(store, G1, huge)
 
 
-def test_content_longer_than_discord_allows_is_skipped(document: dict, tmp_path: Path) -> None:
-    """Issue 16, finding 5: a 1 MB message was imported whole (and crashed the entity search)."""
+def test_content_longer_than_discord_allows_is_skipped(document: dict[str, Any], tmp_path: Path) -> None:
+    """A 1 MB message was imported whole (and crashed the entity search)."""
     doc = copy.deepcopy(document)
     spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
     doc["messages"][spoken[3]]["content"] = "z" * 1_000_000

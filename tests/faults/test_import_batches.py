@@ -1,4 +1,4 @@
-"""Issue 18: `grapevine import` with an LLM configured extracted each closed window with its own call.
+"""`grapevine import` with an LLM configured extracted each closed window with its own call.
 Now the closed windows of the export's guild queue as pending episodes and, when the file is read,
 are extracted in batches, as `grapevine ingest --pending` does. Through the CLI, on the real engine."""
 

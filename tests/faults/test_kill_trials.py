@@ -1,4 +1,4 @@
-"""Issue 16: kill -9 at random points of `import` and `ingest --pending` (the grapevine process, the engine
+"""kill -9 at random points of `import` and `ingest --pending` (the grapevine process, the engine
 child, or both), then the operator's recovery (the same command again, then `ingest --pending`), compared
 with a clean run on every count. GRAPEVINE_KILL_TRIALS sets how many (10 by default); each trial prints its
 seed, command, target and when it was killed, so a failure can be replayed."""
@@ -153,7 +153,8 @@ def test_kill_minus_nine_loses_and_duplicates_nothing(export: Path, tmp_path: Pa
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
             time.sleep(delay)
             engine = _engine_of(proc.pid)
-            victims = {"grapevine": [proc.pid], "engine": [engine], "both": [engine, proc.pid]}[target]
+            by_target: dict[str, list[int | None]] = {"grapevine": [proc.pid], "engine": [engine], "both": [engine, proc.pid]}
+            victims = by_target[target]
             for pid in victims:
                 if pid is not None:
                     try:

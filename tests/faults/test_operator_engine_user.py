@@ -1,4 +1,4 @@
-"""Issue 16, finding 13: operator queries rested on one regex."""
+"""Operator queries rested on one regex."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.support.busy_server import populate
 
 
 async def test_the_engine_itself_refuses_what_the_regex_might_miss(store: GraphStore) -> None:
-    """Issue 16, finding 13: sent past the regex, `CALL { CREATE ... } IN TRANSACTIONS` persisted through
+    """Sent past the regex, `CALL { CREATE ... } IN TRANSACTIONS` persisted through
     the rolled-back read transaction and `LOAD CSV FROM 'file:///etc/passwd'` returned the file's lines.
     Operator queries now run as a user of a group that may only read records."""
     if store.engine.name != "arcadedb":

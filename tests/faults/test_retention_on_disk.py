@@ -10,6 +10,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from tests.faults.test_cli_faults import grapevine
 from tests.faults.test_erasure_on_disk import SAMPLE, _found
@@ -17,7 +18,7 @@ from tests.support.dce_builder import export_from_irc
 from tests.support.ports import free_port
 
 
-def _recent_second_half(export: Path) -> tuple[list[dict], list[dict]]:
+def _recent_second_half(export: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     data = json.loads(export.read_text())
     messages = data["messages"]
     half = len(messages) // 2

@@ -1,4 +1,4 @@
-"""Issue 16, finding 3: an answer whose refs do not resolve lost its window for good (written `done` with no
+"""An answer whose refs do not resolve lost its window for good (written `done` with no
 fact, never retried) and wrote every entity it declared, used or not."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from tests.support.scripted import answer, fact
 
 # --- an answer none of whose facts resolve: failed with the reason and retried, no orphan entity -----------------
 async def test_an_answer_whose_refs_resolve_to_nothing_fails_the_window_and_writes_no_entity(setup: Setup) -> None:
-    """Issue 16, finding 3: such a window was written `done` with 0 facts (never retried) and every entity
+    """Such a window was written `done` with 0 facts (never retried) and every entity
     the answer declared was written anyway, with no fact using it."""
     from tests.support.scripted import entity, entity_names
 

@@ -37,7 +37,8 @@ async def _profile(store: GraphStore, name: str, **params: Any) -> tuple[str, li
 
 async def _profile_text(store: GraphStore, statement: str, **params: Any) -> tuple[str, list[int]]:
     _, summary, _ = await store.driver.execute_query("PROFILE " + statement, params, database_=store.engine.database)
-    text = summary.profile["args"]["string-representation"]
+    assert summary.profile is not None
+    text: str = summary.profile["args"]["string-representation"]
     return text, [int(n.replace(",", "")) for n in re.findall(r"μs, ([\d,]+) rows\)", text)]
 
 

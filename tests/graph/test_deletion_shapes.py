@@ -32,7 +32,8 @@ async def _reply_to(store: GraphStore, message_id: str) -> str | None:
         "MATCH (m:Message {id: $id}) RETURN m.reply_to_id AS r", {"id": message_id}, database_=store.engine.database
     )
     assert result.records, f"message {message_id} is gone"
-    return result.records[0]["r"]
+    reply_to: str | None = result.records[0]["r"]
+    return reply_to
 
 
 async def _exists(store: GraphStore, message_id: str) -> bool:

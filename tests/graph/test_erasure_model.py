@@ -248,7 +248,7 @@ class ErasureMachine(RuleBasedStateMachine):
         # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
         stored = {i for i in MEMBERS if self.model.members[i].stored}
         mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & stored)
-        planned = [
+        planned: list[tuple[str, set[str], set[str], Msg, str | None]] = [
             (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), first, None),
             (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), last, first.author),
         ]

@@ -20,7 +20,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 def msg(n: int, who: User = ANN, **kw: object) -> Message:
     fields: dict[str, object] = dict(id=f"8343000000000{n:05d}", guild_id=GUILD, channel_id=CHAN, author_id=who.id,
                                      content=f"message {n}", created_at=T0 + timedelta(seconds=n))  # fmt: skip
-    return Message(**(fields | kw))  # type: ignore[arg-type]
+    return Message(**(fields | kw))
 
 
 async def read(store: GraphStore, text: str, **params: object) -> list[dict[str, object]]:

@@ -95,7 +95,8 @@ async def test_writing_the_same_episode_twice_changes_nothing(store: GraphStore)
     outcome = await store.write_episode(again)
     assert not outcome.written
     assert await store.stats() == before
-    assert (await store.episode(key)).summary.startswith("Alice is moving")
+    stored = await store.episode(key)
+    assert stored is not None and stored.summary.startswith("Alice is moving")
 
 
 async def test_supersession_keeps_history(store: GraphStore) -> None:
@@ -146,7 +147,7 @@ async def _reply_facts(store: GraphStore, guild: str, text: str) -> list[str]:
 
 async def test_full_text_search_is_scoped_to_the_guild(store: GraphStore) -> None:
     """The reply read finds facts by the entities a message names (their names searched in full text), within
-    the guild; a word no entity's name holds finds nothing (facts' own text is not searched: issue 20)."""
+    the guild; a word no entity's name holds finds nothing (facts' own text is not searched)."""
     await populate(store)
     found = await _reply_facts(store, G1, "anyone been to Austin? (AND OR ~ *")
     assert found == ["Alice is moving to Austin next month", "Charlie's sister lives in Austin"]

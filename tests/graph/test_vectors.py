@@ -22,7 +22,7 @@ def unit(*hot: int, dimension: int = 384) -> tuple[float, ...]:
     return tuple(x / n for x in v)
 
 
-@pytest.mark.parametrize("dimension", [384, 16])  # EMBEDDINGS_DIMENSION, not a hard-coded 384 (issue 20)
+@pytest.mark.parametrize("dimension", [384, 16])  # EMBEDDINGS_DIMENSION, not a hard-coded 384
 async def test_nearest_facts_finds_the_closest_embedding_in_the_guild(arcadedb_server: ArcadeDBEngine, dimension: int) -> None:
     engine = arcadedb_server.for_database(f"v{uuid.uuid4().hex[:12]}")
     await engine.create_database()

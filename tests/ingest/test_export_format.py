@@ -30,7 +30,8 @@ def export_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def document(export_path: Path) -> dict[str, Any]:
-    return json.loads(export_path.read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(export_path.read_text(encoding="utf-8"))
+    return loaded
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def test_header_maps_to_guild_and_text_channel(parsed: ParsedExport) -> None:
     assert parsed.channel.name == "ubuntu"
 
 
-def test_every_irc_line_becomes_one_message(parsed: ParsedExport, document: dict) -> None:
+def test_every_irc_line_becomes_one_message(parsed: ParsedExport, document: dict[str, Any]) -> None:
     raw = SAMPLE.read_text(encoding="utf-8").split("\n")
     spoken = [i for i, line in enumerate(raw) if re.match(r"^\[\d\d:\d\d\] (<|\s+\* )", line)]
     humans = [m for m in parsed.messages if m.author_id != user_id(BOT_NICK)]
@@ -66,7 +67,7 @@ def test_every_irc_line_becomes_one_message(parsed: ParsedExport, document: dict
     assert all(m.guild_id == "700000000000000042" and m.channel_id == "710000000000004242" for m in parsed.messages)
 
 
-def test_authors_by_id_survive_renames(parsed: ParsedExport, document: dict) -> None:
+def test_authors_by_id_survive_renames(parsed: ParsedExport, document: dict[str, Any]) -> None:
     spoken = [m for m in document["messages"] if m["type"] not in SYSTEM]
     last_seen = {m["author"]["id"]: m["author"] for m in spoken}
     for uid, author in last_seen.items():
@@ -96,7 +97,7 @@ def test_reply_links_follow_the_annotations(parsed: ParsedExport) -> None:
     assert all(m.reply_to_id in ids for m in replies)
 
 
-def test_edits_and_bot(parsed: ParsedExport, document: dict) -> None:
+def test_edits_and_bot(parsed: ParsedExport, document: dict[str, Any]) -> None:
     edited = {m["id"] for m in document["messages"] if m["timestampEdited"]}
     assert len(edited) >= 3
     assert {m.id for m in parsed.messages if m.edited_at} == edited
@@ -125,7 +126,7 @@ def test_not_an_export(tmp_path: Path) -> None:
         parse_export(write(tmp_path, {"guild": {}, "channel": {"id": "1"}, "messages": []}))
 
 
-def test_malformed_messages_are_skipped_with_their_index(document: dict, tmp_path: Path) -> None:
+def test_malformed_messages_are_skipped_with_their_index(document: dict[str, Any], tmp_path: Path) -> None:
     doc = copy.deepcopy(document)
     spoken = [i for i, m in enumerate(doc["messages"]) if m["type"] not in SYSTEM]
     no_author, bad_time, not_object = spoken[5], spoken[9], spoken[12]
@@ -141,7 +142,7 @@ def test_malformed_messages_are_skipped_with_their_index(document: dict, tmp_pat
     assert len(result.messages) == len(spoken) - 3
 
 
-def test_unicode_empty_attachments_forwards_and_offsets(document: dict, tmp_path: Path) -> None:
+def test_unicode_empty_attachments_forwards_and_offsets(document: dict[str, Any], tmp_path: Path) -> None:
     doc = copy.deepcopy(document)
     base = next(m for m in doc["messages"] if m["type"] == "Default")
     texts = ["Ünïcödé 🍇 👩‍👩‍👧 日本語 עברית e\u0301 \U0001d11e", '\\n"quoted"\t\u2028', ""]
@@ -166,7 +167,7 @@ def test_unicode_empty_attachments_forwards_and_offsets(document: dict, tmp_path
     ],
 )
 def test_channel_kinds(
-    document: dict,
+    document: dict[str, Any],
     tmp_path: Path,
     export_type: str,
     guild: str,
@@ -183,7 +184,7 @@ def test_channel_kinds(
     assert all(m.guild_id == guild_id for m in result.messages)
 
 
-def _dm(document: dict, export_type: str, authors: list[dict[str, Any]]) -> dict[str, Any]:
+def _dm(document: dict[str, Any], export_type: str, authors: list[dict[str, Any]]) -> dict[str, Any]:
     said = [m for m in document["messages"] if m["type"] == "Default"][: 2 * len(authors)]
     messages = [m | {"author": authors[i % len(authors)], "mentions": [], "reference": None} for i, m in enumerate(said)]
     return {
@@ -195,7 +196,7 @@ def _dm(document: dict, export_type: str, authors: list[dict[str, Any]]) -> dict
 
 
 @pytest.mark.parametrize("export_type", ["DirectTextChat", "DirectGroupTextChat"])
-def test_a_dm_export_is_its_member_s_dm_space(document: dict, tmp_path: Path, export_type: str) -> None:
+def test_a_dm_export_is_its_member_s_dm_space(document: dict[str, Any], tmp_path: Path, export_type: str) -> None:
     """The bot's DMs with a member are that member's DM space (`dm:<their id>`), which their forget-me reaches,
     not a space of the channel's id."""
     member = {"id": "410000000000000041", "name": "zoe", "nickname": "Zoe", "isBot": False}
@@ -206,7 +207,7 @@ def test_a_dm_export_is_its_member_s_dm_space(document: dict, tmp_path: Path, ex
     assert {m.guild_id for m in result.messages} == {"dm:410000000000000041"}
 
 
-def test_a_dm_between_people_is_refused(document: dict, tmp_path: Path) -> None:
+def test_a_dm_between_people_is_refused(document: dict[str, Any], tmp_path: Path) -> None:
     people = [
         {"id": "410000000000000041", "name": "zoe", "nickname": None, "isBot": False},
         {"id": "420000000000000042", "name": "yan", "nickname": None, "isBot": False},
@@ -215,7 +216,7 @@ def test_a_dm_between_people_is_refused(document: dict, tmp_path: Path) -> None:
         parse_export(write(tmp_path, _dm(document, "DirectGroupTextChat", people)))
 
 
-def test_deleted_users_sharing_discord_s_one_id_are_not_one_member(document: dict, tmp_path: Path) -> None:
+def test_deleted_users_sharing_discord_s_one_id_are_not_one_member(document: dict[str, Any], tmp_path: Path) -> None:
     """Discord shows every deleted account as "Deleted User" under one id: each of its messages is its own author."""
     doc = copy.deepcopy(document)
     ghost = {"id": "456226577798135808", "name": "Deleted User", "discriminator": "0000", "nickname": None, "isBot": False}

@@ -201,9 +201,17 @@ async def test_interleaved_topics_do_not_cross(chat: Chat) -> None:
     luna = facts["Alice adopted a cat named Luna"]
     celtics = facts["Charlie has had Celtics season tickets for ten years"]
     assert len(facts) == 2
-    assert (luna.about, luna.reporters, luna.mentions) == ({U(ALICE)}, {ALICE.id}, {"entity:Luna"})
+    assert (luna.about, luna.reporters, luna.mentions) == (
+        frozenset({U(ALICE)}),
+        frozenset({ALICE.id}),
+        frozenset({"entity:Luna"}),
+    )
     assert luna.valid_at == datetime(2024, 6, 2, tzinfo=UTC)
-    assert (celtics.about, celtics.reporters, celtics.mentions) == ({U(CHARLIE)}, {CHARLIE.id}, {"entity:Boston Celtics"})
+    assert (celtics.about, celtics.reporters, celtics.mentions) == (
+        frozenset({U(CHARLIE)}),
+        frozenset({CHARLIE.id}),
+        frozenset({"entity:Boston Celtics"}),
+    )
     assert celtics.sources == {m4.id} and m3.id in luna.sources
     assert await relations(chat.store, GUILD) == {("Luna", "pet", "cat", U(ALICE))}
     # nothing crosses over
@@ -397,7 +405,7 @@ async def test_prompt_injection_is_attributed_to_its_author(chat: Chat) -> None:
 
 
 async def test_each_window_keeps_what_its_extraction_cost(chat: Chat) -> None:
-    """Issue 17: every attempt's tokens are kept on the window, so `grapevine stats` gives cost per window."""
+    """Every attempt's tokens are kept on the window, so `grapevine stats` gives cost per window."""
     chat.srv.push(Fault.status(500), answer("Alice told Bob about her move.", facts=[]))
     await chat.say(ALICE, "I'm moving to Austin", at(0))
     await chat.quiet(QUIET + 1)

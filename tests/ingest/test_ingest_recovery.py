@@ -391,7 +391,11 @@ async def test_stop_right_after_a_message_returns_and_leaves_the_window_for_the_
     await again.drain()
     assert setup.srv.calls == 1
     [monstera] = await graph_facts(setup.store, GUILD)
-    assert (monstera.text, monstera.reporters, monstera.sources) == ("Alice bought a monstera", {ALICE.id}, {PLANT[0].id})
+    assert (monstera.text, monstera.reporters, monstera.sources) == (
+        "Alice bought a monstera",
+        frozenset({ALICE.id}),
+        frozenset({PLANT[0].id}),
+    )
     assert await buffered(setup.store) == 0
 
 

@@ -167,8 +167,8 @@ async def test_usage_meter_matches_server_totals(srv: ScriptedLLMServer, llm: Op
     srv.push(Fault.status(429), Fault.malformed("{oops"), {"name": "Bo", "age": 7}, Fault.status(500), "plain text reply")
     await llm.extract(ASK, Person, purpose="extract")
     await llm.chat(ASK, purpose="reply")
+    srv.push(Fault.status(400))
     with pytest.raises(LLMError):
-        srv.push(Fault.status(400))
         await llm.chat(ASK)
 
     total = llm.meter.total()
@@ -183,7 +183,7 @@ async def test_call_event_is_emitted(srv: ScriptedLLMServer, llm: OpenAILLM, cap
     srv.push(Fault.status(500), {"name": "Ada", "age": 36})
     with caplog.at_level(logging.INFO, logger="common.events"):
         await llm.extract(ASK, Person, purpose="extract")
-    payloads = [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == "call"]
+    payloads = [p for r in caplog.records if (p := r.__dict__.get("payload", {})).get("event") == "call"]
     assert len(payloads) == 1
     event = payloads[0]
     assert {k: event[k] for k in ("subsystem", "purpose", "model", "outcome", "attempts")} == {

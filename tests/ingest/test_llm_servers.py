@@ -1,5 +1,5 @@
 """The LLM adapter against servers that behave like the real ones (the scripted server's profiles, as
-measured on llama.cpp's `llama-server` and llama-cpp-python's server): issue 17's findings 1-9."""
+measured on llama.cpp's `llama-server` and llama-cpp-python's server)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ async def llm(server: ScriptedLLMServer) -> AsyncIterator[OpenAILLM]:
 async def test_a_server_rejecting_json_schema_falls_back_once_and_remembers(
     server: ScriptedLLMServer, llm: OpenAILLM, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Finding 1: llama-cpp-python answers `json_schema` with HTTP 500; that is not retried as transient."""
+    """llama-cpp-python answers `json_schema` with HTTP 500; that is not retried as transient."""
     server.responder = lambda request: {"name": "Ada", "hobbies": ["chess"]}
     with caplog.at_level(logging.WARNING):
         assert await llm.extract(ASK, Person, purpose="extract") == Person(name="Ada", hobbies=["chess"])
@@ -73,7 +73,7 @@ async def test_tools_and_plain_text_modes_end_in_the_same_validation(server: Scr
 
 @pytest.mark.parametrize("server", [LLAMA_CPP_PYTHON], indirect=True)
 async def test_instructions_survive_a_server_that_drops_system_messages(server: ScriptedLLMServer, llm: OpenAILLM) -> None:
-    """Finding 3: the instructions are folded into the first user turn by default."""
+    """The instructions are folded into the first user turn by default."""
     server.push({"name": "Ada"}, {"name": "Ada"})
     await llm.extract(ASK, Person, purpose="extract")
     seen = server.requests[-1]["messages"]
@@ -113,7 +113,7 @@ async def test_the_answer_limit_fits_the_context_the_server_reports(server: Scri
 
 
 def test_local_endpoints_get_a_longer_default_timeout() -> None:
-    """Finding 6: LLM_TIMEOUT=60 failed every window on a CPU server."""
+    """LLM_TIMEOUT=60 failed every window on a CPU server."""
     assert effective_timeout(LLMSettings(base_url="http://127.0.0.1:8080/v1")) == 600
     assert effective_timeout(LLMSettings(base_url="http://localhost:11434/v1")) == 600
     assert effective_timeout(LLMSettings(base_url="https://api.openai.com/v1")) == 60
@@ -122,7 +122,7 @@ def test_local_endpoints_get_a_longer_default_timeout() -> None:
 
 @pytest.mark.parametrize("server", [ServerProfile(usage=False)], indirect=True)
 async def test_a_server_without_usage_is_counted_by_estimate(server: ScriptedLLMServer, llm: OpenAILLM) -> None:
-    """Finding 7: nothing is counted as free."""
+    """Nothing is counted as free."""
     server.push(Fault.status(500), {"name": "Ada"})
     await llm.extract(ASK, Person, purpose="extract")
     record = llm.meter.recent[-1]
@@ -130,7 +130,7 @@ async def test_a_server_without_usage_is_counted_by_estimate(server: ScriptedLLM
 
 
 async def test_an_outage_opens_the_breaker_and_parks_calls(server: ScriptedLLMServer) -> None:
-    """Finding 8: after LLM_BREAKER_FAILURES unreachable calls, calls fail at once without a request."""
+    """After LLM_BREAKER_FAILURES unreachable calls, calls fail at once without a request."""
     server.responder = lambda request: Fault.status(503)
     client = OpenAILLM(settings(server.base_url, breaker_failures=2, max_attempts=1), min_wait=0.001, max_wait=0.01)
     for _ in range(2):
@@ -171,7 +171,7 @@ def test_backoff_is_minutes_and_the_cap_fails_for_good() -> None:
     from graph.models import Episode, EpisodeStatus, utc
     from ingest.batched import BatchingIngestor
 
-    ingestor = BatchingIngestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())  # type: ignore[arg-type]
+    ingestor = BatchingIngestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())
     t0 = utc(datetime(2026, 1, 1, 12, 0))
     failed = dict(uuid="u", key="k", guild_id="g", channel_id="c", started_at=t0, ended_at=t0, message_count=1,
                   status=EpisodeStatus.FAILED, updated_at=t0)  # fmt: skip
@@ -207,7 +207,7 @@ async def test_a_window_too_long_for_the_context_is_trimmed_before_it_is_sent(se
     inp = PromptInput(window, [], [], [], max_facts_per_person=5, max_facts_per_window=15, max_message_chars=2000)
     server.responder = lambda request: {"summary": "Alice talked.", "entities": [], "facts": []}
     client = OpenAILLM(settings(server.base_url), min_wait=0.001, max_wait=0.01)
-    ingestor = BatchingIngestor(None, client, ExtractionSettings(), WindowSettings())  # type: ignore[arg-type]
+    ingestor = BatchingIngestor(None, client, ExtractionSettings(), WindowSettings())
     answer, _refs, sent = await ingestor._extract_fitting(inp, "c:1:5", "g")
     await client.aclose()
     assert answer.summary == "Alice talked." and len(server.requests) == 1

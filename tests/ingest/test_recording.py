@@ -4,7 +4,6 @@ channels at once, nothing lost, written before a window goes on and at shutdown,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -31,13 +30,13 @@ def msg(n: int, channel: str, who: User, seconds: float) -> Message:
 
 
 @pytest.fixture
-async def place(store: GraphStore) -> AsyncIterator[tuple[GraphStore, Consent]]:
+async def place(store: GraphStore) -> tuple[GraphStore, Consent]:
     await store.upsert_guild(Guild(id=GUILD, name="busy"))
     for cid in CHANNELS:
         await store.upsert_channel(Channel(id=cid, guild_id=GUILD, name=cid))
     consent = Consent(store)
     await consent.load()
-    yield store, consent
+    return store, consent
 
 
 def live_windows(store: GraphStore, consent: Consent, clock: Clock, tick: float) -> tuple[LiveWindows, MessageRecorder]:

@@ -5,7 +5,7 @@ seen. A closing window does not write again what the recorder wrote, but does wr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -24,13 +24,13 @@ ANN, BEN = PEOPLE[0], PEOPLE[1]
 
 
 @pytest.fixture
-async def place(store: GraphStore) -> AsyncIterator[tuple[GraphStore, Consent]]:
+async def place(store: GraphStore) -> tuple[GraphStore, Consent]:
     await store.upsert_guild(Guild(id=GUILD, name="busy"))
     for cid in CHANNELS[:3]:
         await store.upsert_channel(Channel(id=cid, guild_id=GUILD, name=cid))
     consent = Consent(store)
     await consent.load()
-    yield store, consent
+    return store, consent
 
 
 class Spy:

@@ -1,4 +1,4 @@
-"""An edit after extraction replaces the fact (issue 14): the edited message alone is extracted again, with the
+"""An edit after extraction replaces the fact: the edited message alone is extracted again, with the
 episode's other messages as context, into the same episode; once, durably, and never in an `off` channel.
 Real ArcadeDB, the live windows as the bot drives them, the real openai client against the scripted server."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -53,7 +54,7 @@ def fact(text: str, about: list[str], sources: list[str], **kw: Any) -> Extracte
     return ExtractedFact(text=text, about=about, source_messages=sources, **kw)
 
 
-def run(messages: list[WindowMessage], facts: list[ExtractedFact], *, entities: list[ExtractedEntity] = (),
+def run(messages: list[WindowMessage], facts: list[ExtractedFact], *, entities: Sequence[ExtractedEntity] = (),
         context: tuple[WindowMessage, ...] = (), summary: str = "s", **kw: Any) -> Resolution:  # fmt: skip
     """Build the prompt for a window (so the refs are the real ones), then resolve a scripted answer."""
     win = ClosedWindow(channel_id="c1", guild_id="g1", messages=tuple(messages), context=context, reason="quiet")
@@ -160,7 +161,7 @@ def test_unknown_refs_are_dropped_with_reasons() -> None:
     res = run(MOVE, facts, entities=entities, context=context)
     (kept,) = res.write.facts
     assert kept.about == (NodeRef(kind="user", id="111"),) and kept.mentions == ()
-    assert res.write.relations == () and res.write.entities == ()  # no kept fact uses Rex (issue 16, finding 3)
+    assert res.write.relations == () and res.write.entities == ()  # no kept fact uses Rex
     text = "\n".join(res.dropped)
     for ref in ("'U9'", "'E7'", "'K1'", "'X1'", "'Q1'", "'U8'", "c1", "fact 2", "fact 3", "entity E3: no kept fact"):
         assert ref in text, ref
@@ -303,7 +304,7 @@ def test_values_are_clamped_and_text_limited() -> None:
     ],
 )
 def test_a_summary_is_checked_like_a_fact(summary: str, problem: str) -> None:
-    """Issue 17, finding 9: a small model's summary copied the participants line; it reached replies."""
+    """A small model's summary copied the participants line; it reached replies."""
     res = run(MOVE, [], summary=summary)
     assert res.write.summary == "" and f"summary: {problem}" in res.dropped
     assert run(MOVE, [], summary="Alice told Bob she is moving.").write.summary == "Alice told Bob she is moving."

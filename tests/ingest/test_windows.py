@@ -176,7 +176,7 @@ def test_close_all_is_oldest_first() -> None:
     feed(buffer, [wm("b1", 0, "b"), wm("a1", 5, "a")])
     assert [(w.channel_id, w.reason) for w in buffer.close_all()] == [("b", "shutdown"), ("a", "shutdown")]
     feed(buffer, [wm("c1", 10, "c")])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown close reason 'bogus'"):
         buffer.close_all("bogus")
 
 

@@ -1,5 +1,5 @@
 """What operator commands print: nothing found says so in a line; wide rows stay readable when the
-terminal is narrow (issue 17: operator query tables wrapped into 6-character columns at 80 columns)."""
+terminal is narrow (operator query tables once wrapped into 6-character columns at 80 columns)."""
 
 from __future__ import annotations
 

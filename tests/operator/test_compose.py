@@ -19,7 +19,8 @@ AUTH = re.compile(r"\$\{NEO4J_USER:-neo4j\}/" + REQUIRED_PASSWORD.pattern)
 
 @pytest.fixture(scope="module")
 def compose() -> dict[str, Any]:
-    return yaml.safe_load((DOCKER / "compose.yml").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = yaml.safe_load((DOCKER / "compose.yml").read_text(encoding="utf-8"))
+    return loaded
 
 
 def published(service: dict[str, Any]) -> set[int]:

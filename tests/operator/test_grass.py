@@ -70,7 +70,7 @@ def test_every_relationship_type_has_a_caption() -> None:
 
 
 @pytest.mark.parametrize(
-    "text, message",
+    ("text", "message"),
     [
         ("node.User { caption: '{name}'; ", "block is not closed"),
         ("node.User  caption: x; }", "selector without a block"),

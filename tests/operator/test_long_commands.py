@@ -10,14 +10,18 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 from rich.console import Console
 
 from grapevine.cli.progress import Progress
 from graph.store import GraphStore
 from tests.support.cli_process import cli_env
+
+T = TypeVar("T")
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 CONVERSATIONS, PER_CONVERSATION = 30, 40  # 1,200 messages; windows close at 30 messages or an hour's quiet
@@ -99,7 +103,7 @@ def test_on_a_terminal_the_bars_show_the_total() -> None:
     assert "2400/2400" in sink.getvalue() and "/?" not in sink.getvalue()
 
 
-async def _in_thread(fn, *args):  # type: ignore[no-untyped-def]
+async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
     import asyncio
 
     return await asyncio.to_thread(fn, *args)

@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult, TextContent
 
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE
@@ -17,6 +18,13 @@ from tests.support.scripted import count
 from tests.support.topics_graph import STAFF, topical
 
 TOOLS = {"facts", "who_knows", "timeline", "list_queries_here", "run_query"}
+
+
+def text_of(called: CallToolResult) -> str:
+    """A tool's answer as text (its one text content)."""
+    [content] = called.content
+    assert isinstance(content, TextContent), content
+    return content.text
 
 
 def result(called: Any) -> Any:
@@ -69,7 +77,7 @@ async def test_every_tool_over_stdio_reads_the_shared_channels_of_one_guild(stor
             assert {r["member"] for r in rows} == {"Alice", "Eve", "Dave"}  # raw rows: the query cannot see opt-outs
             assert STAFF not in {r["channel_id"] for r in rows}
             refused = await session.call_tool("run_query", {"name": "who_reported", "params": {"user_id": PEOPLE["bob"]}})
-            assert refused.is_error and "not an operator query this server runs" in refused.content[0].text
+            assert refused.is_error and "not an operator query this server runs" in text_of(refused)
             unknown = await session.call_tool("facts", {"subject": "nobody at all"})
-            assert unknown.is_error and "no member or entity called" in unknown.content[0].text
+            assert unknown.is_error and "no member or entity called" in text_of(unknown)
     assert await _graph_size(store) == before  # nothing written

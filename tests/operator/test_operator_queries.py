@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -71,7 +72,7 @@ async def busy(store: GraphStore) -> Populated:
     return p
 
 
-async def run(store: GraphStore, name: str, **raw: str) -> list[dict]:
+async def run(store: GraphStore, name: str, **raw: str) -> list[dict[str, Any]]:
     query = get_query(name)
     return await run_operator_query(store.driver, store.engine.database, query, coerce_params(query, raw))
 

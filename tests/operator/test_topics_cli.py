@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE
@@ -11,7 +12,7 @@ from tests.support.cli_process import grapevine
 from tests.support.topics_graph import STAFF, topical
 
 
-def _rows(stdout: str) -> list[dict]:
+def _rows(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -102,10 +103,10 @@ class Populated:
         about: list[NodeRef],
         by: Message,
         *,
-        mentions: list[NodeRef] = (),
+        mentions: Sequence[NodeRef] = (),
         valid_at: datetime | None = None,
         importance: int = 5,
-        supersedes: list[str] = (),
+        supersedes: Sequence[str] = (),
         expires_at: datetime | None = None,
         category: str = "other",
     ) -> FactWrite:

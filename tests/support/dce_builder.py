@@ -156,18 +156,24 @@ def export_from_irc(
         if target is not None:
             msg["type"] = "Reply"
             msg["reference"] = _reference(target["id"], channel_id, guild_id)
-        if said % 50 == 7:
-            msg["timestampEdited"] = _stamp(at + timedelta(seconds=40 + index % 7 * 11))
-        if said % 97 == 13:
-            msg["attachments"].append(_attachment(msg["id"], channel_id, index, at))
-        if said % 61 == 5 and by_line:
-            msg["reactions"].append(_thumbs_up(next(iter(by_line.values()))["author"]))
-        msg["isPinned"] = said == 3
+        _decorate(msg, said, index, at, channel_id, next(iter(by_line.values()), None))
         by_line[index] = msg
         messages.append(msg)
         if said in (40, 120):
             messages.append(_bot_message(msg, channel_id, guild_id, slash=said == 120))
     _write(out_path, guild_id, channel_id, channel_name, stem, messages)
+
+
+def _decorate(msg: dict[str, Any], said: int, index: int, at: datetime, channel_id: str, first: dict[str, Any] | None) -> None:
+    """What real exports hold now and then, on a fixed share of the messages: an edit, an attachment, a reaction
+    (by the first message's author), a pin."""
+    if said % 50 == 7:
+        msg["timestampEdited"] = _stamp(at + timedelta(seconds=40 + index % 7 * 11))
+    if said % 97 == 13:
+        msg["attachments"].append(_attachment(msg["id"], channel_id, index, at))
+    if said % 61 == 5 and first is not None:
+        msg["reactions"].append(_thumbs_up(first["author"]))
+    msg["isPinned"] = said == 3
 
 
 def _message(mid: str, kind: str, at: datetime, content: str, author: dict[str, Any]) -> dict[str, Any]:

@@ -8,19 +8,39 @@ import collections
 import itertools
 import unittest.mock
 import warnings
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
+from discord import app_commands
+from discord.ext import commands
 
 from bot.app import GrapevineBot
+from bot.services import Services
+
+if TYPE_CHECKING:  # payload types only: importing discord.types first at run time is circular
+    from discord.types import channel as channel_types
+    from discord.types import guild as guild_types
+    from discord.types import member as member_types
+    from discord.types import message as message_types
+    from discord.types import role as role_types
+    from discord.types import threads as thread_types
+    from discord.types import user as user_types
+    from discord.types.gateway import MessageUpdateEvent
 
 _ids = itertools.count(900000000000000000)
 _state = unittest.mock.MagicMock()
-_USER = {"id": 1, "username": "user", "discriminator": "0", "avatar": None, "global_name": None}
+_USER: user_types.User = {"id": 1, "username": "user", "discriminator": "0", "avatar": None, "global_name": None}
 
 
-class CustomMockMixin:
+if TYPE_CHECKING:  # the mixin is always combined with MagicMock, whose attributes it uses
+    _MockBase = unittest.mock.MagicMock
+else:
+    _MockBase = object
+
+
+class CustomMockMixin(_MockBase):
     """spec_set from a real object; coroutine methods (and `additional_spec_asyncs`) become AsyncMocks."""
 
     child_mock_type = unittest.mock.MagicMock
@@ -47,61 +67,77 @@ class HashableMixin(discord.mixins.EqualityComparable):
         return self.id
 
 
-guild_instance = discord.Guild(data={"id": 1, "name": "guild", "owner_id": 1}, state=_state)
-role_instance = discord.Role(guild=guild_instance, state=_state, data={"id": 1, "name": "role"})
+# The specs come from instances built of partial payloads (the few fields the mocks need): discord.py reads a missing
+# field as absent, so each payload is cast to its type rather than filled with values no test reads.
+guild_instance = discord.Guild(data=cast("guild_types.Guild", {"id": 1, "name": "guild", "owner_id": 1}), state=_state)
+role_instance = discord.Role(guild=guild_instance, state=_state, data=cast("role_types.Role", {"id": 1, "name": "role"}))
 member_instance = discord.Member(
-    data={"user": _USER, "roles": [], "flags": 0, "joined_at": None}, guild=guild_instance, state=_state
+    data=cast("member_types.MemberWithUser", {"user": _USER, "roles": [], "flags": 0, "joined_at": None}),
+    guild=guild_instance,
+    state=_state,
 )
 user_instance = discord.User(state=_state, data=_USER)
 client_user_instance = discord.ClientUser(state=_state, data={**_USER, "bot": True})
 text_channel_instance = discord.TextChannel(
-    state=_state, guild=guild_instance, data={"id": 1, "type": 0, "name": "channel", "position": 1, "parent_id": None}
+    state=_state,
+    guild=guild_instance,
+    data=cast("channel_types.TextChannel", {"id": 1, "type": 0, "name": "channel", "position": 1, "parent_id": None}),
 )
 forum_channel_instance = discord.ForumChannel(
-    state=_state, guild=guild_instance, data={"id": 1, "type": 15, "name": "forum", "position": 1, "parent_id": None}
+    state=_state,
+    guild=guild_instance,
+    data=cast("channel_types.ForumChannel", {"id": 1, "type": 15, "name": "forum", "position": 1, "parent_id": None}),
 )
 guild_instance._add_channel(text_channel_instance)  # a thread's spec reads its parent (`category`)
 thread_instance = discord.Thread(
     guild=guild_instance,
     state=_state,
-    data={
-        "id": 1,
-        "type": 11,
-        "name": "thread",
-        "parent_id": 1,
-        "owner_id": 1,
-        "message_count": 0,
-        "member_count": 0,
-        "rate_limit_per_user": 0,
-        "thread_metadata": {
-            "archived": False,
-            "auto_archive_duration": 60,
-            "archive_timestamp": "2024-01-01T00:00:00+00:00",
-            "locked": False,
+    data=cast(
+        "thread_types.Thread",
+        {
+            "id": 1,
+            "type": 11,
+            "name": "thread",
+            "parent_id": 1,
+            "owner_id": 1,
+            "message_count": 0,
+            "member_count": 0,
+            "rate_limit_per_user": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 60,
+                "archive_timestamp": "2024-01-01T00:00:00+00:00",
+                "locked": False,
+            },
         },
-    },
+    ),
 )
-dm_channel_instance = discord.DMChannel(me=client_user_instance, state=_state, data={"id": 1, "recipients": [], "type": 1})
+dm_channel_instance = discord.DMChannel(
+    me=client_user_instance, state=_state, data=cast("channel_types.DMChannel", {"id": 1, "recipients": [], "type": 1})
+)
 message_instance = discord.Message(
     state=_state,
     channel=unittest.mock.MagicMock(),
-    data={
-        "id": 1,
-        "attachments": [],
-        "embeds": [],
-        "edited_timestamp": None,
-        "type": 0,
-        "pinned": False,
-        "mention_everyone": False,
-        "tts": False,
-        "content": "content",
-        "author": _USER,
-        "mentions": [],
-        "mention_roles": [],
-        "timestamp": "2024-01-01T00:00:00+00:00",
-    },
+    data=cast(
+        "message_types.Message",
+        {
+            "id": 1,
+            "attachments": [],
+            "embeds": [],
+            "edited_timestamp": None,
+            "type": 0,
+            "pinned": False,
+            "mention_everyone": False,
+            "tts": False,
+            "content": "content",
+            "author": _USER,
+            "mentions": [],
+            "mention_roles": [],
+            "timestamp": "2024-01-01T00:00:00+00:00",
+        },
+    ),
 )
-bot_instance = GrapevineBot(services=None, sync_commands=False)
+bot_instance = GrapevineBot(services=cast("Services", None), sync_commands=False)  # a spec: it never runs
 
 
 def _defaults(kwargs: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
@@ -240,9 +276,9 @@ class MockBot(CustomMockMixin, unittest.mock.MagicMock):
         super().__init__(**kwargs)
         self.services = services
         self.user = user or MockClientUser()
-        self.text_commands = []
+        self.text_commands: list[Callable[[str], bool]] = []
         self.claimed.side_effect = lambda text: GrapevineBot.claimed(self, text)
-        self.traceless_commands = []
+        self.traceless_commands: list[Callable[[str], bool]] = []
         self.traceless.side_effect = lambda text: GrapevineBot.traceless(self, text)
         self.get_user.return_value = None
 
@@ -281,9 +317,20 @@ class MockInteraction(CustomMockMixin, unittest.mock.MagicMock):
         self.followup = MockWebhook()
 
 
+async def invoke(command: app_commands.Command[Any, ..., Any], cog: commands.Cog, /, *args: Any, **kwargs: Any) -> None:
+    """A cog's slash command called as discord.py dispatches it: its callback, with the cog first."""
+    callback: Callable[..., Awaitable[object]] = command.callback
+    await callback(cog, *args, **kwargs)
+
+
 def sent_texts(mock_send: unittest.mock.AsyncMock) -> list[str]:
-    """The text of every call of a reply/send/followup mock."""
-    return [call.args[0] if call.args else call.kwargs.get("content") for call in mock_send.await_args_list]
+    """The text of every call of a reply/send/followup mock ("" for a call that sends no text, a file alone)."""
+    return [str(call.args[0]) if call.args else str(call.kwargs.get("content") or "") for call in mock_send.await_args_list]
+
+
+def raw_edit(message: discord.Message) -> discord.RawMessageUpdateEvent:
+    """The gateway's edit event for `message`, the message cached (its payload is then not read)."""
+    return discord.RawMessageUpdateEvent(data=cast("MessageUpdateEvent", {}), message=message)
 
 
 def http_error(cls: type[discord.HTTPException], status: int, code: int, message: str) -> discord.HTTPException:

@@ -55,7 +55,9 @@ def section(prompt: str, title: str) -> list[str]:
 
 def refs(lines: list[str]) -> list[str]:
     """The leading ref of each line: ["U1", "U2"] or ["m1", "m2"]."""
-    return [re.match(r"\S+", line)[0] for line in lines]
+    found = [re.match(r"\S+", line) for line in lines]
+    assert all(found), f"a line with no leading ref: {lines}"
+    return [m[0] for m in found if m]
 
 
 _PARTICIPANT = re.compile(r"^(U\d+) = (.*?) \(discord id ([^,)]+)(?:, @([^)]*))?\)(.*)$")

@@ -14,6 +14,7 @@ so a typo in a test fails here rather than as a confusing re-ask:
 
 from __future__ import annotations
 
+import enum
 import itertools
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -273,7 +274,12 @@ def openai_llm(srv: ScriptedLLMServer, *, max_attempts: int = 3, timeout: float 
 
 
 _IDS = itertools.count(1)
-_KEEP = object()
+
+
+class _Keep(enum.Enum):
+    """`restart`'s default: the LLM client stays as it is."""
+
+    LLM = 0
 
 
 @dataclass
@@ -310,10 +316,10 @@ class Room:
         await self.live.start()
         return self
 
-    async def restart(self, *, llm: StructuredLLM | None | object = _KEEP) -> int:
+    async def restart(self, *, llm: StructuredLLM | None | _Keep = _Keep.LLM) -> int:
         """A new process: new consent, ingestor and live windows on the same store (the old ones are
         dropped as they are, never stopped). Returns how many buffered messages were restored."""
-        if llm is not _KEEP:
+        if not isinstance(llm, _Keep):
             self.llm = llm
         if self.live._loop is not None:  # the old process is gone: its timer dies with it
             self.live._loop.cancel()
