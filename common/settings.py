@@ -64,6 +64,14 @@ class ArcadeDBSettings(_Section):
     aot_cache: bool = True  # the JDK AOT cache (grapevine.runtime.aot_folder): a restarted engine warms up sooner
 
 
+class WarmEngineSettings(_Section):
+    PREFIX = "ENGINE_"
+
+    # The embedded engine a one-shot command starts keeps serving in the background for the commands after it
+    # until it has been idle this long; 0: each command starts and stops its own (tests, CI).
+    idle_minutes: float = Field(15.0, ge=0)
+
+
 class LLMSettings(_Section):
     PREFIX = "LLM_"
 
@@ -254,6 +262,7 @@ class Settings(BaseModel):
     graph: GraphSettings = Field(default_factory=lambda: GraphSettings())
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     arcadedb: ArcadeDBSettings = Field(default_factory=lambda: ArcadeDBSettings())
+    warm: WarmEngineSettings = Field(default_factory=lambda: WarmEngineSettings())
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
     embeddings: EmbeddingSettings = Field(default_factory=lambda: EmbeddingSettings())
     window: WindowSettings = Field(default_factory=lambda: WindowSettings())

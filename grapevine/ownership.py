@@ -12,6 +12,7 @@ import fcntl
 import json
 import os
 import secrets
+import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ class OwnerRecord:
     shared: bool
     token: str = field(repr=False)
     engine_pid: int | None = None  # the engine child it started, once started
+    ready: bool = False  # its engine serves, with the schema set up and the token in its graph: others may join
 
 
 class DataDirLock:
@@ -68,6 +70,11 @@ class DataDirLock:
         """Record the engine child this owner started."""
         assert self.record is not None
         self._write(OwnerRecord(**{**asdict(self.record), "engine_pid": engine_pid}))
+
+    def serving(self) -> None:
+        """Record that the engine serves: a command waiting to join it may go ahead."""
+        assert self.record is not None
+        self._write(OwnerRecord(**{**asdict(self.record), "ready": True}))
 
     def wait_for_orphan(self, timeout: float = 60.0) -> bool:
         """The engine a crashed owner started stops by itself once it sees its owner gone (see
@@ -132,3 +139,99 @@ def foreign_engine_message(data_dir: Path, bolt_port: int) -> str:
         f"an engine that does not serve {data_dir} listens on port {bolt_port}: set ARCADEDB_BOLT_PORT and "
         "ARCADEDB_HTTP_PORT to free ports for this data directory, or point GRAPEVINE_DATA_DIR at the directory it serves"
     )
+
+
+USERS = "engine.users"  # commands joined to a shared engine hold a shared lock on it; their last use is its mtime
+
+
+class Joined:
+    """A command's use of a shared engine: a shared lock on `<data dir>/engine.users` while it runs. An engine
+    started in the background stops once no command has held it for its idle time; it takes the lock
+    exclusively first, so a command arriving as it stops waits for it and starts a new one."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / USERS
+        self._file: IO[str] | None = None
+
+    def enter(self) -> bool:
+        """False when the engine is stopping (its idle time is up)."""
+        handle = open(self.path, "a+", encoding="utf-8", opener=private_opener)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return False
+        self._file = handle
+        os.utime(self.path)
+        return True
+
+    def leave(self) -> None:
+        if self._file is None:
+            return
+        os.utime(self.path)
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._file.close()
+        self._file = None
+
+
+class IdleWatch:
+    """Held by an engine serving in the background: `idle()` says when no command has used it for `seconds`, and
+    from then on keeps the users' lock, so no command joins an engine that is stopping."""
+
+    def __init__(self, data_dir: Path, seconds: float) -> None:
+        self.path = data_dir / USERS
+        self.seconds = seconds
+        self.last_used = time.time()
+        self._file = open(self.path, "a+", encoding="utf-8", opener=private_opener)
+
+    def idle(self) -> bool:
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # a command is joined now
+            self.last_used = time.time()
+            return False
+        self.last_used = max(self.last_used, self.path.stat().st_mtime)
+        if time.time() - self.last_used >= self.seconds:
+            return True  # the lock stays taken until the process ends
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        return False
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def wait_until_gone(data_dir: Path, timeout: float) -> bool:
+    """Wait for the directory's owner to end (an engine stopping); True when it did."""
+    deadline = time.monotonic() + timeout
+    lock = DataDirLock(data_dir)
+    while (owner := lock.owner()) is not None and _alive(owner.pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def wait_until_ready(data_dir: Path, timeout: float) -> OwnerRecord | None:
+    """The owner of a shared engine once it serves (None when the owner ends or is not shared, or at the timeout)."""
+    deadline = time.monotonic() + timeout
+    lock = DataDirLock(data_dir)
+    while (owner := lock.owner()) is not None and owner.shared and _alive(owner.pid):
+        if owner.ready or time.monotonic() > deadline:
+            return owner if owner.ready else None
+        time.sleep(0.2)
+    return None
+
+
+def stop_owner(owner: OwnerRecord, timeout: float = 60.0) -> bool:
+    """Ask the process serving a shared engine to stop (SIGTERM: it stops its engine and lets go of the
+    directory); True once it has ended."""
+    try:
+        os.kill(owner.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + timeout
+    while _alive(owner.pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True

@@ -9,6 +9,7 @@ that must have the machine to itself (kill -9 at a moment, a time bound, a real 
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -22,6 +23,9 @@ from tests.support.ports import docker_missing, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+# Every command a test runs starts and stops its own engine: none is left serving in the background after the
+# test (tests/cli/test_warm_engine.py sets it for the commands it runs).
+os.environ["ENGINE_IDLE_MINUTES"] = "0"
 
 
 @pytest.hookimpl(tryfirst=True)

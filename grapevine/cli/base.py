@@ -45,7 +45,7 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
         err.print(f"[red]configuration error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     _LOADED.append(settings)
-    level = "WARNING" if quiet and "LOG_LEVEL" not in os.environ else settings.log.level
+    level = "WARNING" if quiet and not _log_level_set() else settings.log.level
     file = settings.log.file
     if quiet and file is None:  # a one-shot command's terminal gets its outcome; its events go to the data dir
         file = settings.graph.data_dir / "logs" / "grapevine.log"
@@ -53,6 +53,13 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
         touch_private(file)
     events.configure(level, log_content=settings.log.content, file=file)
     return settings
+
+
+def _log_level_set() -> bool:
+    """Whether LOG_LEVEL was given, in the environment or in the `.env` the settings were read from."""
+    from dotenv import dotenv_values
+
+    return "LOG_LEVEL" in os.environ or bool(dotenv_values(".env").get("LOG_LEVEL"))
 
 
 def run_or_exit(coro: Coroutine[Any, Any, T], failed: str | None = None) -> T:

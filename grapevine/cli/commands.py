@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +21,7 @@ from grapevine.cli.base import (
     with_store,
 )
 from grapevine.cli.progress import Progress
+from grapevine.cli.watch import ExtractionWatch, watching
 
 
 @app.command()
@@ -35,25 +38,60 @@ def run() -> None:
 
 
 @app.command("serve-db")
-def serve_db() -> None:
+def serve_db(
+    stop: Annotated[bool, typer.Option("--stop", help="stop the engine that serves the data directory, then exit")] = False,
+    idle_minutes: Annotated[
+        float | None, typer.Option(help="stop once no command has used it for this long (how commands leave it running)")
+    ] = None,
+) -> None:
     """Run only the embedded ArcadeDB engine (Bolt on ARCADEDB_BOLT_PORT) until Ctrl-C; other grapevine
-    commands on the same data directory join it."""
+    commands on the same data directory join it. `--stop` stops the one serving now (one a command left
+    running in the background too)."""
     settings = settings_or_exit()
-    from grapevine.ownership import DataDirBusy, DataDirLock, busy_message
-    from grapevine.runtime import open_store
+    from grapevine.ownership import DataDirBusy, DataDirLock, IdleWatch, busy_message, stop_owner
+    from grapevine.runtime import BACKGROUND, open_store
+
+    data_dir = settings.graph.data_dir
+    if stop:
+        owner = DataDirLock(data_dir).owner()
+        if owner is None:
+            out.print(f"no engine serves {data_dir}")
+            return
+        if not owner.shared:
+            err.print(f"{busy_message(data_dir, owner)}; its engine stops when it ends", soft_wrap=True)
+            raise typer.Exit(1)
+        if not stop_owner(owner):
+            err.print(f"`{owner.command}` (pid {owner.pid}) did not stop within a minute", soft_wrap=True)
+            raise typer.Exit(1)
+        out.print(f"stopped `{owner.command}` (pid {owner.pid}), the engine of {data_dir}", highlight=False)
+        return
 
     async def serve(rt: Any) -> None:
         engine = rt.engine
         out.print(
             f"ArcadeDB serving database [bold]{engine.database}[/bold] on {engine.uri} "
-            f"(user root, password in {settings.graph.data_dir / 'arcadedb.password'} unless ARCADEDB_PASSWORD is set)"
+            f"(user root, password in {data_dir / 'arcadedb.password'} unless ARCADEDB_PASSWORD is set)"
         )
-        await asyncio.Event().wait()
+        stopping = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)  # `serve-db --stop`
+        if not idle_minutes:
+            await stopping.wait()
+            return
+        watch = IdleWatch(data_dir, idle_minutes * 60)
+        try:
+            while not stopping.is_set() and not watch.idle():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stopping.wait(), timeout=min(10.0, idle_minutes * 15))
+            out.print(
+                f"stopping: no command used the engine for {idle_minutes:g} minutes" if not stopping.is_set() else "stopping"
+            )
+        finally:
+            watch.close()
 
     async def work() -> None:
-        async with open_store(settings, shared=True) as rt:
+        command = BACKGROUND if idle_minutes else "grapevine serve-db"
+        async with open_store(settings, shared=True, command=command) as rt:
             if not rt.started_server:
-                data_dir = settings.graph.data_dir
                 raise DataDirBusy(busy_message(data_dir, DataDirLock(data_dir).owner()))
             await serve(rt)
 
@@ -131,7 +169,10 @@ def import_(
         windows_lost = 0
         for path in files:
             try:
-                with Progress(out, path.name, every=settings.log.progress_seconds) as progress:
+                with (
+                    watching(out, err, None, label=path.name),
+                    Progress(out, path.name, every=settings.log.progress_seconds) as progress,
+                ):
                     result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
             except ExportFormatError as exc:
                 err.print(f"[red]{exc}[/red] (nothing imported from this file)", soft_wrap=True)
@@ -178,12 +219,22 @@ def ingest(
     if not pending:
         raise typer.BadParameter("say what to ingest: --pending")
     settings = settings_or_exit()
+    if not settings.llm.configured:  # before the engine starts: nothing can be extracted without one
+        err.print(
+            "[red]configuration error:[/red] LLM_BASE_URL is not set: pending windows need an LLM to be extracted "
+            "(docs/llm-servers.md; `grapevine demo` shows the sample's facts without one)",
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
     from graph.consent import Consent
+    from graph.models import EpisodeStatus
     from graph.store import now_utc
     from ingest.batched import BatchingIngestor
     from ingest.recovery import window_buffered
     from llm.client import build_llm
     from llm.cost import cost_text
+
+    watch: list[ExtractionWatch] = []
 
     async def work(rt: Any) -> int:
         llm = build_llm(settings.llm)
@@ -200,11 +251,16 @@ def ingest(
                 f"{rewindowed.messages} messages in no window yet made {rewindowed.windows} windows"
                 + (f"; {rewindowed.still_open} wait in windows still open" if rewindowed.still_open else "")
             )
-        with Progress(out, "ingest", every=settings.log.progress_seconds) as progress:
-            progress.start("windows")
-            result = await ingestor.process_backlog(
-                guild_id=guild, progress=lambda _: progress.advance("windows"), retry_failed=retry_failed
-            )
+        waiting = await rt.store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
+        total = sum(
+            1
+            for e in waiting
+            if e.status == EpisodeStatus.PENDING or retry_failed or e.attempts < settings.extraction.max_attempts
+        )
+        out.print(f"ingest: {total:,} windows to extract with {settings.llm.model}", highlight=False)
+        with watching(out, err, total) as seen:
+            watch.append(seen)
+            result = await ingestor.process_backlog(guild_id=guild, retry_failed=retry_failed)
         await llm.aclose()
         totals = llm.meter.total()
         out.print(
@@ -214,6 +270,12 @@ def ingest(
         )
         return result.failed + result.parked
 
-    if run_or_exit(with_store(settings, work)):
+    try:
+        lost = run_or_exit(with_store(settings, work))
+    except KeyboardInterrupt:
+        said = watch[0].summary() if watch else "before any window was extracted"
+        err.print(f"ingest: stopped by Ctrl-C: {said}; the rest stay pending for the next `grapevine ingest --pending`")
+        raise typer.Exit(130) from None
+    if lost:
         err.print("some windows failed or were parked: see `grapevine query windows_by_status` for the reasons", soft_wrap=True)
         raise typer.Exit(1)

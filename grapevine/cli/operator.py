@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -125,8 +127,27 @@ def facts(
         if not history:
             rows = [{k: v for k, v in r.items() if k not in ("invalid_at", "expired_at", "superseded_by")} for r in rows]
         _print_rows(rows, f"{len(rows)} facts", as_json)
+        if not rows and not as_json:
+            await _say_what_waits(rt, guild)
 
     run_or_exit(with_store(settings, work))
+
+
+async def _say_what_waits(rt: Any, guild: str) -> None:
+    """No facts: when windows of the guild wait for extraction, that is why; say how many and what comes next."""
+    from graph.models import EpisodeStatus
+
+    waiting = await rt.store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
+    if not waiting:
+        return
+    failed = sum(1 for e in waiting if e.status == EpisodeStatus.FAILED)
+    out.print(
+        f"{len(waiting)} windows of this guild wait for extraction ({len(waiting) - failed} pending, {failed} failed): "
+        "run `grapevine ingest --pending` with an LLM configured (docs/llm-servers.md); `grapevine query windows_by_status` "
+        "says why a window failed",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @app.command()
@@ -293,6 +314,24 @@ async def _llm_problems(llm: LLMSettings) -> list[str]:
     return []
 
 
+def _engine_serving(settings: Any) -> str:
+    """Who serves the embedded engine: this command, or a process the next commands join."""
+    from grapevine.ownership import DataDirLock
+    from grapevine.runtime import BACKGROUND
+
+    if settings.graph.engine != "arcadedb" or settings.arcadedb.external:
+        return "  engine: run by someone else; grapevine joins it"
+    owner = DataDirLock(settings.graph.data_dir).owner()
+    if owner is None or owner.pid == os.getpid():
+        return "  engine: started for this command only (ENGINE_IDLE_MINUTES=0)"
+    if owner.command == BACKGROUND:
+        return (
+            f"  engine: serving in the background (pid {owner.pid}) for the next commands until idle "
+            f"{settings.warm.idle_minutes:g} minutes; `grapevine serve-db --stop` stops it now"
+        )
+    return f"  engine: served by `{owner.command}` (pid {owner.pid}); this command joined it"
+
+
 @app.command()
 def doctor() -> None:
     """Check the engine, schema, embeddings and LLM endpoint; print what is wrong and how to fix it."""
@@ -303,8 +342,15 @@ def doctor() -> None:
         settings = load_settings()
     except ConfigError as exc:
         err.print(f"[red]✗ configuration:[/red] {exc}", soft_wrap=True)
-        raise typer.Exit(1) from None
-    out.print(f"[green]✓[/green] configuration read (engine {settings.graph.engine}, data dir {settings.graph.data_dir})")
+        raise typer.Exit(2) from None
+    env_file = Path.cwd() / ".env"
+    read_from = f"{env_file} and the environment" if env_file.is_file() else f"the environment (no {env_file})"
+    out.print(
+        f"[green]✓[/green] configuration read from {read_from} (engine {settings.graph.engine}, data dir "
+        f"{settings.graph.data_dir})",
+        highlight=False,
+        soft_wrap=True,
+    )
     data_dir = settings.graph.data_dir
     open_to_others = sum(1 for _ in exposed(data_dir))
     if open_to_others:
@@ -319,6 +365,7 @@ def doctor() -> None:
         try:
             async with open_store(settings) as rt:
                 out.print(f"[green]✓[/green] {rt.engine.name} reachable, schema version matches")
+                out.print(_engine_serving(settings), highlight=False, soft_wrap=True)
         except Exception as exc:  # noqa: BLE001 - every failure is a finding to print
             problems.append(f"graph: {exc}")
         if settings.embeddings.enabled:

@@ -39,6 +39,7 @@ AROUND = {
     "Guild": "around_guild",
 }
 HISTORY = {"Fact": "fact_history", "User": "member_history"}
+GUILD_NAMES = "store/users_by_id"  # members' names as the guild knows them (its nicknames), as the CLI shows them
 MAX_LIMIT = 500
 FACT_HITS_PER_RESULT = 5  # full-text matches read per fact kept, before the guild filter
 
@@ -63,6 +64,8 @@ class ExploreReader:
         self.database = database
         self.operator_dir = operator_dir
         self.statements = explore_statements()
+        self.statements[GUILD_NAMES] = queries.load(GUILD_NAMES)
+        check_read_only(OperatorQuery(GUILD_NAMES, GUILD_NAMES, "", [], self.statements[GUILD_NAMES]))
 
     async def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return await read_rolled_back(self.driver, self.database, self.statements[name], params)
@@ -81,7 +84,19 @@ class ExploreReader:
             if words
             else []
         )
+        await self._guild_names(guild_id, found["members"])
         return found | {"facts": [node_element(r["fact"]) for r in facts]}
+
+    async def _guild_names(self, guild_id: str, nodes: list[dict[str, Any]]) -> None:
+        """Members drawn under the name they have in this guild (a User node holds only the account's name)."""
+        users = [n for n in nodes if n["label"] == "User" and n["key"]]
+        if not users:
+            return
+        rows = await self._read(GUILD_NAMES, ids=sorted({n["key"] for n in users}), guild_id=guild_id)
+        names = {r["id"]: r["display_name"] for r in rows if r["display_name"]}
+        for node in users:
+            if node["key"] in names:
+                node["props"] = {**node["props"], "display_name": names[node["key"]]}
 
     async def around(self, guild_id: str, label: str, key: str, limit: int = 25) -> dict[str, Any] | None:
         """One node and its neighbours by kind of link, or None when the guild holds no such node."""
@@ -107,7 +122,9 @@ class ExploreReader:
                     "edges": sorted(set(edges)),
                 }
             )
-        return {"node": elements.nodes[node_id], "groups": groups, "elements": elements.as_json()}
+        graph = elements.as_json()
+        await self._guild_names(guild_id, graph["nodes"])
+        return {"node": elements.nodes[node_id], "groups": groups, "elements": graph}
 
     async def history(self, guild_id: str, label: str, key: str, limit: int = 200) -> dict[str, Any] | None:
         """A fact's chain of supersessions, or every fact about a member, with their change events."""
@@ -120,6 +137,7 @@ class ExploreReader:
         [node_id], _ = elements.add(rows[0]["node"])
         elements.add([v for k, v in rows[0].items() if k != "node"])
         graph = elements.as_json()
+        await self._guild_names(guild_id, graph["nodes"])
         return {"node": elements.nodes[node_id], "elements": graph, "events": events_of(graph)}
 
     async def time_bounds(self, guild_id: str) -> dict[str, dict[str, Any]]:
@@ -151,7 +169,10 @@ class ExploreReader:
         elements = Elements()
         elements.add(rows)
         columns = list(rows[0]) if rows else []
-        return {"name": name, "columns": columns, "rows": rows, "elements": elements.as_json()}
+        graph = elements.as_json()
+        if isinstance(params.get("guild_id"), str):
+            await self._guild_names(params["guild_id"], graph["nodes"])
+        return {"name": name, "columns": columns, "rows": rows, "elements": graph}
 
 
 def describe(query: OperatorQuery) -> dict[str, Any]:

@@ -125,6 +125,7 @@ async function search() {
   try {
     const found = await get("start", { guild_id: state.guild, q: $("search").value });
     if (seq === state.searchSeq) renderStarts($("results"), found, nodeCaption, open);
+    return found;
   } catch (error) {
     notice(error.message, true);
   }
@@ -137,7 +138,9 @@ async function chooseGuild() {
   historyView.hide();
   const bounds = await get("bounds", { guild_id: state.guild });
   timeControl.setBounds(bounds);
-  await search();
+  const found = await search();
+  const first = found && (found.members || [])[0];
+  if (first && !$("search").value) await open(first); // the page opens on someone, not on an empty canvas
 }
 
 function showResult(result, view) {
@@ -183,6 +186,8 @@ async function main() {
     option.textContent = `${g.name} (${g.facts} facts)`;
     $("guild").append(option);
   }
+  const busiest = guilds.reduce((best, g) => (best === null || g.facts > best.facts ? g : best), null);
+  if (busiest) $("guild").value = busiest.id; // the guild with the most facts, not the first by name
   $("guild").addEventListener("change", chooseGuild);
   let timer;
   $("search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(search, 250); });

@@ -22,6 +22,9 @@ export class QueryRunner {
     this.queries = await get("queries");
     this.select = el("select", { id: "query-name", "aria-label": "operator query", onchange: () => this.renderForm() },
       this.queries.map((q) => el("option", { value: q.name, text: q.name })));
+    const ready = this.queries.find((q) => q.name === "guild_overview")
+      || this.queries.find((q) => q.params.every((p) => !p.required || p.name === "guild_id"));
+    if (ready) this.select.value = ready.name; // a query that runs as it is, without a field to fill first
     this.about = el("p", { id: "query-about", class: "hint" });
     this.form = el("form", { id: "query-form", onsubmit: (event) => { event.preventDefault(); this.run(); } });
     this.view = el("select", { id: "query-view", "aria-label": "show results as" },
