@@ -55,13 +55,14 @@ def demo(
                 result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
             out.print(f"{path.name}: {result.messages:,} messages, {result.windows:,} windows {result.statuses}", soft_wrap=True)
             guild = guild or _guild_of(path)
-        facts = await rt.store.stats()
-        count = next((int(r.get("count", 0)) for r in facts["nodes"] if r.get("label") == "Fact"), 0)
-        return guild, count
+        nodes = (await rt.store.stats())["nodes"]
+        return guild, sum(int(r["count"]) for r in nodes if r.get("label") == "Fact")
 
     guild, facts = run_or_exit(with_store(settings, work), failed="the demo import did not finish")
     calls = llm.meter.total()
-    out.print(f"{calls.calls} extraction answers replayed ({calls.failures} not found); {facts} facts in the graph")
+    out.print(
+        f"{calls.calls} extraction answers replayed ({calls.failures} not found); {facts} facts in the graph (open and closed)"
+    )
     for first in llm.missing:
         err.print(f"[red]no recorded answer[/red] for the window starting {first[:100]}", highlight=False, soft_wrap=True)
     if llm.missing:

@@ -138,6 +138,7 @@ async def page(browser: Any, served: Served) -> AsyncIterator[Any]:
     opened.on("pageerror", lambda e: opened.problems.append(f"page error: {e}"))
     await opened.goto(served.url)
     await opened.wait_for_selector("body[data-ready=true]", timeout=30_000)
+    await opened.click("#clear")  # the page opens on its first member (test_explore_demo.py); these start empty
     yield opened
     await context.close()
     assert opened.problems == [], "console errors (a CSP violation is one) or page errors"
