@@ -50,12 +50,21 @@ class ExtractionWatch(logging.Handler):
         super().__init__(logging.INFO)
         self.console, self.err, self.total, self.label = console, err, total, label
         self.began = time.monotonic()
-        self.calls = self.done = self.failed = self.parked = 0
+        self.calls = self.parked = 0
+        self.windows: dict[str, str] = {}  # window key -> its latest outcome (a batch's failed window is tried alone)
         self.reasons: dict[str, int] = {}
 
     @property
+    def done(self) -> int:
+        return sum(1 for outcome in self.windows.values() if outcome == "done")
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for outcome in self.windows.values() if outcome == "failed")
+
+    @property
     def settled(self) -> int:
-        return self.done + self.failed
+        return len(self.windows)
 
     def emit(self, record: logging.LogRecord) -> None:
         payload: dict[str, Any] = getattr(record, "payload", None) or {}
@@ -69,10 +78,10 @@ class ExtractionWatch(logging.Handler):
                 f"{payload.get('outcome')}, {tokens[0]:,} prompt + {tokens[1]:,} completion tokens"
             )
         elif kind == "ingest.extraction_done":
-            self.done += 1
+            self.windows[str(payload.get("key"))] = "done"
             self._progress()
         elif kind == "ingest.extraction_failed":
-            self.failed += 1
+            self.windows[str(payload.get("key"))] = "failed"
             why = plain_reason(str(payload.get("error", "")), str(payload.get("reason", "")))
             self.reasons[why] = self.reasons.get(why, 0) + 1
             self.err.print(f"{self.label}: a window failed: {why}", highlight=False, markup=False, soft_wrap=True)
