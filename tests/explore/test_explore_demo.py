@@ -21,7 +21,7 @@ from graph.engines.arcadedb import ArcadeDBEngine
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export
-from tests.explore.test_explore_browser import browser, browser_missing, drawn, shot, start_explore
+from tests.explore.test_explore_browser import browser, browser_missing, classes, drawn, shot, start_explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -79,6 +79,7 @@ async def test_the_explorer_opens_on_the_demo_with_a_member_by_name_and_a_query_
     assert await page.locator("#query-form [required]").count() == 0
     await page.click("#query-run")
     await expect(page.locator("#query-status")).to_have_text("guild_overview: 1 rows (no nodes in them: shown as a table)")
+    await page.click("#table-close")
 
     await page.click("#clear")
     await page.fill("#search", "bob")
@@ -88,8 +89,11 @@ async def test_the_explorer_opens_on_the_demo_with_a_member_by_name_and_a_query_
     events = page.locator("#history-events li")
     await expect(events.first).to_contain_text("starts to hold")
     assert "Bob has moved to Munich" in await page.locator("#history-events").inner_text()
-    for _ in range(await events.count()):
-        await page.click("#history-next")
+    moved = events.filter(has_text="stops holding").filter(has_text="Bob has moved to Berlin")
+    await moved.locator("button").click()  # the day he moved
+    await expect(page.locator("#asof-shown")).to_have_text("what held at 2024-06-10 00:00:00 UTC")
     assert {"Bob has moved to Berlin", "Bob has moved to Munich"} <= set(await drawn(page, "Fact"))
-    await shot(page, "demo-bob-history")
+    assert "Closed" in await classes(page, "Bob has moved to Berlin")
+    await page.click("#fit")
+    await shot(page, "demo-bob-history")  # docs/explore.png
     await context.close()
