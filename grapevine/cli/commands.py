@@ -170,7 +170,7 @@ def import_(
         for path in files:
             try:
                 with (
-                    watching(out, err, None, label=path.name),
+                    watching(out, None, label=path.name),
                     Progress(out, path.name, every=settings.log.progress_seconds) as progress,
                 ):
                     result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
@@ -258,7 +258,7 @@ def ingest(
             if e.status == EpisodeStatus.PENDING or retry_failed or e.attempts < settings.extraction.max_attempts
         )
         out.print(f"ingest: {total:,} windows to extract with {settings.llm.model}", highlight=False)
-        with watching(out, err, total) as seen:
+        with watching(out, total) as seen:
             watch.append(seen)
             result = await ingestor.process_backlog(guild_id=guild, retry_failed=retry_failed)
         await llm.aclose()

@@ -43,7 +43,9 @@ def demo(
     # each window on its own, oldest first (EXTRACTION_BATCH_MESSAGES=1): each one's prompt shows the facts the
     # windows before it gave, so a later window can supersede them as it does in a live server
     extraction = settings.extraction.model_copy(update={"batch_messages": 1, "probability": 1.0})
-    out.print(f"replayed answers: {answers} (written for the windows of this sample; no LLM is called)", highlight=False, soft_wrap=True)
+    out.print(
+        f"replayed answers: {answers} (written for the windows of this sample; no LLM is called)", highlight=False, soft_wrap=True
+    )
 
     async def work(rt: Any) -> tuple[str, int]:
         consent = Consent(rt.store)

@@ -46,9 +46,9 @@ def _clock(seconds: float) -> str:
 
 
 class ExtractionWatch(logging.Handler):
-    def __init__(self, console: Console, err: Console, total: int | None, *, label: str = "ingest") -> None:
+    def __init__(self, console: Console, total: int | None, *, label: str = "ingest") -> None:
         super().__init__(logging.INFO)
-        self.console, self.err, self.total, self.label = console, err, total, label
+        self.console, self.total, self.label = console, total, label
         self.began = time.monotonic()
         self.calls = self.parked = 0
         self.windows: dict[str, str] = {}  # window key -> its latest outcome (a batch's failed window is tried alone)
@@ -84,7 +84,7 @@ class ExtractionWatch(logging.Handler):
             self.windows[str(payload.get("key"))] = "failed"
             why = plain_reason(str(payload.get("error", "")), str(payload.get("reason", "")))
             self.reasons[why] = self.reasons.get(why, 0) + 1
-            self.err.print(f"{self.label}: a window failed: {why}", highlight=False, markup=False, soft_wrap=True)
+            self._say(f"{self.label}: a window failed: {why}")  # progress, on stdout: stderr keeps the command's outcome
             self._progress()
         elif kind in ("ingest.extraction_parked", "ingest.batch_parked"):
             self.parked += 1
@@ -111,10 +111,10 @@ class ExtractionWatch(logging.Handler):
 
 
 @contextmanager
-def watching(console: Console, err: Console, total: int | None, *, label: str = "ingest") -> Iterator[ExtractionWatch]:
+def watching(console: Console, total: int | None, *, label: str = "ingest") -> Iterator[ExtractionWatch]:
     """The watch hears the pipeline's and the LLM client's events while the block runs (whatever LOG_LEVEL says:
     the log's own handlers keep their level)."""
-    watch = ExtractionWatch(console, err, total, label=label)
+    watch = ExtractionWatch(console, total, label=label)
     root = logging.getLogger()
     kept = events_logger.level
     for handler in root.handlers:
