@@ -43,7 +43,6 @@ from common.ids import shown
 OPERATOR_DIR = "operator"
 TYPES = ("string", "int", "float", "bool", "datetime")
 MAX_STRING_CHARS = 2000  # a parameter's text: ids, names, dates and words are far shorter
-INT64 = bounds.INT64
 # parameters that hold an id: read as one (ASCII digits; a channel's '' is the shared channels' scope)
 _IDS = {"guild_id": ids.guild_id, "user_id": ids.user_id, "channel_id": ids.channel_id}
 HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
