@@ -36,8 +36,9 @@ _OPENING = "‹〈⟨《❮❰⧼⦉﹤＜˂"
 _CLOSING = "›〉⟩》❯❱⧽⦊﹥＞˃"
 # What can become `<` or `[` in the normal form: itself, an entity (its `&` as written, or as NFKC makes it from
 # U+FE60, U+FF06), a look-alike bracket, or what NFKC makes one of (U+2329, U+FE3D, U+FE3F, U+FE47, U+FF3B). A text
-# without any of these holds no tag and no control token, and is not normalised at all.
-LESS_THAN_SOURCES = re.compile("[<&[" + _OPENING + "\u2329\ufe3d\ufe3f\ufe47\uff3b\ufe60\uff06]")
+# without any of these holds no tag and no control token, and is not normalised at all. A `[` before an ASCII digit
+# opens no control word: the prompts' own time stamps (`[3 May 2024 18:04]`) are not looked at.
+LESS_THAN_SOURCES = re.compile("[<&" + _OPENING + "\u2329\ufe3d\ufe3f\ufe47\uff3b\ufe60\uff06]|\\[(?![0-9])")
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
