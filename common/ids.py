@@ -27,10 +27,10 @@ def is_ascii_id(text: str) -> bool:
     return _SNOWFLAKE.fullmatch(text) is not None
 
 
-def _wrong(text: str, what: str) -> IdError:
+def _wrong(text: str, what: str, other: str = "") -> IdError:
     if any(c.isdigit() and not c.isascii() for c in text):
         return IdError(f"{what} must be written with the digits 0-9; {shown(text)} holds other digits (full-width?)")
-    return IdError(f"{what} must be a Discord id ({MIN_DIGITS} to {MAX_DIGITS} digits 0-9), got {shown(text)}")
+    return IdError(f"{what} must be a Discord id ({MIN_DIGITS} to {MAX_DIGITS} digits 0-9){other}, got {shown(text)}")
 
 
 def user_id(text: str, what: str = "the user id") -> str:
@@ -46,7 +46,7 @@ def guild_id(text: str, what: str = "the guild id") -> str:
     value = text.strip()
     if is_ascii_id(value.removeprefix(DM_PREFIX)):
         return value
-    raise _wrong(value, what + f" (or {DM_PREFIX}<user id>)")
+    raise _wrong(value, what, f" or {DM_PREFIX}<user id>")
 
 
 def channel_id(text: str, what: str = "the channel id") -> str:

@@ -156,7 +156,8 @@ class Memory(commands.Cog):
             return NEEDS_MANAGE, None
         match command.kind:
             case "forget_member":
-                return self.moderator_forget(guild, author.id, command.arg, None, message.mentions, str(me.id))
+                named = _moderator.named_part(message.content)
+                return self.moderator_forget(guild, author.id, named, None, message.mentions, str(me.id))
             case "status":
                 return await self.status_text(str(guild.id)), None
             case "mode":

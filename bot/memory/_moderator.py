@@ -40,6 +40,7 @@ NOT_ASCII = "A user id is written with the digits 0-9 only, and {what} holds oth
 WHICH = "You named {names}: which one? Say it again with only the member to forget (their mention or user id); I did nothing."
 _TYPED_NAME = re.compile(r"(?<![\w<])@([^\s,;:!?<>()]+)")  # `@Charlie` typed as text, not picked as a mention
 _DIGITS = re.compile(r"(?<!\w)\d+(?!\w)")  # any script's digits: an id must be ASCII ones (common.ids)
+_COMMAND = re.compile(r"\bforget\s+(?:member|user)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,12 @@ def target(named: str, me_id: str = "", names_of: Callable[[str], Collection[str
     if strangers:
         return Target(answer=WHICH.format(names=_either([*(f"“@{n}”" for n in strangers), f"<@{user_id}>"])))
     return Target(user_id)
+
+
+def named_part(content: str) -> str:
+    """What a plain-language "forget member ..." says after "member", as written: mentions still `<@id>` (the
+    command's own text has them as @names, which no longer say whom)."""
+    return _COMMAND.split(content, maxsplit=1)[-1]
 
 
 def _either(names: list[str]) -> str:

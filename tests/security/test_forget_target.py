@@ -15,6 +15,7 @@ from bot.memory._forget_me import describe_report
 from bot.memory._moderator import ASK, WHICH, describe, target
 from graph.forget import ForgetReport
 from graph.store import GraphStore
+from tests.bot.conftest import harness, llm_server, services  # noqa: F401 - the bot's fixtures, for these tests too
 from tests.bot.harness import Harness
 from tests.support.busy_server import G1, PEOPLE, populate
 from tests.support.discord_doubles import MockInteraction, invoke, reply_to
