@@ -234,7 +234,14 @@ class DiscordSettings(_Section):
     @classmethod
     def _http_url(cls, value: str) -> str:
         if not value.startswith(("https://", "http://")) or len(value.split()) != 1:
-            raise ValueError(f"DISCORD_API_URL must be an http(s) URL, like https://discord.com/api/v10, not {value!r}")
+            scheme = value.partition("://")[0]  # the rest is not shown: it may hold credentials
+            if len(value.split()) != 1:
+                why = "this one holds white space"
+            elif "://" in value and scheme.isalnum() and len(scheme) < 20:
+                why = f"this one starts with {scheme}://"
+            else:
+                why = "this one does not start with http:// or https://"
+            raise ValueError(f"DISCORD_API_URL must be an http(s) URL, like https://discord.com/api/v10; {why}")
         return value.rstrip("/")
 
     @model_validator(mode="after")

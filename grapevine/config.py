@@ -9,7 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from common.ids import shown
 from common.settings import ConfigError, Settings
+from common.urls import mask_credentials
 
 
 def _from_environment(section: type[BaseModel]) -> BaseModel:
@@ -21,7 +23,7 @@ def _from_environment(section: type[BaseModel]) -> BaseModel:
     try:
         read = Environment()
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, prefix)) from None
+        raise ConfigError(_describe(exc, prefix, section)) from None
     return section.model_validate(dict(read))
 
 
@@ -35,12 +37,27 @@ def load_settings() -> Settings:
     try:
         return Settings.model_validate(sections)
     except ValidationError as exc:
-        raise ConfigError("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())) from None
+        raise ConfigError(
+            "; ".join(mask_credentials(str(e["msg"]).removeprefix("Value error, ")) for e in exc.errors())
+        ) from None
 
 
-def _describe(exc: ValidationError, prefix: str) -> str:
+def _describe(exc: ValidationError, prefix: str, section: type[BaseModel]) -> str:
+    """Each bad value named by its variable. The value is quoted (shortened) unless the setting is a secret or the
+    value may hold one: a token or a password is never printed, not even a wrong one, nor a text with an `@` (the
+    credentials of a URL, with or without its scheme)."""
     parts = []
     for err in exc.errors():
         key = prefix + "_".join(str(p) for p in err["loc"]).upper()
-        parts.append(f"{key}: {err['msg']} (got {err.get('input')!r})")
+        message = mask_credentials(str(err["msg"]).removeprefix("Value error, "))
+        given = str(err.get("input"))
+        if _secret(section, err["loc"]) or "@" in given:
+            parts.append(f"{key}: {message}")
+        else:
+            parts.append(f"{key}: {message} (got {shown(given)})")
     return "bad configuration: " + "; ".join(parts)
+
+
+def _secret(section: type[BaseModel], loc: tuple[int | str, ...]) -> bool:
+    field = section.model_fields.get(str(loc[0])) if loc else None
+    return field is None or "SecretStr" in str(field.annotation)

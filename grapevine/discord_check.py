@@ -12,6 +12,7 @@ import aiohttp
 
 from bot.app import intents, invite_url
 from common.settings import DiscordSettings
+from common.urls import mask_credentials
 
 # Application flags: the verified intent (100 servers or more), then the Bot page's toggle (under 100 servers).
 PRIVILEGED = {
@@ -47,10 +48,12 @@ async def check_discord(settings: DiscordSettings, *, timeout: float = 10.0) -> 
     except _Refused as exc:
         if exc.status == 401:
             return [Finding(False, f"Discord refused DISCORD_TOKEN ({exc}): copy the token again ({PORTAL} > Reset Token)")]
-        return [Finding(False, f"Discord answered {exc} at {settings.api_url}; the token and intents were not checked")]
+        where = mask_credentials(settings.api_url)
+        return [Finding(False, f"Discord answered {exc} at {where}; the token and intents were not checked")]
     except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        return [Finding(False, f"Discord unreachable at {settings.api_url} ({reason}); the token and intents were not checked")]
+        reason = mask_credentials(" ".join(str(exc).split()))[:200] or type(exc).__name__
+        where = mask_credentials(settings.api_url)
+        return [Finding(False, f"Discord unreachable at {where} ({reason}); the token and intents were not checked")]
     return [Finding(True, f"Discord accepts DISCORD_TOKEN: the bot {user.get('username')} (id {user.get('id')})"), *_app(app)]
 
 

@@ -19,12 +19,16 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from neo4j.exceptions import DriverError, Neo4jError
 
+from common import bounds, ids
 from common.settings import Settings
+from common.urls import mask_credentials
 from graph import topics
 from graph.operator_queries import OperatorQuery, coerce_params, get_query, list_queries, run_operator_query
 
 SHARED = ""  # the channel scope of every read: what the guild's shared channels hold
+MAX_KNOWERS = 50  # members `who_knows` lists at most
 SCOPED = "channel_id"  # an operator query offered here takes the channel scope as this parameter
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 INSTRUCTIONS = (
@@ -51,22 +55,25 @@ def scoped_queries() -> list[OperatorQuery]:
 
 @contextmanager
 def _told() -> Iterator[None]:
-    """A fault of the call (a name not found, a bad date or parameter) reaches the assistant as its message."""
+    """A fault of the call (a name not found, a bad date or parameter, a read the engine refused) reaches the
+    assistant as its message, never as a bare "Error executing tool"."""
     try:
         yield
-    except (LookupError, ValueError) as exc:
+    except (LookupError, ValueError, OverflowError) as exc:
         raise ToolError(str(exc).strip("'\"")) from None
+    except Neo4jError as exc:
+        raise ToolError(mask_credentials(f"the graph engine refused the read: {exc.message or exc}")) from None
+    except DriverError as exc:
+        raise ToolError(mask_credentials(f"the graph engine cannot be reached: {exc}")) from None
 
 
 def _when(at: str | None) -> datetime | None:
-    if not at or not at.strip():
-        return None
-    parsed = datetime.fromisoformat(at.strip().replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return bounds.instant(at, "at") if at and at.strip() else None
 
 
 async def _timeline(reader: Reader, subject: str, at: str | None) -> list[dict[str, Any]]:
-    named = await topics.resolve(reader.driver, reader.database, reader.guild_id, subject)
+    when = _when(at)  # the arguments first, before any read
+    named = await topics.resolve(reader.driver, reader.database, reader.guild_id, ids.named(subject, "subject"))
     if named is None:
         raise LookupError(f"no member or entity called {subject!r} in this server")
     found = await topics.timeline(
@@ -75,7 +82,7 @@ async def _timeline(reader: Reader, subject: str, at: str | None) -> list[dict[s
         reader.guild_id,
         user_id=named.user_id,
         entity_name=named.entity,
-        at=_when(at),
+        at=when,
         channel_id=SHARED,
         opted_out=reader.opted_out,
     )
@@ -107,7 +114,7 @@ def build(reader: Reader) -> MCPServer:
                 channel_id=SHARED,
                 opted_out=reader.opted_out,
                 now=datetime.now(UTC),
-                limit=max(1, min(limit, 50)),
+                limit=bounds.count(limit, "limit", high=MAX_KNOWERS),
             )
         return [topics.knower_record(k, reader.guild_id, rank) for rank, k in enumerate(found, 1)]
 

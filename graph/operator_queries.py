@@ -24,10 +24,9 @@ ones below, APOC and administration commands.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +37,14 @@ from neo4j.graph import Path as GraphPath
 from neo4j.time import Date, DateTime, Duration, Time
 
 import queries
+from common import bounds, ids
+from common.ids import shown
 
 OPERATOR_DIR = "operator"
 TYPES = ("string", "int", "float", "bool", "datetime")
 MAX_STRING_CHARS = 2000  # a parameter's text: ids, names, dates and words are far shorter
-INT64 = (-(2**63), 2**63 - 1)  # what Bolt carries as an integer
+# parameters that hold an id: read as one (ASCII digits; a channel's '' is the shared channels' scope)
+_IDS = {"guild_id": ids.guild_id, "user_id": ids.user_id, "channel_id": ids.channel_id}
 HIDDEN_PROPERTIES = frozenset({"embedding"})  # 384 floats: noise in a table
 _PARAM_RE = re.compile(
     r"^(?P<name>[A-Za-z_]\w*)\s*\(\s*(?P<type>\w+)\s*,\s*(?P<req>required|optional)\s*\)\s*(?:-\s*(?P<desc>.*))?$"
@@ -168,41 +170,26 @@ def coerce_params(query: OperatorQuery, raw: dict[str, str]) -> dict[str, Any]:
 
 
 def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
+    """One parameter from its text, read strictly once (common.bounds, common.ids); ValueError says what is wrong."""
     text = value if isinstance(value, str) else str(value)
     if len(text) > MAX_STRING_CHARS:
         raise ValueError(f"{query_name}: parameter {param.name} is longer than {MAX_STRING_CHARS} characters ({len(text)})")
-    text = text.strip() if param.type != "string" else text
-    try:
-        if param.type == "int":
-            if re.fullmatch(r"[+-]?\d+", text) and not (len(text) <= 20 and INT64[0] <= int(text) <= INT64[1]):
-                raise OverflowError
-            return int(text)
-        if param.type == "float":
-            number = float(text)
-            if not math.isfinite(number):
-                raise ValueError(f"{query_name}: parameter {param.name} must be a finite number, got {shown(text)}")
-            return number
-        if param.type == "bool":
-            if text.lower() in _TRUE | _FALSE:
-                return text.lower() in _TRUE
-            raise ValueError("expected true or false")
-        if param.type == "datetime":
-            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
-    except OverflowError:
-        raise ValueError(
-            f"{query_name}: parameter {param.name} must be a whole number from -2^63 to 2^63-1, got {shown(text)}"
-        ) from None
-    except ValueError as exc:
-        if str(exc).startswith(query_name):
-            raise
-        raise ValueError(f"{query_name}: parameter {param.name} must be {param.type}, got {shown(text)} ({exc})") from None
+    what = f"{query_name}: parameter {param.name}"
+    if param.type == "int":
+        if param.name in bounds.COUNTS:
+            return bounds.count(text, what, noun="int")
+        return bounds.whole_number(text, what, noun="int")
+    if param.type == "float":
+        return bounds.decimal(text, what, noun="float")
+    if param.type == "datetime":
+        return bounds.instant(text, what, noun="datetime")
+    if param.type == "bool":
+        if text.strip().lower() in _TRUE | _FALSE:
+            return text.strip().lower() in _TRUE
+        raise ValueError(f"{what} must be bool, got {shown(text.strip())} (true or false)")
+    if param.name in _IDS:
+        return _IDS[param.name](text, what)
     return text
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """A value as an error message quotes it: shortened, so a huge value is not echoed whole."""
-    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def check_read_only(query: OperatorQuery) -> None:

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, get_args
 from annotated_types import MaxLen
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from common.quoting import untagged
 from graph.models import EntityView, FactView, User
 from ingest.windows import ClosedWindow, WindowMessage
 
@@ -225,9 +226,19 @@ def flat(text: str, limit: int = 80) -> str:
     return re.sub(r"[\s\x00-\x1f\x7f-\x9f]+", " ", text).strip()[:limit]
 
 
+def said(text: str, limit: int = 80) -> str:
+    """Stored text as a prompt line quotes it: `flat`, holding no tag or control token in any spelling
+    (common.quoting)."""
+    return flat(untagged(flat(text, len(text))), limit)  # one line first: a token split by a line break joins
+
+
+_FAKES = re.compile(r'["\[\]:]')
+
+
 def _name(text: str) -> str:
-    """A display name as shown in a line: one line, and no quote, colon or bracket to fake a message."""
-    return flat(re.sub(r'["\[\]:]', " ", text)) or "?"
+    """A display name as shown in a line: one line, and no quote, colon or bracket to fake a message (looked for
+    in the normal form too; removing one could join a control token, so the name is quoted again after)."""
+    return said(_FAKES.sub(" ", untagged(_FAKES.sub(" ", text)))) or "?"
 
 
 def _stamp(at: datetime) -> str:
@@ -258,7 +269,7 @@ def _who(refs: RefTable, user_id: str, fallback: str) -> str:
 def _participant(ref: str, user: User, authors: set[str], context_ids: set[str]) -> str:
     name = _name(user.display_name)
     handle = f", @{_name(user.name)}" if user.name.casefold() != user.display_name.casefold() else ""
-    shown = user.id if user.id.isdigit() else "?"  # a Discord id is digits; anything else never reaches the prompt
+    shown = user.id if user.id.isascii() and user.id.isdigit() else "?"  # ASCII digits; nothing else reaches the prompt
     line = f"{ref} = {name} (discord id {shown}{handle})"
     if user.is_bot:
         line += " [bot: nothing is extracted about bots]"
@@ -275,7 +286,7 @@ def _message_line(ref: str, wm: WindowMessage, refs: RefTable, by_id: dict[str, 
         line += f" (reply to {by_id.get(msg.reply_to_id, 'an older message')})"
     if msg.edited_at:
         line += " (edited)"
-    line += f": {quote(content)}"
+    line += f": {quote(untagged(content))}"
     return line + (f" [truncated: {cut} more characters]" if cut > 0 else "")
 
 
@@ -290,7 +301,7 @@ def _fact_line(ref: str, fact: FactView, refs: RefTable) -> str:
     ]  # fmt: skip
     line = f"{ref} about {', '.join(about) or 'unknown'}"
     line += f", reported by {' and '.join(reporters)}" if reporters else ""
-    return f"{line}: {flat(fact.text, 600)}"
+    return f"{line}: {said(fact.text, 600)}"
 
 
 def _entity_line(ref: str, ent: EntityView) -> str:

@@ -363,7 +363,7 @@ def _untag(text: str) -> str:
 
 
 def system_prompt(bot_name: str) -> str:
-    bot = clean(bot_name, MAX_NAME_CHARS) or "the bot"
+    bot = untagged(clean(bot_name, MAX_NAME_CHARS)) or "the bot"
     return (
         f"You are {bot}, a friendly, easy-going member of this Discord community who remembers what people "
         "have shared over time. Reply to the latest message the way a thoughtful friend in the chat would: "

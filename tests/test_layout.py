@@ -62,7 +62,6 @@ TRUE_CONSTANTS = {
     "graph.topics.TIMELINE_FACTS": "facts a timeline shows at most",
     "recall.sources.WORDS": "content words of a text compared when citing: more than any fact or quote holds",
     "graph.operator_queries.MAX_STRING_CHARS": "an operator query's text parameter: far longer than any id, name or word",
-    "graph.operator_queries.INT64": "the integers Bolt carries",
 }
 _UPPER = re.compile(r"_?[A-Z][A-Z0-9_]*")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ from bot.memory._parse import TextCommand, parse
 from bot.sending import send_reply, split_message
 from bot.sources import can_open
 from common.events import emit
-from common.text import MENTION
+from common.ids import MENTION
 from graph.models import User
 
 if TYPE_CHECKING:
@@ -155,9 +156,8 @@ class Memory(commands.Cog):
             return NEEDS_MANAGE, None
         match command.kind:
             case "forget_member":
-                named = _moderator.named_id(command.arg, message.content, me.id) or ""
-                named_user = next((u for u in message.mentions if str(u.id) == named), None)
-                return self.moderator_forget(guild, author.id, named, named_user)
+                named = _moderator.named_part(message.content)
+                return self.moderator_forget(guild, author.id, named, None, message.mentions, str(me.id))
             case "status":
                 return await self.status_text(str(guild.id)), None
             case "mode":
@@ -173,13 +173,30 @@ class Memory(commands.Cog):
         return await _topics.timeline(self.services, speaker, topic, mentioned, command.at)
 
     def moderator_forget(
-        self, guild: discord.Guild, moderator_id: int, named: str, user: discord.abc.User | None = None
+        self,
+        guild: discord.Guild,
+        moderator_id: int,
+        named: str,
+        user: discord.abc.User | None = None,
+        mentioned: Sequence[discord.abc.User] = (),
+        me_id: str = "",
     ) -> tuple[str, ConfirmForget | None]:
-        """The confirmation for forgetting a member of `guild` named by mention or id (also one who left)."""
-        user_id = str(user.id) if user is not None else _moderator.target_id(named)
-        if user_id is None:
-            return _moderator.WHOM, None
-        user = user or guild.get_member(int(user_id)) or self.bot.get_user(int(user_id))
+        """The confirmation for forgetting a member of `guild` named by mention or id (also one who left), or by a
+        slash command's member option (`user`); asked back when that names no one member for sure."""
+
+        def known(user_id: str) -> discord.abc.User | None:
+            found = next((u for u in mentioned if str(u.id) == user_id), None)
+            return found or guild.get_member(int(user_id)) or self.bot.get_user(int(user_id))
+
+        if user is not None and named.strip():  # a slash command given both a member and an id
+            named = f"<@{user.id}> {named}"
+        elif user is not None:
+            named = f"<@{user.id}>"
+        chosen = _moderator.target(named, me_id, lambda i: _moderator.names_of(known(i)))
+        if chosen.user_id is None:
+            return chosen.answer, None
+        user_id = chosen.user_id
+        user = user if user is not None and str(user.id) == user_id else known(user_id)
         if user is not None and user.bot:
             return _moderator.NOT_BOTS, None
         view = _moderator.confirm_view(self.services, str(guild.id), moderator_id, user_id, user)

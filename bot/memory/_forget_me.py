@@ -59,7 +59,15 @@ def describe_counts(report: ForgetReport) -> str:
     )
 
 
+def deleted_anything(report: ForgetReport) -> bool:
+    """Whether the forget deleted or redacted anything at all: a success message says only what it did."""
+    return any(report.deleted.values()) or report.redacted > 0
+
+
 def describe_report(report: ForgetReport) -> str:
+    if not deleted_anything(report):
+        text = "I held nothing from you, so nothing was deleted. I won't remember anything from you from now on."
+        return text + (" " + STILL_FINISHING if not report.clean else "")
     text = "Done: I deleted " + describe_counts(report) + ". I won't remember anything from you from now on."
     if not report.clean:
         text += " " + STILL_FINISHING

@@ -13,9 +13,7 @@ _END = r"(?:[,\s]+(?:please|pls|thanks|thank you))?[\s.!]*"
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     (
         "forget_member",  # a moderator acting on a deletion request: by mention, or by id (also one who left)
-        re.compile(
-            rf"^{_PLEASE}(?:memory\s+)?forget\s+(?:member|user)\s+(?P<arg><@!?\d{{15,21}}>|\d{{15,21}}|@\S.*?){_END}$", re.I
-        ),
+        re.compile(rf"^{_PLEASE}(?:memory\s+)?forget\s+(?:member|user)\s+(?P<arg>(?:<@|@\S|\d).*?){_END}$", re.I),
     ),
     ("export", re.compile(rf"^{_PLEASE}(?:memory\s+export|export\s+(?:my\s+)?(?:data|memory)){_END}$", re.I)),
     (

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from bot.memory._facts import Speaker, Subject, find_subjects
 from bot.memory._parse import _PLEASE
 from bot.services import Services
+from common import bounds
 from common.links import jump_url
 from common.text import keywords, name_key
 from graph import topics
@@ -20,6 +21,7 @@ from recall.assemble import day
 from recall.gather import name_candidates
 
 KNOWERS = 5  # members a who-knows answer lists
+LATEST = datetime.max.replace(tzinfo=UTC)
 TIMELINE_LINES = 20  # facts a timeline answer lists, the newest
 _TAIL = r"(?:\s+(?:as\s+of|at)\s+(?P<at>\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?))?[\s?.!]*$"
 _PATTERNS: list[tuple[Literal["who_knows", "timeline"], re.Pattern[str]]] = [
@@ -62,14 +64,13 @@ def parse(text: str) -> TopicCommand | None:
 
 def as_of(value: str | None) -> datetime | None:
     """An ISO date or datetime (UTC unless it says otherwise); a date alone is its whole day ("as of 4 May": what
-    held by its end). ValueError when it is not one."""
+    held by its end). ValueError when it is not one (common.bounds)."""
     if not value or not value.strip():
         return None
-    text = value.strip().replace("Z", "+00:00")
-    parsed = datetime.fromisoformat(text)
-    if len(text) == len("2024-05-04"):
-        parsed += timedelta(days=1, microseconds=-1)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    when = bounds.instant(value, "the date")
+    if len(value.strip()) == len("2024-05-04"):
+        return when + timedelta(days=1, microseconds=-1) if when.date() < date.max else LATEST
+    return when
 
 
 def _link(speaker: Speaker, channel_id: str | None, message_id: str | None) -> str:

@@ -7,15 +7,16 @@ import asyncio
 import json
 import os
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 import typer
 from neo4j.exceptions import DriverError, Neo4jError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from common import events
+from common import bounds, events
 from common.files import private_umask, touch_private
 from common.settings import ConfigError, Settings
 from common.urls import mask_credentials
@@ -116,14 +117,22 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def parse_date(value: str | None) -> datetime | None:
-    if value is None:
-        return None
+def strict(parse: Callable[[str, str], T], value: str, option: str) -> T:
+    """A command-line value read by `parse` (common.ids, common.bounds); when it is wrong, the reason in one line
+    on stderr and exit code 2, as for any other bad argument."""
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise typer.BadParameter(f"not an ISO date or datetime: {value!r} (e.g. 2024-05-03 or 2024-05-03T18:00Z)") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return parse(value, option)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def optional(parse: Callable[[str, str], T], value: str | None, option: str) -> T | None:
+    return None if value is None else strict(parse, value, option)
+
+
+def parse_date(value: str | None, option: str = "--at") -> datetime | None:
+    return optional(bounds.instant, value, option)
 
 
 async def with_store(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:

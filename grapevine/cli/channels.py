@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from grapevine.cli.base import app, out, run_or_exit, settings_or_exit, table, with_store
+from common import ids
+from grapevine.cli.base import app, optional, out, run_or_exit, settings_or_exit, strict, table, with_store
 
 MODES = ("off", "private", "shared")
 
@@ -23,6 +24,7 @@ def channels(
         raise typer.BadParameter("give --set and --mode together")
     if mode is not None and mode not in MODES:
         raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
+    guild, set_id = strict(ids.guild_id, guild, "--guild"), optional(ids.user_id, set_id, "--set")
     settings = settings_or_exit()
 
     async def work(rt: Any) -> None:

@@ -10,10 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
+from common import ids
 from common.settings import ConfigError
 from grapevine.cli.base import (
     app,
     err,
+    optional,
     out,
     run_or_exit,
     settings_or_exit,
@@ -218,6 +220,7 @@ def ingest(
     or was parked because the LLM endpoint is down."""
     if not pending:
         raise typer.BadParameter("say what to ingest: --pending")
+    guild = optional(ids.guild_id, guild, "--guild")
     settings = settings_or_exit()
     if not settings.llm.configured:  # before the engine starts: nothing can be extracted without one
         err.print(

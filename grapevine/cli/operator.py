@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from common import ids
 from common.files import exposed
 from common.settings import ConfigError, LLMSettings
 from common.urls import mask_credentials
@@ -19,10 +20,12 @@ from grapevine.cli.base import (
     app,
     cell,
     err,
+    optional,
     out,
     parse_date,
     run_or_exit,
     settings_or_exit,
+    strict,
     table,
     with_store,
 )
@@ -60,6 +63,13 @@ def context(
     thread: Annotated[bool, typer.Option(help="the channel is a thread")] = False,
 ) -> None:
     """Print the exact context the bot would build for a reply, part by part with token counts."""
+    guild, channel, user = (
+        strict(ids.guild_id, guild, "--guild"),
+        strict(ids.user_id, channel, "--channel"),
+        strict(ids.user_id, user, "--user"),
+    )
+    mention = [strict(ids.user_id, m, "--mention") for m in mention]
+    reply_to = optional(ids.user_id, reply_to, "--reply-to")
     settings = settings_or_exit()
     from recall.assemble import ContextRequest
     from recall.gather import build_context
@@ -101,6 +111,7 @@ def facts(
     """What is known about a user or an entity in a guild, as a table."""
     if (user is None) == (entity is None):
         raise typer.BadParameter("give exactly one of --user or --entity")
+    guild, user = strict(ids.guild_id, guild, "--guild"), optional(ids.user_id, user, "--user")
     when = parse_date(at)
     settings = settings_or_exit()
 
@@ -210,6 +221,7 @@ def forget(
     """Forget-me for an operator handling a deletion request; prints counts and the residue audit. The request is
     kept on disk before anything is written, and finished by the next run or the bot's next upkeep pass if this
     one fails or is stopped."""
+    user_id, guild = strict(ids.user_id, user_id, "USER_ID"), optional(ids.guild_id, guild, "--guild")
     if not yes and not typer.confirm(
         f"Delete everything grapevine holds about {user_id}{' in guild ' + guild if guild else ' in every guild'}?"
     ):
@@ -277,6 +289,7 @@ def export_member(
     user_id: Annotated[str, typer.Argument(help="the Discord user id whose data is requested")],
 ) -> None:
     """A member's data access request: everything stored about and from them, as JSON on stdout."""
+    user_id = strict(ids.user_id, user_id, "USER_ID")
     settings = settings_or_exit()
 
     async def work(rt: Any) -> Any:

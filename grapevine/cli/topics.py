@@ -9,7 +9,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from grapevine.cli.base import app, parse_date, run_or_exit, settings_or_exit, with_store
+from common import bounds, ids
+from grapevine.cli.base import app, optional, parse_date, run_or_exit, settings_or_exit, strict, with_store
 from grapevine.cli.operator import _print_rows
 
 T = TypeVar("T")
@@ -32,17 +33,19 @@ def who_knows(
     topic: Annotated[str, typer.Argument(help="the topic's words, e.g. kubernetes or 'server move'")],
     guild: Annotated[str, typer.Option(help="guild id")],
     channel: Annotated[str | None, typer.Option(help=CHANNEL_HELP)] = None,
-    limit: Annotated[int, typer.Option(help="members listed")] = 10,
+    limit: Annotated[str, typer.Option(help="members listed (1 to 10,000)")] = "10",
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table")] = False,
 ) -> None:
     """Members who reported facts about a topic or talked about it, ranked by how much and how recently, each
     with one message link; opted-out members are left out."""
+    guild, channel = strict(ids.guild_id, guild, "--guild"), optional(ids.channel_id, channel, "--channel")
+    members = strict(bounds.count, limit, "--limit")
     settings = settings_or_exit()
     from graph import topics
 
     async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
         found = await topics.who_knows(
-            reader, database, guild, topic, channel_id=channel, opted_out=opted_out, now=datetime.now(UTC), limit=limit
+            reader, database, guild, topic, channel_id=channel, opted_out=opted_out, now=datetime.now(UTC), limit=members
         )
         return [topics.knower_record(k, guild, rank) for rank, k in enumerate(found, 1)]
 
@@ -62,6 +65,8 @@ def timeline(
     """The facts about a member or an entity, oldest first: what superseded what, who reported each, links."""
     if (user is None) == (entity is None):
         raise typer.BadParameter("give exactly one of --user or --entity")
+    guild, user = strict(ids.guild_id, guild, "--guild"), optional(ids.user_id, user, "--user")
+    channel = optional(ids.channel_id, channel, "--channel")
     when = parse_date(at)
     settings = settings_or_exit()
     from graph import topics
@@ -93,6 +98,7 @@ def timeline(
 def mcp(guild: Annotated[str, typer.Option(help="the guild whose memory the assistant may read")]) -> None:
     """A Model Context Protocol server on stdin/stdout for an operator's assistant: read-only tools over one guild,
     limited to what its shared channels may recall (see docs/operating.md)."""
+    guild = strict(ids.guild_id, guild, "--guild")
     settings = settings_or_exit()
     from grapevine.mcp_server import serve
 

@@ -31,10 +31,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from common import bounds, ids
 from common.urls import mask_credentials
 from grapevine.explore.gate import LOOPBACK_HOSTS, TokenGate
-from grapevine.explore.reads import ExploreReader, describe
-from graph.operator_queries import MAX_STRING_CHARS, shown
+from grapevine.explore.reads import MAX_LIMIT, ExploreReader, describe
+from graph.operator_queries import MAX_STRING_CHARS
 
 STATIC = Path(__file__).resolve().parent / "static"
 GONE = "not in this guild's graph: deleted, forgotten, or of another guild"
@@ -52,12 +53,13 @@ def _required(request: Request, name: str) -> str:
     return value
 
 
+def _guild(request: Request) -> str:
+    return ids.guild_id(_required(request, "guild_id"), "the parameter guild_id")
+
+
 def _limit(request: Request, default: int) -> int:
     raw = request.query_params.get("limit", "")
-    try:
-        return int(raw) if raw else default
-    except ValueError:
-        raise ValueError(f"limit must be a whole number, got {shown(raw)}") from None
+    return bounds.count(raw, "the parameter limit", high=MAX_LIMIT) if raw else default
 
 
 def _bounded(request: Request) -> None:
@@ -76,7 +78,7 @@ def _json(work: Handler) -> Callable[[Request], Awaitable[Response]]:
             result = await work(request)
         except KeyError as exc:
             return _error(404, str(exc.args[0]) if exc.args else "not found")
-        except ValueError as exc:  # also ReadOnlyViolation: the CLI's refusal, word for word
+        except (ValueError, OverflowError) as exc:  # also ReadOnlyViolation: the CLI's refusal, word for word
             return _error(400, str(exc))
         except Neo4jError as exc:
             return _error(502, mask_credentials(f"the graph engine refused the read: {exc.message or exc}"))
@@ -102,20 +104,16 @@ def create_app(
         return style
 
     async def start(request: Request) -> Any:
-        return await reader.start_points(_required(request, "guild_id"), request.query_params.get("q", ""), _limit(request, 25))
+        return await reader.start_points(_guild(request), request.query_params.get("q", ""), _limit(request, 25))
 
     async def around(request: Request) -> Any:
-        return await reader.around(
-            _required(request, "guild_id"), _required(request, "label"), _required(request, "key"), _limit(request, 25)
-        )
+        return await reader.around(_guild(request), _required(request, "label"), _required(request, "key"), _limit(request, 25))
 
     async def history(request: Request) -> Any:
-        return await reader.history(
-            _required(request, "guild_id"), _required(request, "label"), _required(request, "key"), _limit(request, 200)
-        )
+        return await reader.history(_guild(request), _required(request, "label"), _required(request, "key"), _limit(request, 200))
 
     async def bounds(request: Request) -> Any:
-        return await reader.time_bounds(_required(request, "guild_id"))
+        return await reader.time_bounds(_guild(request))
 
     async def operator_list(request: Request) -> Any:
         return [describe(q) for q in reader.operator_queries()]

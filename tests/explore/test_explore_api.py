@@ -78,7 +78,7 @@ async def test_guilds_style_and_time_bounds(api: Api) -> None:
     assert bounds["valid"]["earliest"].startswith("2024-05-03T18:00:00")
     assert bounds["valid"]["latest"].startswith("2024-06-02T18:00:00")  # Alice moves to Austin a month on
     assert bounds["recorded"]["earliest"] and bounds["recorded"]["latest"] >= bounds["recorded"]["earliest"]
-    assert await api.get("bounds", guild_id="nowhere") == {
+    assert await api.get("bounds", guild_id="900000000000000009") == {  # a guild it does not hold
         "valid": {"earliest": None, "latest": None},
         "recorded": {"earliest": None, "latest": None},
     }

@@ -329,7 +329,7 @@ async def test_guild_overview_counts(store: GraphStore) -> None:
     }
     [other] = await run(store, "guild_overview", guild_id=G2)
     assert (other["guild"], other["messages"], other["facts"], other["users_who_wrote"]) == ("Climbing Gym", 2, 1, 2)
-    assert await run(store, "guild_overview", guild_id="999") == []
+    assert await run(store, "guild_overview", guild_id="900000000000000009") == []
 
 
 async def test_closed_facts_marked(store: GraphStore) -> None:

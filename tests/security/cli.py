@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SHELL_UMASK = 0o022
+REPO = Path(__file__).resolve().parents[2]
 
 
 def grapevine(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`grapevine` in `cwd`, running this checkout's code (the virtualenv may hold another one)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_", "DISCORD_"))}
-    return subprocess.run([sys.executable, "-m", "grapevine", *args], env={**clean, **env, "COLUMNS": "200"},
+    path = os.pathsep.join(p for p in (str(REPO), clean.get("PYTHONPATH", "")) if p)
+    return subprocess.run([sys.executable, "-m", "grapevine", *args], env={**clean, **env, "COLUMNS": "200", "PYTHONPATH": path},
                           capture_output=True, text=True, timeout=300, cwd=cwd, umask=SHELL_UMASK)  # fmt: skip
 
 

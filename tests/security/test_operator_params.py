@@ -25,20 +25,25 @@ LONG = "x" * (MAX_STRING_CHARS + 1)
 
 
 def test_integers_stay_within_64_bits_and_strings_within_bounds() -> None:
-    q = get_query("most_connected_entities")
-    assert coerce_params(q, {"guild_id": G1, "limit": str(2**63 - 1)})["limit"] == 2**63 - 1
-    assert coerce_params(q, {"guild_id": G1, "limit": str(-(2**63))})["limit"] == -(2**63)
+    q = OperatorQuery("n", "N", "A", [QueryParam("n", "int", True)], "RETURN $n AS n")
+    assert coerce_params(q, {"n": str(2**63 - 1)})["n"] == 2**63 - 1
+    assert coerce_params(q, {"n": str(-(2**63))})["n"] == -(2**63)
     for value in (HUGE, HUGE_NEGATIVE, "9" * 1000):
-        with pytest.raises(ValueError, match="limit must be a whole number from -2\\^63 to 2\\^63-1") as info:
-            coerce_params(q, {"guild_id": G1, "limit": value})
+        with pytest.raises(ValueError, match="n must be int, .*a whole number from -2\\^63 to 2\\^63-1") as info:
+            coerce_params(q, {"n": value})
         assert len(str(info.value)) < 300  # the value is not echoed whole
-    with pytest.raises(ValueError, match=f"guild_id is longer than {MAX_STRING_CHARS} characters") as info:
-        coerce_params(q, {"guild_id": LONG})
+    counted = get_query("most_connected_entities")  # a limit is a count: from 1 to what a read needs
+    for value in (str(2**63 - 1), "0", "-1"):
+        with pytest.raises(ValueError, match="limit must be int, .*a whole number from 1 to 10,000"):
+            coerce_params(counted, {"guild_id": G1, "limit": value})
+    who = get_query("who_knows")
+    with pytest.raises(ValueError, match=f"topic is longer than {MAX_STRING_CHARS} characters") as info:
+        coerce_params(who, {"guild_id": G1, "topic": LONG})
     assert len(str(info.value)) < 300
-    assert coerce_params(q, {"guild_id": "g" * MAX_STRING_CHARS})["guild_id"] == "g" * MAX_STRING_CHARS
+    assert coerce_params(who, {"guild_id": G1, "topic": "g" * MAX_STRING_CHARS})["topic"] == "g" * MAX_STRING_CHARS
     ratio = OperatorQuery("ratio", "R", "A", [QueryParam("x", "float", True)], "RETURN $x AS x")
     for value in ("1e400", "-inf", "nan"):
-        with pytest.raises(ValueError, match="x must be a finite number"):
+        with pytest.raises(ValueError, match="x must be float, .*a finite number"):
             coerce_params(ratio, {"x": value})
 
 
