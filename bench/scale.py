@@ -1,6 +1,6 @@
 """Scale: a generated guild of 1,000 users, 10,000 entities and 100,000 facts (at --scale 10).
 
-    python -m bench.scale [--scale 10] [--quick] [--authors 200]
+    python -m bench.scale [--scale 10] [--quick | --smoke] [--authors 200]
 
 The guild is loaded with UNWIND batches through bench-only Cypher files (bench/queries/), then on
 each engine (embedded ArcadeDB; Neo4j 5 when a Docker engine answers, else skipped with the reason):
@@ -41,6 +41,7 @@ from bench.scale_growth import Size, compare_aot, cpu_headline, growth_rows, mea
 from bench.scale_guild import GUILD, Guild, generate, load
 from bench.scale_measure import (
     PURGE_UP_TO,
+    RECORDING_MESSAGES,
     STEADY_AFTER,
     WARM_UP,
     Figures,
@@ -67,6 +68,7 @@ async def run_engine(
     steady_after: int = STEADY_AFTER,
     purge: bool = True,
     rehearsal: ContextSettings | None = None,
+    recorded: int = RECORDING_MESSAGES,
 ) -> None:
     rng = random.Random(11)
     figures.load = await load(store, g)
@@ -79,20 +81,26 @@ async def run_engine(
     await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_topic_reads(store, GUILD, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
-    figures.recording = await measure_recording(store, GUILD, [c["id"] for c in g.channels], g.users[1:])
+    figures.recording = await measure_recording(store, GUILD, [c["id"] for c in g.channels], g.users[1:], recorded)
     await measure_forget(store, g, figures, purge)
     figures.rss_end = rss() if rss else None
 
 
 async def run_arcadedb(
-    g: Guild, authors: int, writes: int, steady_after: int, purge: bool = True, rehearsal: ContextSettings | None = None
+    g: Guild,
+    authors: int,
+    writes: int,
+    steady_after: int,
+    purge: bool = True,
+    rehearsal: ContextSettings | None = None,
+    recorded: int = RECORDING_MESSAGES,
 ) -> Figures:
     figures = Figures("ArcadeDB (embedded, Bolt)")
     with TempArcadeDB() as db:
         store = await db.store("scale")
         figures.aot = db.aot_used
         figures.engine_pid = db.pid
-        await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after, purge, rehearsal)
+        await run_engine(figures, store, g, authors, writes, db.rss_mb, steady_after, purge, rehearsal, recorded)
         await db.close_drivers()
     return figures
 
@@ -129,6 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="scale 0.5, 50 authors, 30 writes, steady after 500")
     parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="scale 0.2, 20 authors, 10 writes, steady after 300, 1,000 messages recorded: every row, no figure",
+    )
+    parser.add_argument(
         "--purge",
         action="store_true",
         help=f"time the purge of the engine's files after forget-me above {PURGE_UP_TO:,} facts too (over a minute at 1M)",
@@ -156,9 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     rehearsal: ContextSettings | None = ContextSettings()  # the bot's start-up rehearsal, for its default time
+    recorded = RECORDING_MESSAGES
     if args.quick:
         args.scale, args.authors, args.writes, args.steady = 0.5, 50, 30, 500
         rehearsal = ContextSettings(rehearsal_seconds=5.0)
+    if args.smoke:
+        args.scale, args.authors, args.writes, args.steady, recorded = 0.2, 20, 10, 300, 1000
+        rehearsal = ContextSettings(rehearsal_seconds=1.0)
     if args.no_rehearsal:
         rehearsal = None
     if args.sizes is None:
@@ -186,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sizes.append(await measure_size(scale, args.authors, args.steady, rehearsal))
             out.print(f"size {sizes[-1].facts:,} facts measured (its load {sizes[-1].load_s:.0f} s)")
         purge = args.purge or len(g.facts) <= PURGE_UP_TO
-        figures = [await run_arcadedb(g, args.authors, args.writes, args.steady, purge, rehearsal)]
+        figures = [await run_arcadedb(g, args.authors, args.writes, args.steady, purge, rehearsal, recorded)]
         if args.no_neo4j:
             skipped = Figures("Neo4j 5 (Docker)")
             skipped.skipped = "switched off with --no-neo4j"

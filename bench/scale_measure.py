@@ -59,7 +59,11 @@ class Recording:
 
 
 async def measure_recording(
-    store: GraphStore, guild_id: str, channels: Sequence[str], users: Sequence[dict[str, str]]
+    store: GraphStore,
+    guild_id: str,
+    channels: Sequence[str],
+    users: Sequence[dict[str, str]],
+    messages: int = RECORDING_MESSAGES,
 ) -> Recording:
     """Messages handed over flat out from every channel, through the live windows and the recorder, into the
     full-size graph (bench.recording's path): the rate written, whether all arrived, the event loop's lateness."""
@@ -69,7 +73,7 @@ async def measure_recording(
     await consent.load()
     people = [User(id=u["id"], name=u["name"], display_name=u["display_name"]) for u in users[:500]]
     batch = []
-    for n in range(RECORDING_MESSAGES):
+    for n in range(messages):
         who = people[(n * 7) % len(people)]
         text = " ".join(WORDS[(n * k) % len(WORDS)] for k in range(1, 9))
         message = Message(id=f"96{n:016d}", guild_id=guild_id, channel_id=channels[n % len(channels)], author_id=who.id,

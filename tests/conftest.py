@@ -31,8 +31,11 @@ os.environ["ENGINE_IDLE_MINUTES"] = "0"
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under `--dist loadgroup` (scripts/test) the tests of a module that has a module- or class-scoped fixture
-    (a browser, a populated graph, a server of its own) run on one worker, so that fixture is set up once."""
+    (a browser, a populated graph, a server of its own) run on one worker, so that fixture is set up once.
+    A test that uses the worker's ArcadeDB server, itself or through a fixture, is marked `engine`."""
     for item in items:
+        if {"arcadedb_server", "store"} & set(getattr(item, "fixturenames", ())):  # `store` asks for it by name
+            item.add_marker(pytest.mark.engine)
         info = getattr(item, "_fixtureinfo", None)
         if info is None or item.get_closest_marker("xdist_group"):
             continue

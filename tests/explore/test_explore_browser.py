@@ -38,7 +38,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 def browser_missing() -> str | None:
     """Why no real browser can run here, or None."""
     if not Path(CHROMIUM).is_file():
-        return "Debian's chromium is not installed (scripts/setup installs it: apt-get install -y chromium)"
+        return "Debian's chromium is not installed (scripts/setup --dev installs it: apt-get install -y chromium)"
     try:
         import playwright.async_api  # noqa: F401
     except ImportError:

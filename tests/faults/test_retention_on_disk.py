@@ -2,7 +2,11 @@
 from yesterday is imported; `grapevine retention --apply` with MEMORY_RETAIN_MESSAGES_DAYS=30 removes the
 old half, and with the engine stopped a raw search of the data directory (as `grep -a` does) finds none of
 the old messages' sentences, ids or the words only they held, while the same search still finds the kept
-half's sentences (and found the old half's before)."""
+half's sentences (and found the old half's before).
+
+The export is the sample's last 150 messages: replies that cross from the kept half to the removed one, edits
+and attachments on either side, and more than 20 chat messages in each half; more messages only add more of the
+same to write, purge and search."""
 
 from __future__ import annotations
 
@@ -13,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.faults.test_cli_faults import grapevine
-from tests.faults.test_erasure_on_disk import SAMPLE, _found
-from tests.support.dce_builder import export_from_irc
+from tests.faults.test_erasure_on_disk import VOCABULARY, _found, sample_export
 from tests.support.ports import free_port
+
+MESSAGES = 150
 
 
 def _recent_second_half(export: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -35,9 +40,13 @@ def _recent_second_half(export: Path) -> tuple[list[dict[str, Any]], list[dict[s
 
 def test_retention_leaves_nothing_of_old_messages_in_the_data_directory(tmp_path: Path) -> None:
     export = tmp_path / "talk.json"
-    export_from_irc(SAMPLE, export)
+    sample_export(export, MESSAGES)
     old, new = _recent_second_half(export)
     assert len(old) >= 20 and len(new) >= 20
+    old_ids = [m["id"] for m in old]
+    assert any(m.get("reference", {}).get("messageId") in old_ids for m in new)  # the shapes the claim covers
+    assert any(m["timestampEdited"] for m in old) and any(m["timestampEdited"] for m in new)
+    assert any(m["attachments"] for m in old) and any(m["attachments"] for m in new)
     new_words = {w for m in new for w in re.findall(r"\w+", m["content"].casefold())}
     new_words |= {
         w
@@ -45,12 +54,11 @@ def test_retention_leaves_nothing_of_old_messages_in_the_data_directory(tmp_path
         for w in re.findall(r"\w+", (m["author"]["name"] + " " + (m["author"].get("nickname") or "")).casefold())
     }
     plain = re.compile(r"(?<![\w'./:@-])[a-z]{5,40}(?![\w'./:@-])")  # as the full-text index keeps them
-    only_old = sorted({w for m in old for w in plain.findall(m["content"].casefold())} - new_words)
+    only_old = sorted({w for m in old for w in plain.findall(m["content"].casefold())} - new_words - VOCABULARY)
     assert len(only_old) >= 5, only_old
     old_sentences = sorted({m["content"] for m in old if len(m["content"]) >= 20})
     new_sentences = sorted({m["content"] for m in new if len(m["content"]) >= 20} - set(old_sentences))
     assert old_sentences and new_sentences
-    old_ids = [m["id"] for m in old]
 
     data = tmp_path / "data"
     env = {"GRAPEVINE_DATA_DIR": str(data), "ARCADEDB_BOLT_PORT": str(free_port()), "ARCADEDB_HTTP_PORT": str(free_port())}
