@@ -65,8 +65,9 @@ class ForgetReport:
 
 def named_query(scope: NameScope) -> str:
     """A full-text query for any word of the member's names, or their id (word characters only, so no
-    syntax but the prefix star: the analyzers keep "charlie's" or "charlie.b" as one term)."""
-    words = {w for n in scope.every_name() for w in _WORD.findall(n.casefold()) if len(w) >= 2}
+    syntax but the prefix star: the analyzers keep "charlie's" or "charlie.b" as one term), each name in every
+    normal form a text may write it in ("Zoë" composed, and decomposed: "zoe" and a mark the index splits off)."""
+    words = {w for n in search_forms(scope.every_name()) for w in _WORD.findall(n) if len(w) >= 2}
     terms = {f"{w}*" if len(w) >= 3 else w for w in words} | {f"{w}'s" for w in words if len(w) < 3}
     return " OR ".join(sorted(terms | {scope.user_id}))
 

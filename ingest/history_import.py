@@ -68,7 +68,7 @@ class ImportResult:
     failed: int = 0  # of the windows this import extracted: failed, or
     parked: int = 0  # left pending because the LLM's circuit breaker opened
     pending: int = 0  # left pending with the LLM answering (`grapevine ingest --pending` extracts them)
-    vanished: int = 0  # windows a forget removed (or re-keyed) while the import ran: nothing left to extract
+    vanished: int = 0  # windows a forget removed whole while the import ran: nothing of them left to extract
 
 
 class _Hiding:
