@@ -88,7 +88,8 @@ def test_a_cli_forget_that_fails_keeps_its_request_for_the_next_run(
 def test_a_forget_on_a_data_directory_another_command_holds_keeps_its_request(tmp_path: Path) -> None:
     """The line says the request is kept: it is, though the engine was never opened."""
     data = tmp_path / "data"
-    env = {"GRAPEVINE_DATA_DIR": str(data), "ARCADEDB_BOLT_PORT": str(free_port()), "ARCADEDB_HTTP_PORT": str(free_port())}
+    env = {"GRAPEVINE_DATA_DIR": str(data), "ARCADEDB_BOLT_PORT": str(free_port()), "ARCADEDB_HTTP_PORT": str(free_port()),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # this checkout's code, not the one installed  # fmt: skip
     held = DataDirLock(data)
     assert held.acquire("grapevine import", shared=False)
     try:
