@@ -52,6 +52,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from common import events
+from common.names import identifying
 from common.text import MENTION, names_word, redact
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.erasure import apply_edit, erase_channel, erase_messages
@@ -92,7 +93,7 @@ settings.register_profile(
     print_blob=True, derandomize=True, database=None,
 )  # fmt: skip
 settings.register_profile(
-    "long", max_examples=60, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
+    "long", max_examples=25, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
 )
 PROFILE = os.environ.get("GRAPEVINE_HYPOTHESIS_PROFILE", "ci")
 if os.environ.get("GRAPEVINE_HYPOTHESIS_NO_SHRINK"):  # scripts/mutate_erasure.py: a kill is enough, not its smallest form
@@ -152,7 +153,7 @@ class ErasureMachine(RuleBasedStateMachine):
         self.now = T0
         self.next_id = 840000000000000000
         self.ids: list[str] = []  # every message id ever recorded, to draw replies and edits from
-        self.summaries: dict[str, str] = {}  # episode key -> its summary as written, to tell a kept one
+        self.summaries: list[tuple[str, str, set[str]]] = []  # (guild, summary, who took part): a forget's target
         self._folder = tempfile.TemporaryDirectory(prefix="erasure-model-")
         self.requests = Requests(Path(self._folder.name))
         self.log = Path(self._folder.name) / "events.jsonl"
@@ -186,21 +187,66 @@ class ErasureMachine(RuleBasedStateMachine):
         return User(id=user_id, name=m.account, display_name=m.nick.get(guild, m.account))
 
     # --- rules ------------------------------------------------------------------------------
-    @initialize(where=st.integers(0, 100), turns=st.lists(TURN, min_size=3, max_size=6))
-    def open_with_a_conversation(self, where: int, turns: list[tuple[str, list[str], Any, str | None, Any]]) -> None:
-        """Every example starts with people talking, so the first forgets have something to reach."""
-        self.conversation(where, turns)
+    @initialize(
+        x=st.sampled_from([MEMBERS[0], MEMBERS[3]]),
+        cast=st.permutations([MEMBERS[1], MEMBERS[2], MEMBERS[4]]),
+        words=st.lists(st.sampled_from(WORDS), min_size=6, max_size=6),
+        thread=st.booleans(),
+    )
+    def open_with_a_scene(self, x: str, cast: list[str], words: list[str], thread: bool) -> None:
+        """Every example opens where erasure goes wrong, with drawn people and words: X (a member of one guild) says
+        something, Y answers naming X, X answers themselves; Y names X in another channel of theirs, which is
+        extracted (its summary names X, who took no part); Z names X in the guild X never joined, and W asks the
+        bot about X in W's DMs. The rules then go on from there, and the forgets find X exposed every way."""
+        y, z, w = cast
+        here = HOMES[x][0]
+        first, second = sorted(c for c, (g, p, _) in CHANNELS.items() if g == here and p is None)[:2] if here == G1 else (
+            "821000000000000001", "821000000000000002")  # fmt: skip
+        if thread and here == G1:
+            first = "811000000000000002"
+        elsewhere = G2 if here == G1 else G1
+        other = sorted(c for c, (g, p, _) in CHANNELS.items() if g == elsewhere and p is None)[0]
+        self._say(x, first, words[:1], None, None, None, later=1, shuffle=False)
+        self._say(y, first, words[1:2], (x, True), None, "previous", later=1, shuffle=False)
+        self._say(x, first, words[2:3], None, None, "own", later=1, shuffle=False)
+        self._say(y, second, words[3:4], (x, True), None, None, later=1, shuffle=False)
+        self._say(w, second, words[4:5], None, None, "previous", later=1, shuffle=False)
+        self.extract(sorted(CHANNELS).index(second))
+        self._say(z, other, words[5:6], (x, False), None, None, later=1, shuffle=False)
+        self._say(w, dm_channel(w), words[:1], (x, False), None, None, later=1, shuffle=False)
 
-    @rule(where=st.integers(0, 100), turns=st.lists(TURN, min_size=2, max_size=6))
-    def conversation(self, where: int, turns: list[tuple[str, list[str], Any, str | None, Any]]) -> None:
+    @rule(where=st.integers(0, 100), turns=st.lists(TURN, min_size=2, max_size=6), close=st.booleans())
+    def conversation(self, where: int, turns: list[tuple[str, list[str], Any, str | None, Any]], close: bool = False) -> None:
         """A burst of messages in one channel of a guild, a minute or so apart: each speaker a member who writes
-        there, answering the message before, their own, someone else's, or none."""
+        there, answering the message before, their own, someone else's, or none; with `close`, the conversation
+        goes quiet and is extracted."""
         channel = sorted(CHANNELS)[where % len(CHANNELS)]
         guild = CHANNELS[channel][0]
         speakers = [i for i in MEMBERS if guild in HOMES[i]]
         for n, (who, words, named, mention, reply) in enumerate(turns):
             speaker = who if who in speakers else speakers[(MEMBERS.index(who) + n) % len(speakers)]
             self._say(speaker, channel, words, named, mention, reply, later=1, shuffle=False)
+        if close:
+            self.extract(sorted(CHANNELS).index(channel))
+
+    @rule(
+        speaker=st.sampled_from(MEMBERS),
+        about=st.sampled_from(MEMBERS),
+        where=st.sampled_from(["dm", "elsewhere", "here"]),
+        words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    )
+    def name_someone(self, speaker: str, about: str, where: str, words: list[str]) -> None:
+        """A member names another by the name they carry: asking the bot about them in their own DMs, or talking
+        about them in a guild the named one never joined (if the speaker is there), or in one they share."""
+        if speaker == about:
+            return
+        guilds = [g for g in HOMES[speaker] if (g not in HOMES[about]) == (where == "elsewhere")]
+        channel = (
+            dm_channel(speaker)
+            if where == "dm" or not guilds
+            else sorted(c for c, (g, _, _) in CHANNELS.items() if g == guilds[0])[0]
+        )
+        self._say(speaker, channel, words, (about, False), None, None, later=2, shuffle=False)
 
     @rule(
         who=st.sampled_from(MEMBERS),
@@ -358,6 +404,7 @@ class ErasureMachine(RuleBasedStateMachine):
                              relations=() if owner_out else (RelationWrite(entity_uuid=pet.uuid, kind="dog", target=NodeRef(kind="user", id=first.author)),),
                              facts=tuple(facts), people=tuple(sorted({*people, *mentioned})))  # fmt: skip
         self.run(self.store.write_episode(write))
+        self.summaries.append((guild, summary, set(people)))
         for f in model_facts:
             self.model.facts[f.uuid] = f
             if f.owner:
@@ -368,7 +415,7 @@ class ErasureMachine(RuleBasedStateMachine):
         carried = {
             n for m in self.model.members.values() for n in (m.account_names | {x for s in m.nick_names.values() for x in s})
         }
-        return {w for w in text.split() if w in carried and w[:1].isupper()}
+        return {w for w in text.split() if w in carried and identifying(w)}
 
     # --- forgets ----------------------------------------------------------------------------
     def _target(self, who: str, best: bool, guild: str | None = None) -> str:
@@ -406,6 +453,9 @@ class ErasureMachine(RuleBasedStateMachine):
                     if m.guild.startswith("dm:")
                     else "forgot a member named in a guild they never joined"
                 )
+        for where, summary, took_part in self.summaries:  # a summary naming them that their forget keeps: a target
+            if who not in took_part and names_word(summary, scope.get(where, [])):
+                found.add("(to aim at) a summary names them")
         return {s if guild is None or s.startswith("a moderator") else f"(moderator) {s}" for s in found}
 
     def _count_kept_summaries(self, who: str, scope: dict[str, list[str]], before: dict[str, tuple[str, str, str]]) -> None:
@@ -430,6 +480,16 @@ class ErasureMachine(RuleBasedStateMachine):
         self.model.forget(who)
         self._only_theirs_changed(who, before, texts, everywhere=True)
         self._count_kept_summaries(who, before, texts)
+
+    @rule()
+    def forget_the_most_exposed(self) -> None:
+        """Forget-me of the member whose forget reaches the most shapes now (a rule of its own, so that a short run
+        forgets often enough to meet them)."""
+        self.forget_me(MEMBERS[0], best=True)
+
+    @rule(guild=st.sampled_from([G1, G2]))
+    def moderator_forgets_the_most_exposed(self, guild: str) -> None:
+        self.moderator_forget(next(i for i in MEMBERS if HOMES[i][0] == guild), 0, best=True)
 
     def _finish(self, request: Request) -> None:
         ErasureMachine.forgets += 1
@@ -499,19 +559,27 @@ class ErasureMachine(RuleBasedStateMachine):
         self.run(self.store.opt_out(who))
         self.model.members[who].opted_out = True
 
-    @rule(channel=st.sampled_from(["811000000000000001", "811000000000000003", "821000000000000001", "821000000000000002"]))
-    def channel_off(self, channel: str) -> None:
-        """A channel (and its threads) switched off with its history deleted, when the rest of the graph holds
-        more: a run whose channels go one by one leaves nothing for the forgets."""
-        guild = CHANNELS[channel][0]
-        gone = {c for c, (g, p) in self.model.channels.items() if g == guild and channel in (c, p)}
-        held = sum(m.channel in gone for m in self.model.messages.values())
-        if held * 2 > len(self.model.messages):
+    @rule(pick=st.integers(0, 100))
+    def channel_off(self, pick: int) -> None:
+        """A channel (and its threads) switched off with its history deleted: one that holds messages, and fewer
+        than half of the graph's (a run whose channels go one by one leaves nothing for the forgets)."""
+
+        def held(channel: str) -> int:
+            return sum(
+                m.channel == channel or CHANNELS[m.channel][1] == channel
+                for m in self.model.messages.values()
+                if m.channel in CHANNELS
+            )
+
+        tops = [c for c, (_, parent, _) in CHANNELS.items() if parent is None and 0 < held(c) * 2 <= len(self.model.messages)]
+        if not tops:
             return
+        channel = tops[pick % len(tops)]
+        guild = CHANNELS[channel][0]
         erased = self.run(erase_channel(self.store, guild, channel))
         assert erased.residue == []
         self.model.channel_off(guild, channel)
-        if held and self.model.messages:
+        if self.model.messages:
             ErasureMachine.shapes["a channel switched off left messages behind"] += 1
 
     @rule(who=st.sampled_from(MEMBERS))
