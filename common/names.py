@@ -51,6 +51,7 @@ CANDIDATE_LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "pl", "sv", "da
 TELLING_ZIPF = 4.0  # a telling word: at least this common in one language (ten per million words) ...
 TELLING_MARGIN = 1.0  # ... and ten times less common in every other candidate
 SPOKEN_SHARE = 0.1  # a language is spoken where at least this share of the telling words are its own ...
+LANGUAGE_SAMPLE = 500  # a guild's messages read to tell the languages it speaks
 SPOKEN_MIN_WORDS = 5  # ... and at least this many different ones
 AGREEING_LISTS = 2  # the largest lists also hold words people were once named ("Texas", "Media"), each in one list
 _FIRST_NAMES = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary")

@@ -13,13 +13,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from common.names import fold, identifying, identifying_names, spoken_languages
+from common.names import LANGUAGE_SAMPLE, fold, identifying, identifying_names, spoken_languages
 from common.text import name_key, names_word
 from graph.models import dm_scope
 from graph.session import Tx, run
 
 Run = Callable[..., Awaitable[list[dict[str, Any]]]]  # graph.session.run, or a caller's that counts statements
-LANGUAGE_SAMPLE = 500  # messages read to tell the languages a guild speaks
 
 
 @dataclass(frozen=True)

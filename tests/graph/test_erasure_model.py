@@ -20,10 +20,13 @@ invariants, from the rule (docs/privacy.md), not from the code under test:
   redacted;
 - every export holds what is the member's and nothing outside their guilds and their own DM space.
 
-The rules are biased towards the shapes where erasure goes wrong, and the machine counts them: a forget of a
-member with live messages, with replies from others and to themselves, whose name others wrote in their guilds,
-in a guild they never joined and in another member's DMs, with a kept summary naming them; retention and a
-channel switched off that leave messages behind. A run that never reached one of them fails (SHAPES).
+The rules are biased towards the shapes where erasure goes wrong, and the machine counts them (SHAPES): a
+forget of a member with live messages, with replies from others and to themselves, whose name others wrote in
+their guild, in a guild they never joined and in another member's DMs, with a kept summary naming them;
+retention and a channel switched off that leave messages behind. Every example opens with a scene holding all of
+them (its roles and words drawn), two forget rules aim at the member whose forget reaches the most, and
+retention's bound and the channel switched off are chosen so that part of the graph stays. A run that never
+reached one of the shapes fails.
 
 Profiles (GRAPEVINE_HYPOTHESIS_PROFILE): `ci` (the default: derandomized, so every CI run searches the same
 sequences) and `long` (random, many more):
