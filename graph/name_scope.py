@@ -131,6 +131,9 @@ async def name_scope(
     for guild in guilds:
         if guild == dm_scope(user_id):
             continue  # their own DM space goes whole
+        if guild not in who.guilds:
+            scope[guild] = ()  # a guild they never belonged to (a moderator's forget there): their id only
+            continue
         names = who.names(known)
         spoken = await languages(tx, guild, run)
         candidates = [n for n in names if identifying(n, spoken)]

@@ -85,8 +85,9 @@ class Model:
         return sorted(n for n in every if identifying(n, spoken) and fold(n) not in taken)
 
     def scope(self, user_id: str, guild: str | None = None) -> dict[str, list[str]]:
-        guilds = [guild] if guild is not None else sorted(self.scope_guilds(user_id))
-        return {g: self.names_in(user_id, g) for g in guilds}
+        theirs = self.scope_guilds(user_id)
+        guilds = [guild] if guild is not None else sorted(theirs)
+        return {g: self.names_in(user_id, g) if g in theirs else [] for g in guilds}  # never theirs: their id only
 
     # --- writes ---------------------------------------------------------------------------
     def upsert(self, user_id: str, guild: str) -> None:
