@@ -198,9 +198,9 @@ class ErasureMachine(RuleBasedStateMachine):
     )
     def open_with_a_scene(self, x: str, cast: list[str], words: list[str], thread: bool) -> None:
         """Every example opens where erasure goes wrong, with drawn people and words: X (a member of one guild) says
-        something, Y answers naming X, X answers themselves; Y names X in another channel of theirs, which is
+        something, Y answers naming X (and mentioning W), X answers themselves; Y names X in another channel of theirs, which is
         extracted (its summary names X, who took no part); Z names X in the guild X never joined, and W asks the
-        bot about X in W's DMs. The rules then go on from there, and the forgets find X exposed every way."""
+        bot about X in W's DMs; Y asks for an export of their data. The rules then go on from there, and the forgets find X exposed every way."""
         y, z, w = cast
         here = HOMES[x][0]
         first, second = sorted(c for c, (g, p, _) in CHANNELS.items() if g == here and p is None)[:2] if here == G1 else (
@@ -210,13 +210,14 @@ class ErasureMachine(RuleBasedStateMachine):
         elsewhere = G2 if here == G1 else G1
         other = sorted(c for c, (g, p, _) in CHANNELS.items() if g == elsewhere and p is None)[0]
         self._say(x, first, words[:1], None, None, None, later=1, shuffle=False)
-        self._say(y, first, words[1:2], (x, True), None, "previous", later=1, shuffle=False)
+        self._say(y, first, words[1:2], (x, True), w, "previous", later=1, shuffle=False)
         self._say(x, first, words[2:3], None, None, "own", later=1, shuffle=False)
         self._say(y, second, words[3:4], (x, True), None, None, later=1, shuffle=False)
         self._say(w, second, words[4:5], None, None, "previous", later=1, shuffle=False)
         self.extract(sorted(CHANNELS).index(second))
         self._say(z, other, words[5:6], (x, False), None, None, later=1, shuffle=False)
         self._say(w, dm_channel(w), words[:1], (x, False), None, None, later=1, shuffle=False)
+        self.export(y)  # Y asks for their data: a message of theirs mentions W
 
     @rule(where=st.integers(0, 100), turns=st.lists(TURN, min_size=2, max_size=6), close=st.booleans())
     def conversation(self, where: int, turns: list[tuple[str, list[str], Any, str | None, Any]], close: bool = False) -> None:
