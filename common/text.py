@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 MENTION = re.compile(r"<@!?(\d+)>")  # a Discord user mention; the group is the user id
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
@@ -48,23 +49,74 @@ def lucene_query(text: str, limit: int = 24) -> str:
     return " OR ".join(keywords(text, limit))
 
 
+def normal(text: str) -> str:
+    """The one form texts and names are compared in: Unicode NFKC (so "Zoë" typed as "e" and a combining mark,
+    and a full-width "Ｚｏｅ", read as the same letters), case-folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def search_forms(names: Iterable[str]) -> list[str]:
+    """Each name in every form a stored text may hold it in (composed or not, compatibility forms or not), lower-
+    cased as Cypher's toLower does and case-folded: what a `toLower(text) CONTAINS name` pre-filter in a query
+    needs so that the text's normal form is not lost to it (the caller then matches in `normal` form)."""
+    found = {
+        variant
+        for name in names
+        if name
+        for form in ("NFC", "NFD", "NFKC", "NFKD")
+        for variant in (unicodedata.normalize(form, name).lower(), unicodedata.normalize(form, name).casefold())
+    }
+    return sorted(found)
+
+
+def _pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    folded = sorted({normal(n) for n in names if n and normal(n)}, key=len, reverse=True)
+    return re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, folded))})(?!\w)") if folded else None
+
+
 def names_word(text: str, names: list[str]) -> bool:
-    """Whether `text` contains one of `names` as a whole word, case-insensitively."""
-    folded = text.casefold()
-    for name in names:
-        if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", folded):
-            return True
-    return False
+    """Whether `text` contains one of `names` as a whole word, both compared in one normal form (`normal`)."""
+    pattern = _pattern(names)
+    return bool(pattern and pattern.search(normal(text)))
+
+
+def _segments(text: str) -> tuple[str, list[int], list[int]]:
+    """The text in normal form, with the span of the original each of its characters came from: a character and
+    the combining marks after it are normalised together, so a match in normal form maps back to whole
+    characters of the original."""
+    if text.isascii():
+        folded = text.lower()
+        return folded, list(range(len(text))), list(range(1, len(text) + 1))
+    starts = [i for i, c in enumerate(text) if i == 0 or not unicodedata.combining(c)]
+    out: list[str] = []
+    begin: list[int] = []
+    end: list[int] = []
+    for n, start in enumerate(starts):
+        stop = starts[n + 1] if n + 1 < len(starts) else len(text)
+        piece = normal(text[start:stop])
+        out.append(piece)
+        begin += [start] * len(piece)
+        end += [stop] * len(piece)
+    return "".join(out), begin, end
+
+
+def _replace_names(text: str, names: list[str], replacement: str) -> str:
+    pattern = _pattern(names)
+    if pattern is None:
+        return text
+    folded, begin, end = _segments(text)
+    spans = [(begin[m.start()], end[m.end() - 1]) for m in pattern.finditer(folded) if m.end() > m.start()]
+    for start, stop in reversed(spans):
+        text = text[:start] + replacement + text[stop:]
+    return text
 
 
 def redact(text: str, needles: list[str], replacement: str = "[forgotten]") -> str:
-    for needle in sorted((n for n in needles if n), key=len, reverse=True):
-        text = re.sub(
-            rf"<@!?{re.escape(needle)}>" if needle.isdigit() else rf"(?<!\w){re.escape(needle)}(?!\w)",
-            replacement,
-            text,
-            flags=re.IGNORECASE,
-        )
-        if needle.isdigit() and len(needle) >= MIN_SNOWFLAKE_DIGITS:  # a bare id; "1" is a number, not someone
+    """`text` with each of `needles` replaced: an id as the `<@id>` mention (and, when as long as a Discord id, as
+    a bare number), a name as a whole word compared in normal form (`normal`); the rest of the text as written."""
+    ids = [n for n in needles if n and n.isdigit()]
+    for needle in sorted(ids, key=len, reverse=True):
+        text = re.sub(rf"<@!?{re.escape(needle)}>", replacement, text)
+        if len(needle) >= MIN_SNOWFLAKE_DIGITS:  # a bare id; "1" is a number, not someone
             text = re.sub(rf"(?<!\d){needle}(?!\d)", replacement, text)
-    return text
+    return _replace_names(text, [n for n in needles if n and not n.isdigit()], replacement)

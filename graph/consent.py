@@ -1,10 +1,16 @@
-"""Who may be stored: opted-out members (and forgotten ones) are kept as keyed hashes only."""
+"""Who may be stored: opted-out members (and forgotten ones) are kept as keyed hashes only. An import learns here
+which of a file's members are opted out at the time it writes, and which of their names (the file's) stand for
+them in what others wrote, so that it stores neither them nor their names, whenever their opt-out happened."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
+from common.names import fold, identifying_names
 from graph import optout_guard
+from graph.models import User
+from graph.name_scope import taken
+from graph.session import Tx, run
 from graph.store import GraphStore
 
 
@@ -41,3 +47,36 @@ class Consent:
     async def opt_in(self, user_id: str) -> bool:
         self._opted_out.discard(self.store.consent_key(user_id))
         return await self.store.opt_in(user_id)
+
+    async def hidden_names(
+        self, guild_id: str, users: Mapping[str, User], out: Iterable[str], languages: tuple[str, ...]
+    ) -> list[str]:
+        """The names the file gives opted-out members (`out`) that identify them in the guild: no common word of
+        its `languages`, carried by no other member of the file or of the guild in the graph."""
+        hidden = [u for i, u in users.items() if i in set(out)]
+        if not hidden:
+            return []
+        others = {fold(n) for i, u in users.items() if i not in set(out) for n in (u.name, u.display_name) if n}
+
+        async def names(tx: Tx) -> list[str]:
+            found: set[str] = set()
+            for user in hidden:
+                carried = [n for n in dict.fromkeys((user.name, user.display_name)) if n]
+                shared = others | await taken(tx, user.id, guild_id, carried)
+                found.update(identifying_names(carried, shared, languages))
+            return sorted(found)
+
+        return await self.store.runner.read_tx(names)
+
+    async def rewrite_stored(self, texts: Sequence[tuple[str, str]]) -> int:
+        """Store new contents for messages already written ((message id, content)): an import's, written before
+        an opt-out it learned of afterwards. Returns the messages changed."""
+        if not texts:
+            return 0
+        rows = [{"key": i, "props": {"content": c}} for i, c in texts]
+
+        async def write(tx: Tx) -> int:
+            done = await run(tx, "store/forget_redact_messages", rows=rows)
+            return int(done[0]["redacted"]) if done else 0
+
+        return await self.store.runner.write(write)

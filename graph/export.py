@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from common.text import MENTION
+from common.text import MENTION, search_forms
 from graph.forget import NAMED_LIMIT, named_query
 from graph.models import dm_scope
 from graph.name_scope import NameScope, name_scope
@@ -98,7 +98,7 @@ async def _naming_summaries(tx: Tx, scope: NameScope) -> list[dict[str, Any]]:
     for guild_id, names in sorted(scope.guilds.items()):
         if not names:
             continue
-        lowered = [n.casefold() for n in names]
+        lowered = search_forms(names)
         for r in await run(tx, "store/export_naming_summaries", user_id=scope.user_id, guild_id=guild_id, names=lowered):
             if scope.names_it(r["summary"]["summary"], guild_id):
                 found.append(r["summary"])

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import queries
-from common.text import name_key, redact
+from common.text import name_key, redact, search_forms
 from graph.message_deletes import delete_messages
 from graph.models import dm_scope, iso
 from graph.name_scope import NameScope, name_scope
@@ -65,8 +65,9 @@ class ForgetReport:
 
 def named_query(scope: NameScope) -> str:
     """A full-text query for any word of the member's names, or their id (word characters only, so no
-    syntax but the prefix star: the analyzers keep "charlie's" or "charlie.b" as one term)."""
-    words = {w for n in scope.every_name() for w in _WORD.findall(n.casefold()) if len(w) >= 2}
+    syntax but the prefix star: the analyzers keep "charlie's" or "charlie.b" as one term), each name in every
+    normal form a text may write it in ("Zoë" composed, and decomposed: "zoe" and a mark the index splits off)."""
+    words = {w for n in search_forms(scope.every_name()) for w in _WORD.findall(n) if len(w) >= 2}
     terms = {f"{w}*" if len(w) >= 3 else w for w in words} | {f"{w}'s" for w in words if len(w) < 3}
     return " OR ".join(sorted(terms | {scope.user_id}))
 
@@ -249,7 +250,7 @@ async def redact_rows(tx: Tx, scope: NameScope, found: list[dict[str, Any]]) -> 
 
 async def _redact_scanned(tx: Tx, scope: NameScope) -> int:
     """The fallback: redact what the thorough audit's scan finds (every node of the graph is read)."""
-    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=[n.casefold() for n in scope.every_name()])
+    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=search_forms(scope.every_name()))
     return await redact_rows(tx, scope, await scanned(tx, scope, rows))
 
 
@@ -295,7 +296,7 @@ async def _indexed_audit(f: _Forget, episodes: list[str]) -> list[Residue]:
 
 
 async def _audit(tx: Tx, scope: NameScope) -> list[Residue]:
-    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=[n.casefold() for n in scope.every_name()])
+    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=search_forms(scope.every_name()))
     residue = [Residue(r["label"], r["node_key"], r["key"], r["value"]) for r in await scanned(tx, scope, rows)]
     for row in await run(tx, "store/residue_relationships", user_id=scope.user_id):
         residue.append(Residue(row["type"], None, row["key"], row["value"]))

@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from common.text import search_forms
 from graph.forget import ForgetReport, Residue, redact_rows, scanned
 from graph.name_scope import NameScope, name_scope
 from graph.session import Runner, Tx, run
@@ -28,7 +29,7 @@ async def guild_scope(runner: Runner, user_id: str, guild_id: str, known: Sequen
 
 
 async def _found(tx: Tx, scope: NameScope, guild_id: str) -> list[dict[str, Any]]:
-    names = [n.casefold() for n in scope.names(guild_id)]
+    names = search_forms(scope.names(guild_id))
     rows = await run(tx, "store/guild_residue_nodes", user_id=scope.user_id, guild_id=guild_id, names=names)
     return await scanned(tx, scope, rows)
 

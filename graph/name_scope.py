@@ -3,7 +3,8 @@
 Their id (a `<@id>` mention, or the id itself) is theirs wherever it is written. Their names are matched only in
 the guilds they belong or belonged to (a membership, or their messages or facts there), never in another
 member's DM space, and only the names that identify them there (common/names.py): every name the account and
-any membership carried, less the common words, the too short, and those another member of that guild carries.
+any membership carried, less the common words of the languages that guild speaks (read from its messages), the
+too short, and those another member of that guild carries.
 A guild with no such name is in scope for their id only."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from common.names import fold, identifying, identifying_names
+from common.names import LANGUAGE_SAMPLE, fold, identifying, identifying_names, spoken_languages
 from common.text import name_key, names_word
 from graph.models import dm_scope
 from graph.session import Tx, run
@@ -112,6 +113,12 @@ async def taken(tx: Tx, user_id: str, guild_id: str, names: Sequence[str], run: 
     return {fold(n) for n in names if n.lower() in found}
 
 
+async def languages(tx: Tx, guild_id: str, run: Run = run) -> tuple[str, ...]:
+    """The languages the guild speaks, read from a sample of its stored messages (common/names.py)."""
+    rows = await run(tx, "store/guild_texts", guild_id=guild_id, limit=LANGUAGE_SAMPLE)
+    return spoken_languages(str(r["text"] or "") for r in rows)
+
+
 async def name_scope(
     tx: Tx, user_id: str, guild_id: str | None = None, known: Sequence[str] = (), *, run: Run = run
 ) -> NameScope:
@@ -124,9 +131,14 @@ async def name_scope(
     for guild in guilds:
         if guild == dm_scope(user_id):
             continue  # their own DM space goes whole
+        if guild not in who.guilds:
+            scope[guild] = ()  # a guild they never belonged to (a moderator's forget there): their id only
+            continue
         names = who.names(known)
-        candidates = [n for n in names if identifying(n)]
-        scope[guild] = identifying_names(candidates, await taken(tx, user_id, guild, candidates, run) if candidates else ())
+        spoken = await languages(tx, guild, run)
+        candidates = [n for n in names if identifying(n, spoken)]
+        others = await taken(tx, user_id, guild, candidates, run) if candidates else set()
+        scope[guild] = identifying_names(candidates, others, spoken)
         withheld.update(names)
     used = {n for names in scope.values() for n in names}
     return NameScope(user_id, scope, tuple(sorted(withheld - used)))

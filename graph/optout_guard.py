@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from common.text import MENTION
-from graph.models import EpisodeWrite, FactWrite, Message, NodeRef, User
+from graph.models import EpisodeWrite, FactWrite, Message, NodeRef, User, dm_scope
 from graph.session import Tx, run
 
 HIDDEN_MENTION = "@someone"  # as the extraction prompt shows a hidden member's mention
@@ -21,15 +21,24 @@ async def opted_out(tx: Tx, consent_key: Callable[[str], str], user_ids: Iterabl
     return {keys[r["key"]] for r in await run(tx, "store/opted_out_among", keys=sorted(keys))}
 
 
+def dm_owner(guild_id: str) -> str | None:
+    """Whose DM space a guild id is (graph/models.py dm_scope), or None for a guild."""
+    return guild_id.removeprefix(dm_scope("")) if guild_id.startswith(dm_scope("")) else None
+
+
 def mentioned(messages: Iterable[Message]) -> set[str]:
-    return {m for msg in messages for m in MENTION.findall(msg.content)}
+    """The members messages involve besides their authors: those they mention, and the owner of the DM space
+    they are in (the bot's replies there are theirs too)."""
+    owners = {o for msg in messages if (o := dm_owner(msg.guild_id))}
+    return {m for msg in messages for m in MENTION.findall(msg.content)} | owners
 
 
 def allowed_messages(messages: list[Message], out: set[str]) -> list[Message]:
-    """Messages of members who did not opt out, with opted-out members' `<@id>` mentions masked."""
+    """Messages of members who did not opt out, outside the DM spaces of those who did, with opted-out members'
+    `<@id>` mentions masked."""
     kept = []
     for message in messages:
-        if message.author_id in out:
+        if message.author_id in out or dm_owner(message.guild_id) in out:
             continue
         masked = MENTION.sub(lambda m: HIDDEN_MENTION if m.group(1) in out else m.group(0), message.content)
         kept.append(message if masked == message.content else message.model_copy(update={"content": masked}))

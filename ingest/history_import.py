@@ -5,25 +5,36 @@ extracted, or left pending when no LLM is configured. With a `BatchingIngestor` 
 queue as pending episodes and, once the file is read, the guild's queue is extracted in batches (as
 `grapevine ingest --pending` does): a quiet server's windows share calls. Everything is idempotent on
 Discord ids and window keys, so importing the same file twice adds nothing.
+
+Opted-out (and forgotten) members are read when the file is written, not when it was opened: before each batch
+and once after the last, so an opt-out during the parse or the import holds. Nothing of theirs is stored: not
+their messages, not a DM space of theirs (the bot's replies there included), and not the names the file gives
+them where those identify them in others' words (common/names.py; rewritten "[forgotten]"). A window whose
+episode a forget removed meanwhile is counted as such, and the rest are extracted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from common.events import emit
+from common.names import spoken_languages
 from common.settings import WindowSettings
+from common.text import redact
 from graph.consent import Consent
-from graph.models import EpisodeStatus
+from graph.models import EpisodeStatus, Message
+from graph.optout_guard import dm_owner, mentioned
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.export_format import ParsedExport, SkippedMessage, parse_export
 from ingest.replay import replay
-from ingest.windows import WindowMessage
+from ingest.windows import ClosedWindow, WindowMessage
 
 BATCH = 500
+VANISHED = "forgotten meanwhile"  # a window whose episode a forget removed while the import ran
 
 
 class ImportProgress(Protocol):
@@ -49,11 +60,64 @@ class ImportResult:
     windows: int = 0
     new_messages: int = 0  # of `messages`, those the graph did not hold yet (the rest were stored by an earlier import)
     new_windows: int = 0  # of `windows`, those closed now (the rest were episodes already)
-    opted_out: int = 0
+    opted_out: int = 0  # messages left out: their author, or the owner of the DM space, opted out
+    dm_owner_opted_out: bool = False  # a DM export of a member who opted out: nothing of it stored
+    names_hidden: int = 0  # messages stored with an opted-out member's name rewritten
     skipped: list[SkippedMessage] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)  # each window's status once the import ends
     failed: int = 0  # of the windows this import extracted: failed, or
     parked: int = 0  # left pending because the LLM's circuit breaker opened
+    pending: int = 0  # left pending with the LLM answering (`grapevine ingest --pending` extracts them)
+    vanished: int = 0  # windows a forget removed whole while the import ran: nothing of them left to extract
+
+
+class _Hiding:
+    """Which of the file's members are opted out, read again before each write, and the names the file gives them
+    that identify them in the guild (what others wrote is stored with those rewritten)."""
+
+    def __init__(self, consent: Consent, parsed: ParsedExport) -> None:
+        self.consent, self.parsed = consent, parsed
+        self.owner = dm_owner(parsed.guild.id)
+        self.involved = {m.author_id for m in parsed.messages} | mentioned(parsed.messages) | set(parsed.users)
+        self.out: set[str] = set()
+        self.names: list[str] = []
+        self.languages = spoken_languages(m.content for m in parsed.messages)
+        self.original = {m.id: m.content for m in parsed.messages}
+
+    async def check(self, result: ImportResult) -> bool:
+        """Read the opt-outs now (once out, out for the rest of the import); False when the file is the DM space of
+        a member who opted out: nothing of it is stored."""
+        now = await self.consent.refresh_among(self.involved)
+        if not now <= self.out:
+            self.out |= now
+            self.names = await self.consent.hidden_names(self.parsed.guild.id, self.parsed.users, self.out, self.languages)
+        if self.owner is not None and self.owner in self.out:
+            result.dm_owner_opted_out = True
+            result.messages = result.new_messages = 0
+            result.opted_out = len(self.parsed.messages)
+            return False
+        return True
+
+    def allowed(self, messages: list[Message]) -> list[Message]:
+        """The messages of members not opted out, with the opted-out members' names rewritten."""
+        kept = [m for m in messages if m.author_id not in self.out]
+        if not self.names:
+            return kept
+        return [
+            m if (text := redact(m.content, self.names)) == m.content else m.model_copy(update={"content": text}) for m in kept
+        ]
+
+    async def rewrite(self, written: list[Message]) -> int:
+        """Messages written before an opt-out learned after them: their new text stored."""
+        if not self.names:
+            return 0
+        changed = [
+            (m.id, text) for m in written if m.author_id not in self.out and (text := redact(m.content, self.names)) != m.content
+        ]
+        return await self.consent.rewrite_stored(changed)
+
+    def rewritten(self, messages: list[Message]) -> int:
+        return sum(1 for m in messages if m.content != self.original.get(m.id, m.content))
 
 
 async def import_export(
@@ -69,65 +133,12 @@ async def import_export(
     progress = progress or _Silent()
     parsed: ParsedExport = parse_export(path)
     result = ImportResult(path=path, skipped=list(parsed.skipped))
-    allowed = [m for m in parsed.messages if consent.allowed(m.author_id)]
-    result.opted_out = len(parsed.messages) - len(allowed)
-    await store.upsert_guild(parsed.guild)
-    await store.upsert_channel(parsed.channel)
-    authors = {m.author_id for m in allowed}
-    await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
-    refused: set[str] = set()
-    progress.start("messages", len(allowed))
-    for start in range(0, len(allowed), BATCH):
-        batch = allowed[start : start + BATCH]
-        recorded = await store.record_batch(batch, {}, {})
-        refused.update(recorded.refused)
-        result.messages += len(batch)
-        result.new_messages += recorded.created
-        progress.advance("messages", len(batch))
-    if refused:
-        result.skipped += [
-            SkippedMessage(parsed.positions[m.id], m.id, "its id is stored for a message of another guild, channel or author")
-            for m in allowed
-            if m.id in refused
-        ]
-        result.messages -= len(refused)
-        allowed = [m for m in allowed if m.id not in refused]
-    stream = (WindowMessage(m, parsed.users[m.author_id]) for m in sorted(allowed, key=lambda m: (m.created_at, m.id)))
-    closed = list(replay(stream, windows))  # rules over messages in memory: cheap, and it gives the total
-    batcher = ingestor if ingestor.llm is not None else None
-    found: list[str] = []  # each window's status
-    queued: dict[int, str] = {}  # position in `found` -> key, for windows waiting for the batches below
-    held_pending: set[int] = set()  # of those, windows an import without an LLM left pending
-    progress.start("windows", len(closed))
-    for window in closed:
-        held = await ingestor.close(window)  # None: a new episode; else the status of the one holding it
-        result.new_windows += held is None
-        if batcher is not None:
-            if held in (None, EpisodeStatus.PENDING):
-                queued[len(found)] = window.key
-                if held is not None:
-                    held_pending.add(len(found))
-            status = held or EpisodeStatus.PENDING
-        else:
-            status = held if held is not None else await ingestor.extract(window.key)
-        found.append(status.value)
-        result.windows += 1
-        progress.advance("windows")
-    if batcher is not None and queued:
-        progress.start("extracted", len(queued))
-        settled = await batcher.extract_due(parsed.guild.id, everything=True, progress=lambda n: progress.advance("extracted", n))
-        for position, key in queued.items():
-            if key not in settled and position in held_pending:
-                continue  # held by an episode of another key (a member's messages forgotten since)
-            status = settled.get(key, EpisodeStatus.PENDING)
-            result.failed += int(status == EpisodeStatus.FAILED)
-            if status == EpisodeStatus.PENDING:  # the breaker opened before its batch went
-                result.parked += 1
-                found[position] = "parked"
-            else:
-                found[position] = status.value
-    for value in found:
-        result.statuses[value] = result.statuses.get(value, 0) + 1
+    hiding = _Hiding(consent, parsed)
+    allowed = await _record(store, parsed, hiding, result, progress)
+    if allowed is not None:
+        stream = (WindowMessage(m, parsed.users[m.author_id]) for m in sorted(allowed, key=lambda m: (m.created_at, m.id)))
+        closed = list(replay(stream, windows))  # rules over messages in memory: cheap, and it gives the total
+        await _windows(store, ingestor, parsed.guild.id, closed, result, progress)
     emit(
         "import",
         "file_imported",
@@ -136,5 +147,117 @@ async def import_export(
         windows=result.windows,
         skipped=len(result.skipped),
         opted_out=result.opted_out,
+        vanished=result.vanished,
     )
     return result
+
+
+async def _record(
+    store: GraphStore, parsed: ParsedExport, hiding: _Hiding, result: ImportResult, progress: ImportProgress
+) -> list[Message] | None:
+    """Store the file's guild, channel, authors and messages; returns the messages stored (None: nothing, the file
+    being the DM space of a member who opted out)."""
+    if not await hiding.check(result):
+        return None
+    allowed = hiding.allowed(parsed.messages)
+    await store.upsert_guild(parsed.guild)
+    await store.upsert_channel(parsed.channel)
+    authors = {m.author_id for m in allowed}
+    await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
+    refused: set[str] = set()
+    written: list[Message] = []
+    progress.start("messages", len(allowed))
+    for start in range(0, len(allowed), BATCH):
+        if not await hiding.check(result):
+            return None  # the DM space's owner opted out meanwhile: their forget removes what was written
+        batch = hiding.allowed(allowed[start : start + BATCH])
+        recorded = await store.record_batch(batch, {}, {})
+        refused.update(recorded.refused)
+        written += batch
+        result.new_messages += recorded.created
+        progress.advance("messages", len(allowed[start : start + BATCH]))
+    if not await hiding.check(result):
+        return None
+    await hiding.rewrite(written)  # an opt-out that came while the batches were written
+    allowed = hiding.allowed(written)
+    result.skipped += [
+        SkippedMessage(parsed.positions[m.id], m.id, "its id is stored for a message of another guild, channel or author")
+        for m in allowed
+        if m.id in refused
+    ]
+    allowed = [m for m in allowed if m.id not in refused]
+    result.messages = len(allowed)
+    result.opted_out = len(parsed.messages) - len(hiding.allowed(parsed.messages))
+    result.names_hidden = hiding.rewritten(allowed)
+    return allowed
+
+
+async def _windows(
+    store: GraphStore,
+    ingestor: BatchingIngestor,
+    guild_id: str,
+    closed: list[ClosedWindow],
+    result: ImportResult,
+    progress: ImportProgress,
+) -> None:
+    """Close each window as a pending episode and extract them (in batches with an LLM); count each one's end."""
+    batcher = ingestor if ingestor.llm is not None else None
+    found: list[str] = []  # each window's status
+    queued: dict[int, ClosedWindow] = {}  # position in `found` -> window, for windows waiting for the batches below
+    progress.start("windows", len(closed))
+    status: EpisodeStatus | None
+    for window in closed:
+        held = await ingestor.close(window)  # None: a new episode; else the status of the one holding it
+        result.new_windows += held is None
+        if batcher is not None and held in (None, EpisodeStatus.PENDING):
+            queued[len(found)] = window
+        status = held if held is not None else await _status(store, window)
+        found.append(status.value if status is not None else VANISHED)
+        result.windows += 1
+        progress.advance("windows")
+    if batcher is not None and queued:
+        progress.start("extracted", len(queued))
+        await _extract_all(batcher, guild_id, len(queued), lambda n: progress.advance("extracted", n))
+        parked = batcher.llm is not None and batcher.llm.parked
+        for position, window in queued.items():  # what the graph holds now, whatever a forget did meanwhile
+            status = await _status(store, window)
+            found[position] = (
+                VANISHED if status is None else "parked" if status == EpisodeStatus.PENDING and parked else status.value
+            )
+    for value in found:
+        result.statuses[value] = result.statuses.get(value, 0) + 1
+    extracted = [found[p] for p in queued]  # what this import sent to the LLM
+    result.failed = extracted.count(EpisodeStatus.FAILED.value)
+    result.parked = extracted.count("parked")
+    result.pending = extracted.count(EpisodeStatus.PENDING.value)
+    result.vanished = result.statuses.get(VANISHED, 0)
+
+
+async def _status(store: GraphStore, window: ClosedWindow) -> EpisodeStatus | None:
+    """The status of the episode holding the window now: its own key's, or (a forget having re-keyed it, its key
+    built from a forgotten message's id) the one holding what is left of its messages; None when a forget
+    removed it whole."""
+    episode = await store.episode(window.key)
+    if episode is not None:
+        return episode.status
+    holding = await store.episodes_holding(list(window.message_ids))
+    return min((status for _, status, _ in holding), key=_progress) if holding else None
+
+
+def _progress(status: EpisodeStatus) -> int:
+    """Least done first (as ingest/pipeline.py reports a window several episodes hold)."""
+    return (EpisodeStatus.FAILED, EpisodeStatus.PENDING, EpisodeStatus.SKIPPED, EpisodeStatus.DONE).index(status)
+
+
+async def _extract_all(batcher: BatchingIngestor, guild_id: str, windows: int, progress: Callable[[int], None]) -> None:
+    """The guild's queue extracted in batches. An episode a forget removed or re-keyed after the queue was read is
+    not there to extract: the queue is read again and the rest go on (a round per episode lost, at most)."""
+    for _ in range(windows + 1):
+        try:
+            await batcher.extract_due(guild_id, everything=True, progress=progress)
+        except LookupError:
+            continue
+        if batcher.llm is None or batcher.llm.parked:
+            return
+        if not await batcher.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=1):
+            return

@@ -146,6 +146,28 @@ def stats() -> None:
     run_or_exit(with_store(settings, work))
 
 
+def said(result: Any) -> None:
+    """What an import of one file did (ingest/history_import.py ImportResult)."""
+    name = result.path.name
+    if result.dm_owner_opted_out:
+        out.print(f"{name}: the DM space of a member who opted out or was forgotten: nothing of it stored")
+        return
+    out.print(
+        f"{name}: {result.messages:,} messages ({result.new_messages:,} new, "
+        f"{result.messages - result.new_messages:,} already stored), {result.windows:,} windows {result.statuses} "
+        f"({result.new_windows:,} new, {result.windows - result.new_windows:,} already stored), "
+        f"{result.opted_out} from opted-out members left out"
+        + (f", {result.names_hidden} stored with an opted-out member's name rewritten" if result.names_hidden else ""),
+        soft_wrap=True,
+    )
+    if result.vanished:
+        out.print(
+            f"{result.vanished} windows were removed by a forget while the import ran: nothing of them is left to "
+            "extract, and the rest were extracted",
+            soft_wrap=True,
+        )
+
+
 @app.command("import")
 def import_(
     files: Annotated[list[Path], typer.Argument(help="DiscordChatExporter JSON exports", exists=True, dir_okay=False)],
@@ -168,7 +190,7 @@ def import_(
             rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid)
         )
         failures = 0
-        windows_lost = 0
+        left = {"failed": 0, "parked": 0, "pending": 0}
         for path in files:
             try:
                 with (
@@ -180,14 +202,9 @@ def import_(
                 err.print(f"[red]{exc}[/red] (nothing imported from this file)", soft_wrap=True)
                 failures += 1
                 continue
-            out.print(
-                f"{path.name}: {result.messages:,} messages ({result.new_messages:,} new, "
-                f"{result.messages - result.new_messages:,} already stored), {result.windows:,} windows {result.statuses} "
-                f"({result.new_windows:,} new, {result.windows - result.new_windows:,} already stored), "
-                f"{result.opted_out} from opted-out members left out",
-                soft_wrap=True,
-            )
-            windows_lost += result.failed + result.parked
+            said(result)
+            for key in left:
+                left[key] += getattr(result, key)
             for skipped in result.skipped:
                 err.print(f"  skipped message #{skipped.index} (id {skipped.message_id}): {skipped.reason}", soft_wrap=True)
         if llm:
@@ -196,13 +213,15 @@ def import_(
             out.print(
                 f"{totals.calls} LLM calls, {totals.prompt_tokens:,} prompt + {totals.completion_tokens:,} completion tokens"
             )
-        if windows_lost:
-            err.print(
-                f"{windows_lost} windows failed or were parked (LLM unreachable): see `grapevine query windows_by_status`, "
-                "then `grapevine ingest --pending`",
-                soft_wrap=True,
-            )
-        return failures + windows_lost
+        reasons = {
+            "failed": "failed (the LLM's answers were unusable): see `grapevine query windows_by_status` for the reasons",
+            "parked": "were parked (LLM unreachable)",
+            "pending": "were left pending",
+        }
+        for key, n in left.items():
+            if n:
+                err.print(f"{n} windows {reasons[key]}; `grapevine ingest --pending` extracts them", soft_wrap=True)
+        return failures + sum(left.values())
 
     if run_or_exit(with_store(settings, work)):
         raise typer.Exit(1)

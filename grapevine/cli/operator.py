@@ -230,9 +230,19 @@ def forget(
     from graph.forget_requests import Request, Requests, finished, run_request, with_scope
 
     kept = Requests(settings.graph.data_dir)
+    try:  # before the engine is opened: whatever fails from here on (a held data directory, a wrong password), it waits
+        kept.record(Request(user_id, guild))
+    except OSError as exc:
+        err.print(
+            f"[red]the forget of {user_id} did not start: its request could not be kept in {kept.path} "
+            f"({exc.strerror or type(exc).__name__}); nothing was changed or kept[/red]",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
 
     async def work(rt: Any) -> Any:
-        request = kept.record(await with_scope(rt.store, Request(user_id, guild)))  # on disk before any write
+        request = kept.record(await with_scope(rt.store, Request(user_id, guild)))  # with where their names stand
         if guild is None:  # first, so that no process stores anything of theirs while the forget runs
             await rt.store.opt_out(user_id)
         report = await run_request(rt.store, request, purge=not no_purge)

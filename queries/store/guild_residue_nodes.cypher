@@ -1,5 +1,5 @@
 // A forget in one guild (a moderator's): every property of that guild's nodes whose text contains the
-// member's id or, case-insensitively, one of their names ($names in lowercase).
+// member's id or, case-insensitively, one of their names ($names in every Unicode normal form, lowercased).
 MATCH (n)
 WHERE n.guild_id = $guild_id
 UNWIND keys(n) AS key

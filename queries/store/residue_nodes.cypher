@@ -1,5 +1,6 @@
 // Residue audit: every node property (other than the consent and schema records) whose text
-// contains the user's id or, case-insensitively, one of their names ($names in lowercase).
+// contains the user's id or, case-insensitively, one of their names ($names: each in every Unicode normal form,
+// lowercased: common/text.py search_forms; the caller then matches whole words in one normal form).
 MATCH (n)
 WHERE NOT n:GraphMeta AND NOT n:OptOut
 UNWIND keys(n) AS key

@@ -15,9 +15,12 @@ from typer.testing import CliRunner
 
 import graph.forget_requests
 from grapevine.cli import app
+from grapevine.ownership import DataDirLock
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.forget_requests import FILE_NAME
+from tests.faults.test_cli_faults import grapevine
 from tests.support.busy_server import PEOPLE, populate
+from tests.support.ports import free_port
 
 CHARLIE = PEOPLE["charlie"]
 REFUSED = (
@@ -80,3 +83,31 @@ def test_a_cli_forget_that_fails_keeps_its_request_for_the_next_run(
         assert not (tmp_path / "data" / FILE_NAME).exists()
     finally:
         asyncio.run(engine.drop_database())
+
+
+def test_a_forget_on_a_data_directory_another_command_holds_keeps_its_request(tmp_path: Path) -> None:
+    """The line says the request is kept: it is, though the engine was never opened."""
+    data = tmp_path / "data"
+    env = {"GRAPEVINE_DATA_DIR": str(data), "ARCADEDB_BOLT_PORT": str(free_port()), "ARCADEDB_HTTP_PORT": str(free_port()),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # this checkout's code, not the one installed  # fmt: skip
+    held = DataDirLock(data)
+    assert held.acquire("grapevine import", shared=False)
+    try:
+        done = grapevine(tmp_path, "forget", CHARLIE, "--yes", **env)
+    finally:
+        held.release()
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    said = " ".join(done.stderr.split())
+    assert "is in use by `grapevine import`" in said and "the request is kept in" in said, said
+    [kept] = [json.loads(line) for line in (data / FILE_NAME).read_text().splitlines()]
+    assert kept["user_id"] == CHARLIE and kept["guild_id"] is None
+
+
+def test_a_forget_with_a_wrong_password_says_only_what_is_true(arcadedb_server: ArcadeDBEngine, tmp_path: Path) -> None:
+    env = _env(arcadedb_server, tmp_path / "data") | {"ARCADEDB_PASSWORD": "not-the-password"}
+    done = CliRunner().invoke(app, ["forget", CHARLIE, "--yes", "--no-purge"], env=env)
+    assert done.exit_code == 1
+    said = " ".join(done.stderr.split())
+    assert "the request is kept in" in said, said
+    [kept] = [json.loads(line) for line in (tmp_path / "data" / FILE_NAME).read_text().splitlines()]
+    assert kept["user_id"] == CHARLIE

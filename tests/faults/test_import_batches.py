@@ -68,7 +68,7 @@ def test_an_import_whose_llm_is_unreachable_parks_its_windows_and_exits_one(tmp_
     assert "Traceback" not in done.stderr + done.stdout
     said = " ".join(done.stdout.split())
     assert "3 windows {" in said and "'parked'" in said and "'done'" not in said, done.stdout  # none extracted
-    assert "failed or were parked" in done.stderr, done.stderr
+    assert "were parked (LLM unreachable)" in done.stderr, done.stderr
 
 
 def test_importing_again_with_an_llm_extracts_what_an_import_without_one_left_pending(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from common.names import fold, identifying
+from common.names import fold, identifying, spoken_languages
 from common.text import MENTION, names_word, redact
 
 HIDDEN = "@someone"  # an opted-out member's mention, as the store keeps it
@@ -76,15 +76,18 @@ class Model:
         return {g for g in guilds if not g.startswith("dm:")}
 
     def names_in(self, user_id: str, guild: str) -> list[str]:
-        """The names identifying the member in that guild: carried by them, by no other member there."""
+        """The names identifying the member in that guild: carried by them, by no other member there, no word of the
+        languages its messages are written in."""
         taken = {fold(n) for u, g in self.memberships if g == guild and u != user_id for n in self.carried(u, guild)}
         m = self.members[user_id]
         every = m.account_names | {n for names in m.nick_names.values() for n in names}
-        return sorted(n for n in every if identifying(n) and fold(n) not in taken)
+        spoken = spoken_languages(x.content for x in self.messages.values() if x.guild == guild)
+        return sorted(n for n in every if identifying(n, spoken) and fold(n) not in taken)
 
     def scope(self, user_id: str, guild: str | None = None) -> dict[str, list[str]]:
-        guilds = [guild] if guild is not None else sorted(self.scope_guilds(user_id))
-        return {g: self.names_in(user_id, g) for g in guilds}
+        theirs = self.scope_guilds(user_id)
+        guilds = [guild] if guild is not None else sorted(theirs)
+        return {g: self.names_in(user_id, g) if g in theirs else [] for g in guilds}  # never theirs: their id only
 
     # --- writes ---------------------------------------------------------------------------
     def upsert(self, user_id: str, guild: str) -> None:
