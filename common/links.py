@@ -11,8 +11,8 @@ import re
 
 BASE = "https://discord.com/channels"
 MAX_LINKS = 3  # the sources an answer ends with: enough to check it, not a list to read
-JUMP_URL = re.compile(r"https://discord\.com/channels/(?:\d{15,21}|@me)/\d{15,21}/\d{15,21}")
-_SNOWFLAKE = re.compile(r"\d{15,21}")
+JUMP_URL = re.compile(r"https://discord\.com/channels/(?:[0-9]{15,21}|@me)/[0-9]{15,21}/[0-9]{15,21}")
+_SNOWFLAKE = re.compile(r"[0-9]{15,21}")
 
 
 def jump_url(guild_id: str, channel_id: str | None, message_id: str | None) -> str | None:

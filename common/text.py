@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-MENTION = re.compile(r"<@!?(\d+)>")  # a Discord user mention; the group is the user id
+MENTION = re.compile(r"<@!?([0-9]+)>")  # a Discord user mention; the group is the user id (ASCII digits, as Discord writes it)
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
 _NOT_WORD = re.compile(r"[\W_]+")
 _WORD = re.compile(r"\w+", re.UNICODE)

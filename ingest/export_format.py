@@ -105,11 +105,11 @@ class _Model(BaseModel):
         return value
 
 
-SNOWFLAKE = r"^\d{15,21}$"  # a Discord id: digits only, so nothing in one can be read as anything else
+SNOWFLAKE = r"^[0-9]{15,21}$"  # a Discord id: digits only, so nothing in one can be read as anything else
 
 
 class ExportGuild(_Model):
-    id: str = Field(pattern=rf"^(\d{{15,21}}|{_DM_GUILD_ID})$")  # or DiscordChatExporter's DM pseudo-guild
+    id: str = Field(pattern=rf"^([0-9]{{15,21}}|{_DM_GUILD_ID})$")  # or DiscordChatExporter's DM pseudo-guild
     name: str
     icon_url: str | None = Field(None, alias="iconUrl")
 

@@ -37,3 +37,11 @@ def test_search_forms_hold_every_form_a_text_may_write_the_name_in() -> None:
     forms = search_forms(["Zoë"])
     for form in ("NFC", "NFD"):
         assert unicodedata.normalize(form, "zoë") in forms
+
+
+def test_a_mention_holds_ascii_digits_only() -> None:
+    """Discord writes a mention's id in ASCII digits; full-width digits are text, not a member."""
+    from common.text import MENTION
+
+    assert MENTION.findall("hi <@300000000000000003>") == ["300000000000000003"]
+    assert MENTION.findall("hi <@３００００００００００００００００３>") == []

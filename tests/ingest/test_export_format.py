@@ -228,3 +228,17 @@ def test_deleted_users_sharing_discord_s_one_id_are_not_one_member(document: dic
     assert len(set(authors)) == 5 and all(a.startswith("deleted:") for a in authors)
     assert "456226577798135808" not in result.users
     assert all(result.users[a].display_name == "Deleted User" for a in authors)
+
+
+def test_ids_are_ascii_digits_only(document: dict[str, Any], tmp_path: Path) -> None:
+    """Full-width digits are digits to Unicode and to `int()`, but no Discord id: an export holding one is refused
+    where it is, as any other malformed id."""
+    full_width = "".join(chr(ord(c) + 0xFEE0) for c in "710000000000004242")
+    doc = copy.deepcopy(document)
+    doc["channel"]["id"] = full_width
+    with pytest.raises(ExportFormatError, match="bad header"):
+        parse_export(write(tmp_path, doc))
+    doc = copy.deepcopy(document)
+    doc["guild"]["id"] = full_width
+    with pytest.raises(ExportFormatError, match="bad header"):
+        parse_export(write(tmp_path, doc))
