@@ -14,7 +14,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import lucene_query, name_key
-from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
+from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, scope, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -77,6 +77,7 @@ class GraphStore:
         await self.runner.write_one("schema/backfill_user_names")
         await self.runner.write_one("schema/backfill_message_keys")
         await self.runner.write_one("schema/backfill_retire_at")
+        await scope.backfill_audience(self.runner)
         for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/guild_activity.py
             await self.runner.statement(statement)
         meta = await self.runner.read("schema/read_meta")

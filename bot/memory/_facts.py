@@ -108,6 +108,7 @@ async def remember(services: Services, speaker: Speaker, text: str, mentioned: l
         mentions=tuple(s.ref for s in mentions),
         reports=(Report(user_id=speaker.author.id, message_id=speaker.message_id, at=speaker.at),),
         source_message_ids=(speaker.message_id,) if speaker.message_id else (),
+        channel_id=speaker.channel_id,
         source="command",
     )
     await services.store.write_command_facts(speaker.scope, [fact])
@@ -173,7 +174,7 @@ def _fact_line(fact: FactView, speaker: Speaker) -> str:
 async def describe(services: Services, speaker: Speaker, subject: Subject) -> str:
     users, entities = ([subject.ref.id], []) if subject.ref.kind == "user" else ([], [subject.ref.id])
     facts = await services.store.facts_about(
-        speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED, channel_id=speaker.channel_id
+        speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED, channel_id=speaker.channel_id or ""
     )
     name = "you" if subject.ref.id == speaker.author.id else subject.name
     if not facts:
