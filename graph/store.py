@@ -343,10 +343,11 @@ class GraphStore:
         ]
 
     # --- what members take back ----------------------------------------------------------
-    async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
+    async def forgettable_facts(self, guild_id: str, user_id: str, channel_id: str | None = None) -> list[dict[str, Any]]:
         """The facts a member may forget in one guild (about them, or only they reported), with the
-        entities each touches: rows of `uuid`, `text`, `entities`."""
-        return await self.runner.read("store/forgettable_facts", guild_id=guild_id, user_id=user_id)
+        entities each touches: rows of `uuid`, `text`, `entities`, and `shown`: whether it may be shown in
+        `channel_id` (graph/scope.py; None: everywhere)."""
+        return await self.runner.read("store/forgettable_facts", guild_id=guild_id, user_id=user_id, channel_id=channel_id)
 
     async def delete_facts(self, guild_id: str, uuids: list[str], touched_entities: list[str]) -> int:
         """Delete facts, then the entities they touched that nothing is about or links to any more."""

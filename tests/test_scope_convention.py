@@ -26,6 +26,7 @@ def test_the_scoped_reads_are_the_ones_expected() -> None:
         "operator/topic_timeline",
         "operator/who_knows",
         "store/facts_about",
+        "store/forgettable_facts",
         "store/nearest_facts",
     }
 

@@ -71,6 +71,10 @@ async def test_retention_keeps_a_private_fact_private(store: GraphStore) -> None
     assert VAULT in await _context(store, STAFF, question)  # where it was told it is still known
     exported = await export_member(store.runner, PEOPLE["bob"])  # a fact about Bob told where he cannot read
     assert exported is not None and FIRED not in repr(exported) and exported["withheld"]["facts"] == 1
+    # "forget that I will be fired" asked in #general forgets it, and does not read it out there
+    for channel, shown in ((GENERAL, False), (STAFF, True)):
+        rows = await store.forgettable_facts(G1, PEOPLE["bob"], channel)
+        assert [r["shown"] for r in rows if r["text"] == FIRED] == [shown]
     facts = await _tool(store, "facts", {"subject": PEOPLE["charlie"]})
     assert VAULT not in repr(facts)
     about = await store.facts_about(G1, user_ids=[PEOPLE["charlie"]], channel_id=GENERAL, now=NOW)
