@@ -514,7 +514,10 @@ class ScopeMachine(RuleBasedStateMachine):
         server = self.mcp
 
         async def tool(name: str, arguments: dict[str, Any]) -> Any:
-            called = await server.call_tool(name, arguments)
+            try:
+                called = await server.call_tool(name, arguments)
+            except Exception as exc:  # the SDK wraps what the tool raised: show that
+                raise (exc.__cause__ or exc) from exc
             assert not getattr(called, "is_error", False), (name, called)
             data = getattr(called, "structured_content", None)
             return data["result"] if isinstance(data, dict) and set(data) == {"result"} else data
