@@ -335,6 +335,20 @@ class ScopeMachine(RuleBasedStateMachine):
         write = EpisodeWrite(key=key, guild_id=guild, summary="they talked", facts=tuple(facts), people=tuple(people))
         self.run(self.store.write_episode(write, now=self.now))
 
+    @rule(who=st.sampled_from(MEMBERS), channel=st.sampled_from([*CHANNELS, "dm"]))
+    def remember(self, who: str, channel: str) -> None:
+        """ "remember that ..." by a slash command: no stored message, told in the channel it was given in."""
+        if who in self.opted_out or not any(m.author == who for m in self.said.values()):
+            return  # as the bot: a command's author is stored first
+        channel = dm_channel(who) if channel == "dm" else channel
+        guild, n = self.guild_of(channel), len(self.told) + 1
+        text = f"F{n} remembered kernel"
+        fact = FactWrite(uuid=uuid.uuid4().hex, text=text, valid_at=self.now, about=(NodeRef(kind="user", id=who),),
+                         reports=(Report(user_id=who, message_id=None, at=self.now),), channel_id=channel,
+                         source="command", embedding=tuple(unit(n)))  # fmt: skip
+        self.run(self.store.write_command_facts(guild, [fact]))
+        self.told[fact.uuid] = Told(fact.uuid, guild, text, {who}, set(), {who}, {f"command:{fact.uuid}": channel})
+
     def _withdraw(self, ids: set[str]) -> None:
         for i in ids:
             if i in self.said:
@@ -431,7 +445,7 @@ class ScopeMachine(RuleBasedStateMachine):
         for told in self.told.values():
             if told.guild != guild or not told.evidence or told.uuid in shown:
                 continue
-            retained = all(self.said[m].gone for m in told.evidence)
+            retained = all(m in self.said and self.said[m].gone for m in told.evidence)
             if not self.may_show_fact(told.uuid, channel, guild) and channel in CHANNELS and self.mode.get(channel) == "shared":
                 SHAPES["a private fact kept from a shared channel" + (" after retention" if retained else "")] += 1
 
