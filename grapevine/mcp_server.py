@@ -5,7 +5,8 @@ operator's assistant. Every tool reads; none writes or deletes.
   queries/operator/who_knows.cypher): nothing said in a private channel reaches the assistant.
 - Reads run as the engine's reader user (ArcadeDB refuses it any write; Neo4j runs them in READ sessions) in a
   transaction that is rolled back whatever it did (`graph.operator_queries.read_rolled_back`).
-- Opted-out members are left out of who-knows and of the reporters shown, as for members asking the bot.
+- Opted-out members are left out of who-knows and of the reporters shown, as for members asking the bot, in the
+  tools and in every operator query `run_query` runs (`graph.topics.without_opted_out`).
 """
 
 from __future__ import annotations
@@ -152,7 +153,8 @@ def build(reader: Reader) -> MCPServer:
             query = get_query(name)
             raw = {k: v for k, v in (params or {}).items() if k not in ("guild_id", SCOPED)}
             values = coerce_params(query, {**raw, "guild_id": reader.guild_id, SCOPED: SHARED})
-            return await run_operator_query(reader.driver, reader.database, query, values)
+            rows = await run_operator_query(reader.driver, reader.database, query, values)
+        return await topics.without_opted_out(rows, reader.opted_out)
 
     return server
 

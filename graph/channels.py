@@ -6,8 +6,9 @@ the live bot reads Discord's permissions) and its memory mode.
   @everyone cannot view, and for a channel the live bot never saw, such as an imported one).
 - `shared`: recalled anywhere in the guild (the default for a channel @everyone can view).
 
-Reads take a channel id and keep a fact only when one of its source messages is in a shared channel, in
-that channel or in its parent (`queries/context/facts.cypher`); operators read without one.
+Reads take a channel id and keep a fact only when a channel of its stored audience is shared, that channel
+or its parent (graph/scope.py); operators read without one. A mode no one set follows @everyone's view when the
+bot first sees the channel, then only narrows with it: widening is a moderator's (or an operator's) act.
 """
 
 from __future__ import annotations

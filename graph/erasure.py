@@ -3,7 +3,8 @@
 A deleted message takes with it the facts drawn only from it, the entities those facts alone touched, the
 reports (REPORTED_BY edges) and provenance keyed by it, and the summary of the episode that held it (dropped,
 not rewritten: a summary cannot be split by message without another LLM call, and one that still carries the
-removed content must not be recalled). A fact with other sources stays, with those sources only.
+removed content must not be recalled). A fact with other sources stays, with those sources only, and its
+audience narrows to theirs (graph/scope.py).
 
 An edited message keeps its new text; the facts drawn only from its old text, its reports on other facts and
 its episode's summary go as for a delete, and when its episode was extracted it waits to be extracted again
@@ -37,6 +38,7 @@ async def _erase_content(tx: Tx, ids: list[str]) -> Erased:
     touched = sorted({str(e) for r in sole for e in r["entities"]})
     reports = await run(tx, "erasure/drop_reports", ids=ids)
     facts = await run(tx, "erasure/delete_facts", uuids=uuids) if uuids else []
+    await run(tx, "store/narrow_audience", ids=ids)  # what they told leaves where the others were (graph/scope.py)
     entities = await run(tx, "erasure/orphan_entities", uuids=touched) if touched else []
     summaries = await run(tx, "erasure/drop_summaries", ids=ids)
     return Erased(

@@ -123,9 +123,9 @@ class _Readable:
         return bool(found and found["public"])
 
     def any_of(self, channel_ids: list[str]) -> bool:
-        """A fact drawn from no message (told to the bot directly) is shown; one drawn from messages, when one of
-        them is where they could read."""
-        return not channel_ids or any(self.channel(c) for c in channel_ids)
+        """A fact's audience (the channels it was told in) holds one where they could read; a fact whose channel
+        nothing records is withheld, as it is from every member's reads."""
+        return any(self.channel(c) for c in channel_ids)
 
 
 async def _display_names(

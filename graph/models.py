@@ -137,6 +137,7 @@ class FactWrite(_Record):
     mentions: tuple[NodeRef, ...] = ()
     reports: tuple[Report, ...]
     source_message_ids: tuple[str, ...] = ()
+    channel_id: str | None = None  # where a command stated it, part of its audience when no stored message says
     supersedes: tuple[str, ...] = ()  # uuids of valid facts this one closes
     embedding: tuple[float, ...] | None = None
     source: Literal["episode", "command"] = "episode"

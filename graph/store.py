@@ -14,7 +14,7 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import lucene_query, name_key
-from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, user_cap
+from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, scope, user_cap
 from graph.engines import Engine
 from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
@@ -77,6 +77,7 @@ class GraphStore:
         await self.runner.write_one("schema/backfill_user_names")
         await self.runner.write_one("schema/backfill_message_keys")
         await self.runner.write_one("schema/backfill_retire_at")
+        await scope.backfill_audience(self.runner)
         for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/guild_activity.py
             await self.runner.statement(statement)
         meta = await self.runner.read("schema/read_meta")
@@ -342,10 +343,11 @@ class GraphStore:
         ]
 
     # --- what members take back ----------------------------------------------------------
-    async def forgettable_facts(self, guild_id: str, user_id: str) -> list[dict[str, Any]]:
+    async def forgettable_facts(self, guild_id: str, user_id: str, channel_id: str | None = None) -> list[dict[str, Any]]:
         """The facts a member may forget in one guild (about them, or only they reported), with the
-        entities each touches: rows of `uuid`, `text`, `entities`."""
-        return await self.runner.read("store/forgettable_facts", guild_id=guild_id, user_id=user_id)
+        entities each touches: rows of `uuid`, `text`, `entities`, and `shown`: whether it may be shown in
+        `channel_id` (graph/scope.py; None: everywhere)."""
+        return await self.runner.read("store/forgettable_facts", guild_id=guild_id, user_id=user_id, channel_id=channel_id)
 
     async def delete_facts(self, guild_id: str, uuids: list[str], touched_entities: list[str]) -> int:
         """Delete facts, then the entities they touched that nothing is about or links to any more."""

@@ -188,6 +188,22 @@ def _timeline_fact(row: dict[str, Any], out: set[str]) -> TimelineFact:
     )
 
 
+async def without_opted_out(rows: list[dict[str, Any]], opted_out: OptedOut) -> list[dict[str, Any]]:
+    """Rows of an operator query without the opted-out members: a row that is one member's (`user_id`: a knower,
+    a reporter, an author) goes, and an opted-out member leaves the `reporters` ([user id, ...] each) of the rest."""
+    reporters: list[list[Any]] = [r["reporters"] if isinstance(r.get("reporters"), list) else [] for r in rows]
+    ids = {str(r["user_id"]) for r in rows if r.get("user_id")} | {str(x[0]) for found in reporters for x in found if x}
+    out = await opted_out(ids)
+    if not out:
+        return rows
+    kept = []
+    for row, found in zip(rows, reporters, strict=True):
+        if row.get("user_id") is not None and str(row["user_id"]) in out:
+            continue
+        kept.append(row | {"reporters": [x for x in found if x and str(x[0]) not in out]} if "reporters" in row else row)
+    return kept
+
+
 def opted_out_reader(driver: Any, database: str, consent_key: Callable[[str], str]) -> OptedOut:
     """`opted_out` for a caller that holds only a driver: the opt-out records read in a rolled-back READ session."""
 

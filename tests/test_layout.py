@@ -47,6 +47,7 @@ TRUE_CONSTANTS = {
     "graph.engines.arcadedb_child.REGEX_TIMEOUT_MS": "the engine's guard against a runaway regex",
     "graph.engines.arcadedb_purge.REBUILD_TIMEOUT_S": "how long an index rebuild of the purge may take",
     "graph.retention.BATCH": "records per retention transaction",
+    "graph.scope.BACKFILL_BATCH": "facts per transaction of the audience backfill at start",
     "graph.forget.NAMED_LIMIT": "full-text hits read per forget-me",
     "graph.user_cap.OVERLAP": "the clock overlap of the per-member cap's passes",
     "recall.assemble.MAX_NAME_CHARS": "the longest name a line shows",

@@ -10,6 +10,7 @@ CREATE (f:Fact:Closed {uuid: row.uuid, guild_id: $guild_id, text: row.text, cate
                        valid_at: datetime(row.valid_at), invalid_at: datetime(row.invalid_at),
                        expires_at: datetime(row.expires_at), created_at: datetime(row.valid_at),
                        expired_at: datetime(row.invalid_at), retire_at: datetime(row.expires_at),
+                       audience: [m.channel_id],
                        created_key: $guild_id + '|' + toString(1000000000000000 + datetime(row.valid_at).epochMillis),
                        closed_key: $guild_id + '|' + toString(1000000000000000 + datetime(row.invalid_at).epochMillis)})
 CREATE (f)-[:REPORTED_BY {message_id: row.message_id, at: datetime(row.valid_at)}]->(u)

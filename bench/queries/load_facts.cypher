@@ -1,5 +1,6 @@
 // Bench only (bench/scale.py): generated facts with their provenance: who reported them in which
-// message (REPORTED_BY, FROM) and the episode they were extracted from (EXTRACTED_FROM).
+// message (REPORTED_BY, FROM) and the episode they were extracted from (EXTRACTED_FROM); their audience
+// is their message's channel, as store/write_episode_facts.cypher stores it (graph/scope.py).
 UNWIND $rows AS row
 MATCH (u:User {id: row.reporter_id})
 MATCH (m:Message {id: row.message_id})
@@ -8,6 +9,7 @@ CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: r
                 importance: row.importance, confidence: row.confidence, source: 'episode',
                 valid_at: datetime(row.valid_at), invalid_at: null, expires_at: datetime(row.expires_at),
                 created_at: datetime(row.valid_at), expired_at: null, retire_at: datetime(row.expires_at),
+                audience: [m.channel_id],
                 created_key: $guild_id + '|' + toString(1000000000000000 + datetime(row.valid_at).epochMillis)})
 CREATE (f)-[:REPORTED_BY {message_id: row.message_id, at: datetime(row.valid_at)}]->(u)
 CREATE (f)-[:FROM]->(m)

@@ -108,6 +108,7 @@ async def remember(services: Services, speaker: Speaker, text: str, mentioned: l
         mentions=tuple(s.ref for s in mentions),
         reports=(Report(user_id=speaker.author.id, message_id=speaker.message_id, at=speaker.at),),
         source_message_ids=(speaker.message_id,) if speaker.message_id else (),
+        channel_id=speaker.channel_id,
         source="command",
     )
     await services.store.write_command_facts(speaker.scope, [fact])
@@ -132,16 +133,16 @@ async def forget(services: Services, speaker: Speaker, what: str) -> str:
     words = keywords(what)
     if not words:
         return "Tell me what to forget, e.g. `forget that I live in Berlin`."
-    rows = await services.store.forgettable_facts(speaker.scope, speaker.author.id)
+    rows = await services.store.forgettable_facts(speaker.scope, speaker.author.id, speaker.channel_id or "")
     hits = [r for r in rows if matches(words, r["text"])]
     if not hits:
         return f"I found nothing about you or from you matching “{what}”, so there was nothing to forget."
     touched = sorted({e for r in hits for e in r["entities"]})
     count = await services.store.delete_facts(speaker.scope, [r["uuid"] for r in hits], touched)
     emit("bot", "facts_forgotten", guild_id=speaker.scope, facts=count)
-    listed = "\n".join(f"• {r['text']}" for r in hits[:MAX_LISTED])
-    more = f"\n…and {len(hits) - MAX_LISTED} more." if len(hits) > MAX_LISTED else ""
-    return f"Forgotten ({count}):\n{listed}{more}"
+    shown = [r for r in hits if r["shown"]][:MAX_LISTED]  # a fact told where this channel cannot see is not read out
+    lines = [f"• {r['text']}" for r in shown] + ([f"…and {len(hits) - len(shown)} more."] if len(hits) > len(shown) else [])
+    return f"Forgotten ({count}):\n" + "\n".join(lines)
 
 
 async def find_subjects(services: Services, speaker: Speaker, who: str, mentioned: list[User]) -> list[Subject]:
@@ -173,7 +174,7 @@ def _fact_line(fact: FactView, speaker: Speaker) -> str:
 async def describe(services: Services, speaker: Speaker, subject: Subject) -> str:
     users, entities = ([subject.ref.id], []) if subject.ref.kind == "user" else ([], [subject.ref.id])
     facts = await services.store.facts_about(
-        speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED, channel_id=speaker.channel_id
+        speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED, channel_id=speaker.channel_id or ""
     )
     name = "you" if subject.ref.id == speaker.author.id else subject.name
     if not facts:

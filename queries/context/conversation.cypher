@@ -1,7 +1,8 @@
 // The conversation a reply belongs to, in one read: the author; the channel's last episodes before
 // $at (summaries of the extracted ones that ended before $at); the channel's last messages before $at, drawn from those
 // episodes and from the messages not yet in one (so the read never scans the channel's history); and
-// the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans). The channel's
+// the chain of messages $reply_to_id replies to (none when it is null: matching {id: null} scans), of the channels
+// whose messages may be shown here (a 'shared' channel, this one or its parent, as graph/scope.py). The channel's
 // earlier messages matching the reply are searched by context/recalled.cypher, a statement of its own (ArcadeDB
 // ranges over an index only in a statement with one MATCH). Both the guild and the channel are matched, so a
 // message of another guild (or of another channel, which readers may not be allowed to see) never comes back.
@@ -34,8 +35,10 @@ CALL (episodes) {
 }
 CALL () {
   UNWIND CASE WHEN $reply_to_id IS NULL THEN [] ELSE [$reply_to_id] END AS reply_to_id
+  OPTIONAL MATCH (here:Channel {id: $channel_id})
+  WITH reply_to_id, COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
   MATCH (:Message {id: reply_to_id})-[:REPLIES_TO*0..40]->(m:Message)
-  WITH DISTINCT m WHERE m.guild_id = $guild_id
+  WITH DISTINCT m, visible WHERE m.guild_id = $guild_id AND m.channel_id IN visible
   MATCH (u:User)-[:SENT]->(m)
   WITH m, u, m.created_at AS created ORDER BY created DESC LIMIT $chain
   RETURN collect({id: m.id, channel_id: m.channel_id, author_id: m.author_id, content: m.content,

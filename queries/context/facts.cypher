@@ -21,11 +21,11 @@
 // Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
 // and collect: the same rows with no key per field to build and decode and no grouping. Datetimes come back as
 // ISO strings. A member's name is the one they use in this guild (their membership's, see store/upsert_users.cypher).
-// Channel scope (null $channel_id: no scope, as for operators): a fact is kept only when one of its source
-// messages is in a 'shared' channel, in $channel_id or in its parent (or it has none, as a slash command's);
-// of its reporters only those whose message is there (see queries/channels/). A report's message is one of its
-// fact's sources (store/write_reports.cypher), so the fact's FROM messages, read once per fact by a pattern
-// comprehension, answer both (EXISTS subqueries per fact and per reporter would read them again).
+// Channel scope (null $channel_id: no scope, as for operators), as every scoped read does it (graph/scope.py):
+// `visible` holds the guild's 'shared' channels, $channel_id and its parent, and a fact is kept only when one of
+// the channels of its audience (f.audience, stored when it is written) is among them; of its reporters only those
+// whose message is there. A report's message is one of its fact's sources (store/write_reports.cypher), so the
+// fact's FROM messages, read once per kept fact by a pattern comprehension, give both its links and its reporters.
 // Sort keys are projected before each ORDER BY: ArcadeDB evaluates the keys at every comparison, and a
 // property read there costs more than a variable's (a member with thousands of facts sorts them all).
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
@@ -98,9 +98,9 @@ CALL () {
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $hop_limit
   RETURN 'hop' AS source, f, null AS score
 }
+WITH visible, source, f, score WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)
 WITH visible, source, f, score, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
 WITH source, f, score, sources, [s IN sources WHERE s[1] IN visible | s[0]] AS shown
-WHERE $channel_id IS NULL OR size(sources) = 0 OR size(shown) > 0
 RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
                 [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
                   coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],

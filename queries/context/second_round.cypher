@@ -3,8 +3,8 @@
 //   words, best first), the bounded way a reply finds facts by their words (a full-text search of facts' text
 //   scores every posting of each word on ArcadeDB and grows with the guild). Only facts of $guild_id
 //   that hold at $now (a native datetime), up to $limit, in the format of context/facts.cypher (read by
-//   graph.rows.reply_fact) with source 'matched'; channel scope as there (a fact only when one of its sources is
-//   in a 'shared' channel, in $channel_id or its parent, and only the reporters whose message is there).
+//   graph.rows.reply_fact) with source 'matched'; channel scope as there (a fact only when a channel of its
+//   stored audience is 'shared', $channel_id or its parent, and only the reporters whose message is there).
 // - evidence: the turns the best facts were drawn from, with their neighbours: for each fact of $uuids (best
 //   first), the messages of $channel_id it came from (FROM) and the $span messages just before and just after
 //   each of them in its episode (the question a turn answers, the answer to it). Only messages of $guild_id and
@@ -20,10 +20,10 @@ CALL () {
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH visible, f, min(rank) AS rank
+  WHERE any(a IN f.audience WHERE a IN visible)
   WITH visible, f, rank, f.uuid AS u ORDER BY rank, u LIMIT $limit
   WITH f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources, visible
   WITH f, sources, [s IN sources WHERE s[1] IN visible | s[0]] AS shown
-  WHERE size(shown) > 0
   RETURN collect(['matched', null, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
                   [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
                     coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],

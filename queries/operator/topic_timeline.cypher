@@ -3,22 +3,22 @@
 // params: guild_id (string, required) - the guild; user_id (string, optional) - a member's Discord user id; entity_key (string, optional) - an entity's name in lower case without punctuation or a leading article (server move); at (datetime, optional) - as of this time: the facts valid by then, and whether each still held (default: now); channel_id (string, optional) - only what may be recalled in this channel: '' for what the shared channels hold, null for every channel; limit (int, optional) - the newest this many facts (default 100)
 // Give user_id or entity_key (both: the facts of both). held is false for a fact closed by then (invalid_at,
 // its expiry or a retirement); superseded_by and supersedes name the facts on either side of a SUPERSEDES edge.
-// Channel scope as queries/context/facts.cypher: a fact only when one of its source messages is in a 'shared'
-// channel, in $channel_id or in its parent (or it has none), and only the reporters and sources there.
+// Channel scope as queries/context/facts.cypher: a fact only when a channel of its stored audience is 'shared',
+// $channel_id or its parent, and only the reporters and sources there; the facts on either side of a SUPERSEDES
+// edge only when they may be seen there too (else they are left out).
 // Two parts, each from its subject's index (a null key matches nothing and is never scanned).
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 MATCH (s:User {id: coalesce($user_id, '')})<-[:ABOUT]-(f:Fact)
 WHERE f.guild_id = $guild_id AND ($at IS NULL OR f.valid_at <= $at)
-WITH visible, f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
-WITH f, [x IN sources WHERE $channel_id IS NULL OR x[1] IN visible] AS shown, sources
-WHERE size(sources) = 0 OR size(shown) > 0
+WITH visible, f WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)
+WITH visible, f, [x IN [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] WHERE $channel_id IS NULL OR x[1] IN visible] AS shown
 RETURN f.uuid AS uuid, f.text AS text, f.valid_at AS valid_at, f.invalid_at AS invalid_at, f.expired_at AS expired_at,
        $at IS NULL AND f.invalid_at IS NULL AND f.expired_at IS NULL
          OR $at IS NOT NULL AND (f.invalid_at IS NULL OR f.invalid_at > $at) AND (f.expires_at IS NULL OR f.expires_at > $at)
          AS held,
-       [(f)-[:SUPERSEDES]->(old:Fact) | [old.uuid, old.text]] AS supersedes,
-       [(f)<-[:SUPERSEDES]-(newer:Fact) | [newer.uuid, newer.text]] AS superseded_by,
+       [(f)-[:SUPERSEDES]->(old:Fact) WHERE $channel_id IS NULL OR any(a IN old.audience WHERE a IN visible) | [old.uuid, old.text]] AS supersedes,
+       [(f)<-[:SUPERSEDES]-(newer:Fact) WHERE $channel_id IS NULL OR any(a IN newer.audience WHERE a IN visible) | [newer.uuid, newer.text]] AS superseded_by,
        [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR coalesce(r.message_id, '') = '' OR r.message_id IN [x IN shown | x[0]] |
          [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name), r.at, r.message_id]] AS reporters,
        shown AS sources
@@ -30,15 +30,14 @@ WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shar
 MATCH (s:Entity {name_key: coalesce($entity_key, '')})<-[:ABOUT|MENTIONS]-(f:Fact)
 WHERE s.guild_id = $guild_id AND f.guild_id = $guild_id AND ($at IS NULL OR f.valid_at <= $at)
 WITH DISTINCT visible, f
-WITH visible, f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
-WITH f, [x IN sources WHERE $channel_id IS NULL OR x[1] IN visible] AS shown, sources
-WHERE size(sources) = 0 OR size(shown) > 0
+WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)
+WITH visible, f, [x IN [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] WHERE $channel_id IS NULL OR x[1] IN visible] AS shown
 RETURN f.uuid AS uuid, f.text AS text, f.valid_at AS valid_at, f.invalid_at AS invalid_at, f.expired_at AS expired_at,
        $at IS NULL AND f.invalid_at IS NULL AND f.expired_at IS NULL
          OR $at IS NOT NULL AND (f.invalid_at IS NULL OR f.invalid_at > $at) AND (f.expires_at IS NULL OR f.expires_at > $at)
          AS held,
-       [(f)-[:SUPERSEDES]->(old:Fact) | [old.uuid, old.text]] AS supersedes,
-       [(f)<-[:SUPERSEDES]-(newer:Fact) | [newer.uuid, newer.text]] AS superseded_by,
+       [(f)-[:SUPERSEDES]->(old:Fact) WHERE $channel_id IS NULL OR any(a IN old.audience WHERE a IN visible) | [old.uuid, old.text]] AS supersedes,
+       [(f)<-[:SUPERSEDES]-(newer:Fact) WHERE $channel_id IS NULL OR any(a IN newer.audience WHERE a IN visible) | [newer.uuid, newer.text]] AS superseded_by,
        [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR coalesce(r.message_id, '') = '' OR r.message_id IN [x IN shown | x[0]] |
          [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name), r.at, r.message_id]] AS reporters,
        shown AS sources

@@ -5,16 +5,17 @@
 // members (an opt-out is kept as a keyed hash, which Cypher cannot compute). Bots are left out.
 // Three parts, each from one full-text index ($hits best matches, before the guild filter) then a few hops:
 // facts by their text, facts about or mentioning the entities named, and messages of closed windows
-// (IN_EPISODE). Channel scope as queries/context/facts.cypher: a report counts only when its message is in a
-// 'shared' channel, in $channel_id or in its parent (or it has none, as a slash command's); a message only there.
+// (IN_EPISODE). Channel scope as queries/context/facts.cypher: a fact only when a channel of its stored audience
+// is 'shared', $channel_id or its parent, and its report counts only when the report's message is there too (or
+// it has none, as a slash command's); a message only there.
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 CALL db.index.fulltext.queryNodes('fact_text', $topic, {limit: coalesce($hits, 200)}) YIELD node
-WITH visible, node AS f WHERE f.guild_id = $guild_id
+WITH visible, node AS f WHERE f.guild_id = $guild_id AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
 MATCH (f)-[r:REPORTED_BY]->(u:User)
 WHERE NOT coalesce(u.is_bot, false)
 WITH visible, f, r, u, head([(f)-[:FROM]->(m:Message) WHERE m.id = r.message_id | m]) AS m
-WHERE $channel_id IS NULL OR m.channel_id IN visible OR (coalesce(r.message_id, '') = '' AND size([(f)-[:FROM]->(s:Message) | s]) = 0)
+WHERE $channel_id IS NULL OR m.channel_id IN visible OR coalesce(r.message_id, '') = ''
 RETURN u.id AS user_id, coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), u.display_name, u.name) AS member,
        'fact' AS kind, f.uuid AS ref, f.text AS what, r.at AS at, m.id AS message_id, m.channel_id AS channel_id
 ORDER BY at DESC
@@ -25,11 +26,11 @@ WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shar
 CALL db.index.fulltext.queryNodes('entity_names', $topic, {limit: coalesce($hits, 200)}) YIELD node
 WITH visible, node AS e WHERE e.guild_id = $guild_id
 MATCH (e)<-[:ABOUT|MENTIONS]-(f:Fact)
-WHERE f.guild_id = $guild_id
+WHERE f.guild_id = $guild_id AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
 MATCH (f)-[r:REPORTED_BY]->(u:User)
 WHERE NOT coalesce(u.is_bot, false)
 WITH visible, f, r, u, head([(f)-[:FROM]->(m:Message) WHERE m.id = r.message_id | m]) AS m
-WHERE $channel_id IS NULL OR m.channel_id IN visible OR (coalesce(r.message_id, '') = '' AND size([(f)-[:FROM]->(s:Message) | s]) = 0)
+WHERE $channel_id IS NULL OR m.channel_id IN visible OR coalesce(r.message_id, '') = ''
 RETURN u.id AS user_id, coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), u.display_name, u.name) AS member,
        'fact' AS kind, f.uuid AS ref, f.text AS what, r.at AS at, m.id AS message_id, m.channel_id AS channel_id
 ORDER BY at DESC

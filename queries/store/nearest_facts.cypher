@@ -1,21 +1,20 @@
 // Facts of one guild nearest to a query embedding (vector index).
-// Channel scope: with $channel_id (null for operators), only facts with a source message in a 'shared'
-// channel, in that channel or its parent (or with none), and only the reporters whose message is there.
+// Channel scope: with $channel_id (null for operators), only facts with a channel of their stored audience
+// 'shared', that channel or its parent (graph/scope.py), and only the reporters whose message is there.
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node, score
 WITH visible, node AS f, score
 WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
   AND (f.expires_at IS NULL OR f.expires_at > datetime($now))
-  AND ($channel_id IS NULL OR NOT EXISTS { MATCH (f)-[:FROM]->(:Message) }
-       OR EXISTS { MATCH (f)-[:FROM]->(m:Message) WHERE m.channel_id IN visible })
+  AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
 WITH visible, f, max(score) AS score
 ORDER BY score DESC
 LIMIT $limit
 CALL (f, visible) {
   RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), s.display_name, s.name)] } AS about,
          COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR EXISTS { MATCH (rm:Message {id: r.message_id}) WHERE rm.channel_id IN visible } RETURN [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), rep.display_name, rep.name), toString(r.at)] } AS reporters,
-         COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by,
+         COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) WHERE $channel_id IS NULL OR any(a IN newer.audience WHERE a IN visible) RETURN newer.uuid } AS superseded_by,
          COLLECT { MATCH (f)-[:FROM]->(m:Message) WHERE $channel_id IS NULL OR m.channel_id IN visible RETURN [m.id, m.channel_id] } AS shown
 }
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,

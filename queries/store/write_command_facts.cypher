@@ -1,4 +1,6 @@
 // Facts stated to the bot by a command ("remember ..."): no episode, FROM the command's message if stored.
+// Their audience (graph/scope.py): the channels of those messages and the channel the command was given in;
+// none (visible to operators only) when neither is known.
 UNWIND $facts AS row
 CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
                 importance: row.importance, confidence: row.confidence, source: row.source,
@@ -12,4 +14,6 @@ CALL (f, row) {
   MATCH (m:Message {id: mid})
   MERGE (f)-[:FROM]->(m)
 }
+WITH f, row, COLLECT { MATCH (f)-[:FROM]->(m:Message) RETURN DISTINCT m.channel_id } AS heard
+SET f.audience = heard + [c IN [row.channel_id] WHERE c IS NOT NULL AND NOT c IN heard]
 RETURN count(f) AS facts

@@ -2,6 +2,8 @@
 // ABOUT and MENTIONS their members and entities, REPORTED_BY who said them (lists deduplicated by the
 // caller). The facts are new, so are their edges: CREATE, where a MERGE would first read the other end's
 // edges (a member's thousands of facts, an episode's) for one that cannot exist yet.
+// Each fact's audience (graph/scope.py) is stored with it: the channels of the messages it came from (the
+// episode's channel when none is stored), what every scoped read filters on.
 // With `$finish` (an extraction's summary, fact count and tokens) the episode is marked done here too, as
 // store/finish_episode.cypher does: one round trip fewer.
 MATCH (ep:Episode {key: $key})
@@ -19,12 +21,15 @@ CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: r
                 created_key: $guild_id + '|' + toString(1000000000000000 + datetime($now).epochMillis)})
 SET f.embedding = row.embedding
 CREATE (f)-[:EXTRACTED_FROM]->(ep)
-WITH f, row
+WITH f, row, ep
 CALL (f, row) {
   UNWIND row.message_ids AS mid
   MATCH (m:Message {id: mid})
   CREATE (f)-[:FROM]->(m)
 }
+WITH f, row, ep, COLLECT { MATCH (f)-[:FROM]->(m:Message) RETURN DISTINCT m.channel_id } AS heard
+SET f.audience = CASE WHEN size(heard) = 0 THEN [ep.channel_id] ELSE heard END
+WITH f, row
 CALL (f, row) {
   UNWIND row.about_users AS uid
   MATCH (u:User {id: uid})

@@ -74,7 +74,7 @@ async def test_every_tool_over_stdio_reads_the_shared_channels_of_one_guild(stor
             assert {q["name"] for q in queries} >= {"who_knows", "topic_timeline"}
             assert all(p["name"] not in ("guild_id", "channel_id") for q in queries for p in q["params"])
             rows = result(await session.call_tool("run_query", {"name": "who_knows", "params": {"topic": "kubernetes"}}))
-            assert {r["member"] for r in rows} == {"Alice", "Eve", "Dave"}  # raw rows: the query cannot see opt-outs
+            assert {r["member"] for r in rows} == {"Alice", "Eve"}  # Dave opted out: left out of the rows too
             assert STAFF not in {r["channel_id"] for r in rows}
             refused = await session.call_tool("run_query", {"name": "who_reported", "params": {"user_id": PEOPLE["bob"]}})
             assert refused.is_error and "not an operator query this server runs" in text_of(refused)

@@ -1,0 +1,124 @@
+"""Three ways channel scope broke once routine life happened, on a graph with a restricted #staff beside a shared
+#general (tests/support/topics_graph.py): retention removed a #staff fact's messages and every read took the fact
+for one said anywhere; a timeline showed the text of a #staff fact on the other side of a supersession; and the
+MCP server's `run_query who_knows` returned an opted-out member. Each is read the way a member or an assistant
+reads it: the reply context, the MCP tools (in-process, through the SDK's own tool call), the timeline the
+members' `/memory timeline` and `grapevine timeline --channel` print."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from common.settings import ContextSettings
+from grapevine.mcp_server import Reader, build
+from graph import channels, topics
+from graph.export import export_member
+from graph.models import EpisodeWrite
+from graph.store import GraphStore
+from recall.assemble import ContextRequest
+from recall.gather import build_context
+from tests.support.busy_server import G1, GENERAL, PEOPLE, U
+from tests.support.topics_graph import NOW, STAFF, Topical, topical
+
+VAULT = "Charlie says the vault code is 4417"
+FIRED = "Bob will be fired next week"
+TOKYO = "Bob is secretly moving to Tokyo for the merger"
+
+
+def _reader(store: GraphStore) -> Reader:
+    db = store.engine.database
+    return Reader(store.driver, db, G1, topics.opted_out_reader(store.driver, db, store.consent_key))
+
+
+async def _tool(store: GraphStore, name: str, arguments: dict[str, Any]) -> Any:
+    called = await build(_reader(store)).call_tool(name, arguments)
+    assert not getattr(called, "is_error", False), called
+    data = getattr(called, "structured_content", None)
+    return data["result"] if isinstance(data, dict) and set(data) == {"result"} else data
+
+
+async def _context(store: GraphStore, channel_id: str, text: str) -> str:
+    req = ContextRequest(guild_id=G1, channel_id=channel_id, author_id=PEOPLE["bob"], message_text=text, message_id=None, at=NOW)
+    ctx = await build_context(store, req, ContextSettings())
+    return "\n".join(line for part in ctx.parts for line in part.lines)
+
+
+async def _staff_fact(t: Topical, label: str, text: str, said: str, days_ago: int, **kwargs: Any) -> None:
+    p = t.p
+    msg = await p.say(STAFF, "charlie", said, NOW - timedelta(days=days_ago))
+    key = await p.episode(STAFF, [msg])
+    about = [U("charlie")] if label == "vault" else [U("bob")]
+    fact = p.fact(label, text, about, msg, importance=9, **kwargs)
+    await p.store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(fact,)))
+
+
+async def test_retention_keeps_a_private_fact_private(store: GraphStore) -> None:
+    t = await topical(store)
+    await _staff_fact(t, "vault", VAULT, "the vault code is 4417, keep it here", days_ago=60)
+    await _staff_fact(t, "fired", FIRED, "bob will be fired next week, not a word", days_ago=60)
+    question = "what do you know about charlie and the vault code, and about bob?"
+    assert VAULT in await _context(store, STAFF, question)
+    assert VAULT not in await _context(store, GENERAL, question)
+    exported = await export_member(store.runner, PEOPLE["bob"])
+    assert exported is not None and FIRED not in repr(exported) and exported["withheld"]["facts"] == 1
+
+    done = await store.apply_retention(messages_days=30, closed_facts_days=0, now=NOW)
+    assert done.messages >= 1
+
+    shared = await _context(store, GENERAL, question)
+    assert VAULT not in shared and FIRED not in shared
+    assert VAULT in await _context(store, STAFF, question)  # where it was told it is still known
+    exported = await export_member(store.runner, PEOPLE["bob"])  # a fact about Bob told where he cannot read
+    assert exported is not None and FIRED not in repr(exported) and exported["withheld"]["facts"] == 1
+    # "forget that I will be fired" asked in #general forgets it, and does not read it out there
+    for channel, shown in ((GENERAL, False), (STAFF, True)):
+        rows = await store.forgettable_facts(G1, PEOPLE["bob"], channel)
+        assert [r["shown"] for r in rows if r["text"] == FIRED] == [shown]
+    facts = await _tool(store, "facts", {"subject": PEOPLE["charlie"]})
+    assert VAULT not in repr(facts)
+    about = await store.facts_about(G1, user_ids=[PEOPLE["charlie"]], channel_id=GENERAL, now=NOW)
+    assert VAULT not in [f.text for f in about]
+    assert VAULT in [f.text for f in await store.facts_about(G1, user_ids=[PEOPLE["charlie"]], now=NOW)]  # operators
+
+
+async def test_a_supersession_shows_the_other_side_only_where_it_may_be_seen(store: GraphStore) -> None:
+    t = await topical(store)
+    await _staff_fact(t, "tokyo", TOKYO, "bob is moving to tokyo for the merger, don't tell", days_ago=0,
+                      supersedes=["bob_munich"])  # fmt: skip
+
+    mcp_line = await _tool(store, "timeline", {"subject": "bob"})
+    assert "Munich" in repr(mcp_line) and TOKYO not in repr(mcp_line)
+    rows = await _tool(store, "run_query", {"name": "topic_timeline", "params": {"user_id": PEOPLE["bob"]}})
+    assert "Munich" in repr(rows) and TOKYO not in repr(rows)
+    for channel in (GENERAL, ""):  # `/memory timeline` in #general, `grapevine timeline --channel GENERAL`
+        line = await topics.timeline(
+            store.driver, store.engine.database, G1, user_id=PEOPLE["bob"], channel_id=channel,
+            opted_out=_reader(store).opted_out,
+        )  # fmt: skip
+        assert [f.text for f in line] == ["Bob lives in Berlin", "Bob moved to Munich"]
+        assert TOKYO not in repr(line)
+    staff = await topics.timeline(
+        store.driver, store.engine.database, G1, user_id=PEOPLE["bob"], channel_id=STAFF, opted_out=_reader(store).opted_out
+    )
+    munich = next(f for f in staff if f.text == "Bob moved to Munich")
+    assert [text for _, text in munich.superseded_by] == [TOKYO]  # in #staff both sides may be seen
+
+
+async def test_mcp_run_query_leaves_opted_out_members_out(store: GraphStore) -> None:
+    await topical(store)
+    rows = await _tool(store, "run_query", {"name": "who_knows", "params": {"topic": "kubernetes"}})
+    assert {r["member"] for r in rows} == {"Alice", "Eve"}
+    assert PEOPLE["dave"] not in repr(rows) and "helm charts" not in repr(rows)
+
+
+async def test_a_channel_made_public_stays_private_until_a_moderator_widens_it(store: GraphStore) -> None:
+    t = await topical(store)
+    await _staff_fact(t, "vault", VAULT, "the vault code is 4417, keep it here", days_ago=1)
+    question = "what do you know about charlie and the vault code?"
+    assert await channels.set_visibility(store, G1, STAFF, "public") == "private"  # Discord's view widened: not memory
+    assert VAULT not in await _context(store, GENERAL, question)
+    assert await channels.set_visibility(store, G1, GENERAL, "restricted") == "private"  # narrowing is at once
+    assert await channels.set_visibility(store, G1, GENERAL, "public") == "private"
+    assert await channels.set_mode(store, G1, STAFF, "shared")  # a moderator's choice
+    assert VAULT in await _context(store, GENERAL, question)
