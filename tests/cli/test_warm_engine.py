@@ -68,7 +68,7 @@ def test_later_commands_join_the_engine_the_first_left_serving_and_serve_db_stop
     assert stat.S_IMODE(password.stat().st_mode) == 0o600
     assert password.read_text() not in Path(f"/proc/{owner.pid}/cmdline").read_text()  # never on a command line
 
-    for args in (("stats",), ("query", "guild_overview", "-p", "guild_id=1")):
+    for args in (("stats",), ("query", "guild_overview", "-p", "guild_id=100000000000000001")):
         joined = _run(warm, tmp_path, *args)
         assert joined.returncode == 0, joined.stdout + joined.stderr
         assert _serving(data) == owner  # the same engine, not one started again

@@ -70,7 +70,7 @@ def test_commands_join_a_shared_engine_and_a_second_server_is_refused(served: di
     first = grapevine(tmp_path, "stats", **served)
     assert first.returncode == 0 and "GraphMeta" in first.stdout, first.stderr
     _one_line(grapevine(tmp_path, "serve-db", **served), "is in use by `grapevine serve-db`")
-    assert grapevine(tmp_path, "query", "guild_overview", "-p", "guild_id=1", **served).returncode == 0
+    assert grapevine(tmp_path, "query", "guild_overview", "-p", "guild_id=100000000000000001", **served).returncode == 0
 
 
 def test_another_directory_never_uses_an_engine_listening_on_its_ports(served: dict[str, str], tmp_path: Path) -> None:

@@ -260,6 +260,10 @@ class ScopeMachine(RuleBasedStateMachine):
                     self.say(author, channel if channel in CHANNELS else "dm", ["kernel", WORDS[round_]], None, None, 1)
             for n, channel in enumerate(where):
                 self.extract(channel if channel in CHANNELS else "dm", other + n, round_ == 1, "8" + channel[1:])
+        # facts given by a slash command in private channels: no stored message, so only their stored audience
+        # keeps them where they were told (a read that asks the reporting message instead lets them through)
+        self.remember(first, STAFF)
+        self.remember(second, PRIVATE2)
 
     @rule(
         who=st.sampled_from(MEMBERS),
@@ -348,6 +352,7 @@ class ScopeMachine(RuleBasedStateMachine):
                          source="command", embedding=tuple(unit(n)))  # fmt: skip
         self.run(self.store.write_command_facts(guild, [fact]))
         self.told[fact.uuid] = Told(fact.uuid, guild, text, {who}, set(), {who}, {f"command:{fact.uuid}": channel})
+        SHAPES["a fact remembered by a command"] += 1
 
     def _withdraw(self, ids: set[str]) -> None:
         for i in ids:
@@ -582,6 +587,7 @@ def test_scope_holds_over_any_sequence_of_events(arcadedb_server: ArcadeDBEngine
         f"scope model ({PROFILE}): {ScopeMachine.runs} examples, {ScopeMachine.steps} checked states "
         f"in {time.monotonic() - started:.0f} s ({ScopeMachine.reading:.0f} s reading); shapes met: {dict(sorted(SHAPES.items()))}"
     )
+    assert SHAPES["a fact remembered by a command"] > 0, SHAPES
     if PROFILE == "long":  # a hunt that never met the shapes that matter proved nothing
         assert SHAPES["a private fact kept from a shared channel after retention"] > 0, SHAPES
         assert SHAPES["a supersession shown where both sides may be seen"] > 0, SHAPES
