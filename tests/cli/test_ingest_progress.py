@@ -76,6 +76,12 @@ async def test_ctrl_c_stops_ingest_with_a_one_line_summary_and_exit_130(store: G
     await asyncio.to_thread(_interrupted, cli_env(store, tmp_path), tmp_path)
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C as a terminal's foreground command gets it: a run started in the background by a shell without job
+    control (as CI may be) inherits SIGINT ignored, and Python keeps it ignored in its children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupted(base: dict[str, str], tmp_path: Path) -> None:
     held = threading.Event()
     calls = 0
@@ -91,7 +97,8 @@ def _interrupted(base: dict[str, str], tmp_path: Path) -> None:
         llm.responder = responder
         env = base | ONE_BY_ONE | {"LLM_BASE_URL": llm.base_url, "LLM_MODEL": "scripted-model"}
         proc = subprocess.Popen([sys.executable, "-m", "grapevine", "ingest", "--pending"], env=env, cwd=tmp_path,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=_as_at_a_terminal)  # fmt: skip
         try:
             deadline = time.monotonic() + 120
             while calls < 3 and time.monotonic() < deadline:

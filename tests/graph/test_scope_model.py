@@ -69,7 +69,7 @@ settings.register_profile(
     "ci", max_examples=3, stateful_step_count=10, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
 )
 settings.register_profile(
-    "long", max_examples=60, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
+    "long", max_examples=15, stateful_step_count=30, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
 )
 PROFILE = os.environ.get("GRAPEVINE_HYPOTHESIS_PROFILE", "ci")
 
