@@ -116,6 +116,7 @@ class Said:
     deleted: bool = False  # by its author (or an edit, or a channel switched off): what it told is withdrawn
     gone: bool = False  # removed without withdrawing what it told (retention, a forget)
     episode: bool = False
+    text: str = ""
 
 
 @dataclass
@@ -264,6 +265,8 @@ class ScopeMachine(RuleBasedStateMachine):
         # keeps them where they were told (a read that asks the reporting message instead lets them through)
         self.remember(first, STAFF)
         self.remember(second, PRIVATE2)
+        # @everyone may now view a private channel: its past stays private until a moderator widens the mode
+        self.everyone_may_view(PRIVATE2, "public")
 
     @rule(
         who=st.sampled_from(MEMBERS),
@@ -290,7 +293,7 @@ class ScopeMachine(RuleBasedStateMachine):
                       reply_to_id=parent)  # fmt: skip
         user = User(id=who, name=NAMES[MEMBERS.index(who)], display_name=NAMES[MEMBERS.index(who)])
         self.run(self.store.record_batch([msg], {who: user}, {guild: [user]}))
-        self.said[message_id] = Said(message_id, guild, channel, who, self.now)
+        self.said[message_id] = Said(message_id, guild, channel, who, self.now, text=text)
 
     @rule(channel=st.sampled_from([*CHANNELS, "dm"]), other=st.integers(0, 10_000), supersede=st.booleans(),
           who=st.sampled_from(MEMBERS))  # fmt: skip
@@ -371,9 +374,13 @@ class ScopeMachine(RuleBasedStateMachine):
             return
         message_id = stored[pick % len(stored)]
         self.now += timedelta(seconds=1)
-        self.run(apply_edit(self.store, message_id, " ".join(words), self.now))
+        text = " ".join(words)
+        self.run(apply_edit(self.store, message_id, text, self.now))
+        if text == self.said[message_id].text:
+            return  # Discord reports an edit that changed no word (an embed, a pin): what it told stands
         self._withdraw({message_id})
         self.said[message_id].deleted = False  # the message stays, with new words; what it told is withdrawn
+        self.said[message_id].text = text
 
     @rule(pick=st.integers(0, 10_000))
     def delete(self, pick: int) -> None:

@@ -75,7 +75,8 @@ def run(mutant: Mutant) -> tuple[bool, float, str]:
     finally:
         path.write_text(original, encoding="utf-8")
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return done.returncode != 0, time.monotonic() - started, "\n".join(lines[-3:])
+    why = [line for line in lines if line.startswith("E ")][:3]  # the failed assertion, not the teardown's noise
+    return done.returncode != 0, time.monotonic() - started, "\n".join(why or lines[-3:])
 
 
 def main(names: list[str]) -> int:
