@@ -96,6 +96,15 @@ def start_explore(engine: ArcadeDBEngine, workdir: Path) -> tuple[subprocess.Pop
             return proc, found[0], output
 
 
+def stop_explore(proc: subprocess.Popen[str]) -> None:
+    """Ctrl-C, as its user stops it; killed if it does not stop."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 @pytest.fixture(scope="module")
 async def served(arcadedb_server: ArcadeDBEngine, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Served]:
     engine = arcadedb_server.for_database(f"explore{uuid.uuid4().hex[:10]}")
@@ -108,11 +117,7 @@ async def served(arcadedb_server: ArcadeDBEngine, tmp_path_factory: pytest.TempP
     try:
         yield Served(url, store, graph, output)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_explore(proc)
         await driver.close()
         await engine.drop_database()
     assert "grapevine explore: stopped" in "".join(output), "".join(output)

@@ -5,8 +5,6 @@ is. Bob's history, stepped to his move, is the picture of docs/explore.png (log/
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,7 +19,7 @@ from graph.engines.arcadedb import ArcadeDBEngine
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export
-from tests.explore.test_explore_browser import browser, browser_missing, classes, drawn, shot, start_explore
+from tests.explore.test_explore_browser import browser, browser_missing, classes, drawn, shot, start_explore, stop_explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -52,11 +50,7 @@ async def demo_url(arcadedb_server: ArcadeDBEngine, tmp_path_factory: pytest.Tem
     try:
         yield url
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_explore(proc)
         await driver.close()
         await engine.drop_database()
 
