@@ -24,6 +24,17 @@ from graph.engines.arcadedb_child import engine_running
 ENGINE_ROOT = "arcadedb"  # the embedded engine's folder in the data directory
 
 
+def _locked(path: Path, operation: int) -> IO[str] | None:
+    """`path` opened private and locked (`fcntl.LOCK_EX` or `LOCK_SH`) without waiting; None when another holds it."""
+    handle = open(path, "a+", encoding="utf-8", opener=private_opener)
+    try:
+        fcntl.flock(handle, operation | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
 class DataDirBusy(RuntimeError):
     """The data directory is held by another command, or the ports by an engine of another directory."""
 
@@ -55,11 +66,8 @@ class DataDirLock:
     def acquire(self, command: str, *, shared: bool) -> bool:
         """True when this process now owns the directory (and must start its engine)."""
         private_dir(self.data_dir)
-        handle = open(self.data_dir / "engine.lock", "a+", encoding="utf-8", opener=private_opener)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
+        handle = _locked(self.data_dir / "engine.lock", fcntl.LOCK_EX)
+        if handle is None:
             return False
         self._file = handle
         self.previous = self.owner()
@@ -155,11 +163,8 @@ class Joined:
 
     def enter(self) -> bool:
         """False when the engine is stopping (its idle time is up)."""
-        handle = open(self.path, "a+", encoding="utf-8", opener=private_opener)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
+        handle = _locked(self.path, fcntl.LOCK_SH)
+        if handle is None:
             return False
         self._file = handle
         os.utime(self.path)
