@@ -76,10 +76,14 @@ async def test_ctrl_c_stops_ingest_with_a_one_line_summary_and_exit_130(store: G
     await asyncio.to_thread(_interrupted, cli_env(store, tmp_path), tmp_path)
 
 
-def _as_at_a_terminal() -> None:
-    """Ctrl-C as a terminal's foreground command gets it: a run started in the background by a shell without job
-    control (as CI may be) inherits SIGINT ignored, and Python keeps it ignored in its children."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# `grapevine ingest` as a terminal's foreground command runs it, Ctrl-C delivered: a run started in the background
+# by a shell without job control (as CI may be) inherits SIGINT ignored, and Python keeps an inherited ignore. The
+# child restores Python's own handler itself, because a preexec_fn is unsafe in this process's threads (the child
+# can deadlock between fork and exec, and Popen waits for that exec without a deadline).
+AT_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('grapevine', run_name='__main__', alter_sys=True)"
+)
 
 
 def _interrupted(base: dict[str, str], tmp_path: Path) -> None:
@@ -96,9 +100,8 @@ def _interrupted(base: dict[str, str], tmp_path: Path) -> None:
     with ScriptedLLMServer() as llm:
         llm.responder = responder
         env = base | ONE_BY_ONE | {"LLM_BASE_URL": llm.base_url, "LLM_MODEL": "scripted-model"}
-        proc = subprocess.Popen([sys.executable, "-m", "grapevine", "ingest", "--pending"], env=env, cwd=tmp_path,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=_as_at_a_terminal)  # fmt: skip
+        proc = subprocess.Popen([sys.executable, "-c", AT_A_TERMINAL, "ingest", "--pending"], env=env, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
         try:
             deadline = time.monotonic() + 120
             while calls < 3 and time.monotonic() < deadline:

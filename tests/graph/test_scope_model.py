@@ -18,7 +18,7 @@ The model decides from the events alone (which channel each message was said in,
 from, the modes a moderator set and what @everyone may view), never from the graph. The machine counts that the
 shapes that matter occurred (`SHAPES`, printed with `pytest -s`).
 
-Profiles (GRAPEVINE_HYPOTHESIS_PROFILE): `ci` (the default, well under a minute of engine work) and `long`:
+Profiles (GRAPEVINE_HYPOTHESIS_PROFILE): `ci` (the default: derandomized, well under a minute of engine work) and `long`:
 
     GRAPEVINE_HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest -q -s tests/graph/test_scope_model.py
 """
@@ -65,8 +65,15 @@ from graph.models import (
 )
 from graph.store import GraphStore
 
-settings.register_profile(
-    "ci", max_examples=3, stateful_step_count=10, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
+settings.register_profile(  # derandomized: every CI run searches the same sequences, so a red CI is reproducible
+    "ci",
+    max_examples=3,
+    stateful_step_count=10,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+    derandomize=True,
+    database=None,
 )
 settings.register_profile(
     "long", max_examples=15, stateful_step_count=30, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
