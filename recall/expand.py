@@ -38,7 +38,7 @@ def second_read(
     best = [f.uuid for f in ranked[: tuning.evidence_facts]]
     recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
     return context_reads.second_round(
-        store.runner,
+        store,
         req.guild_id,
         req.channel_id,
         uuids=best,

@@ -43,7 +43,7 @@ def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> Non
     EXISTS subqueries per fact and per reporter cost ArcadeDB about a third of the facts read."""
     code = _code("context/facts")
     assert "EXISTS" not in code
-    assert code.count("[(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]]") == 1
+    assert code.count("[(f)-[:FROM]->(m:Message) | {id: m.id, channel_id: m.channel_id}]") == 1
 
 
 def test_no_reply_read_searches_the_full_text_of_facts() -> None:
