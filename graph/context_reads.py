@@ -24,6 +24,7 @@ from graph.models import Conversation, FactView, MessageView, Recalled, iso, utc
 from graph.store import GraphStore
 
 REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
+_NEVER = datetime.max.replace(tzinfo=UTC)  # an undated report sorts last
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 
 
@@ -228,7 +229,7 @@ def reply_fact(item: dict[str, Any]) -> FactView:
     importance, confidence = item["importance"], item["confidence"]
     reporters = sorted(
         ((r["id"], r["name"] or r["id"], _maybe_when(r["at"])) for r in item["reporters"]),
-        key=lambda r: (r[2] is None, r[2] or datetime.max.replace(tzinfo=UTC), r[0]),
+        key=lambda r: (r[2] is None, r[2] or _NEVER, r[0]),
     )  # earliest report first, undated last
     return FactView(
         uuid=item["uuid"],
@@ -247,7 +248,8 @@ def reply_fact(item: dict[str, Any]) -> FactView:
 
 def _when(text: str) -> datetime:
     """An ISO time of a reply's read (they return times as text: cheaper to carry over Bolt than temporals)."""
-    return utc(datetime.fromisoformat(text))
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo is UTC else utc(parsed)
 
 
 def _maybe_when(text: str | None) -> datetime | None:

@@ -75,6 +75,13 @@ def bm25_scores(query: str, documents: Sequence[str], tuning: RecallTuning = Rec
     return [float(s) if wanted & set(doc) else 0.0 for s, doc in zip(scores, corpus)]
 
 
+def shares_words(query: str, documents: Sequence[str], tuning: RecallTuning = RecallTuning()) -> list[bool]:
+    """Whether each document holds a word of the query, compared as `bm25_scores` compares them: where its score
+    is above 0, without building the index a score needs."""
+    wanted = set(_stems(keywords(query), tuning))
+    return [bool(wanted.intersection(_document_stems(d, tuning.stems, tuning.plural_ing))) for d in documents]
+
+
 Ranking = Sequence[str] | Mapping[str, int]  # keys best first, or each key's rank (1 = best; ties share one)
 
 
