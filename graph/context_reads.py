@@ -1,7 +1,7 @@
 """The reads of a reply's context (queries/context/ and the vector search): the facts of every source, the
 conversation with its recalled messages, the second round, and the nearest facts by embedding.
 
-Each takes the store's `Runner` and returns the graph's records; `recall.gather` decides what to ask for and
+Each takes the store and returns the graph's records, read from the statements' named fields; `recall.gather` decides what to ask for and
 `RecallTuning` bounds the searches. A quiet channel's older talk: the recalled search looks only at the channel's
 last `RecallTuning.span`, so in a channel that talks a few times a month what was said two months ago would never
 be recalled; a read beside it goes on through the channel's earlier windows, a bounded number of them.
@@ -21,9 +21,10 @@ from common.text import keywords, lucene_query
 from graph import rows
 from graph.keys import channel_time
 from graph.models import Conversation, FactView, MessageView, Recalled, iso, utc
-from graph.session import Runner
+from graph.store import GraphStore
 
 REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
+_NEVER = datetime.max.replace(tzinfo=UTC)  # an undated report sorts last
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 
 
@@ -36,7 +37,7 @@ class SecondRound:
 
 
 async def reply_facts(
-    runner: Runner,
+    store: GraphStore,
     guild_id: str,
     *,
     author_id: str,
@@ -60,7 +61,7 @@ async def reply_facts(
     source is ranked most important and newest first. Every fact read holds at `now`; of its times
     only valid_at and the reporters' are read (the reply shows no other). With `channel_id`, only facts
     and reporters that may be recalled in that channel (graph/channels.py)."""
-    found = await runner.read_plain(
+    found = await store.runner.read_plain(
         "context/facts",
         guild_id=guild_id,
         channel_id=channel_id,
@@ -79,13 +80,12 @@ async def reply_facts(
     )
     by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
     for item in found[0]["facts"] if found else []:
-        source, _, fact = rows.reply_fact(item)
-        by_source[source].append(fact)
+        by_source[item["source"]].append(reply_fact(item))
     return {source: sorted(facts, key=rows.importance_then_newest) for source, facts in by_source.items()}
 
 
 async def second_round(
-    runner: Runner,
+    store: GraphStore,
     guild_id: str,
     channel_id: str,
     *,
@@ -101,7 +101,7 @@ async def second_round(
     (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`."""
     if not uuids and not message_ids:
         return SecondRound()
-    found = await runner.read_plain(
+    found = await store.runner.read_plain(
         "context/second_round",
         guild_id=guild_id,
         channel_id=channel_id,
@@ -113,13 +113,13 @@ async def second_round(
     )
     row = found[0] if found else {"matched": [], "evidence": []}
     return SecondRound(
-        evidence=[(int(rank), bool(source), rows.message_view(m)) for rank, source, m in row["evidence"]],
-        matched=[rows.reply_fact(item)[2] for item in row["matched"]],
+        evidence=[(int(m["rank"]), bool(m["is_source"]), rows.message_view(m)) for m in row["evidence"]],
+        matched=[reply_fact(item) for item in row["matched"]],
     )
 
 
 async def conversation(
-    runner: Runner,
+    store: GraphStore,
     guild_id: str,
     channel_id: str,
     *,
@@ -144,6 +144,7 @@ async def conversation(
     words = keywords(text) if recall > 0 else []  # no words, no search
     patterns = search_patterns(words, tuning.rarity, tuning.passage)
     near = tuning.neighbour_matches
+    runner = store.runner
     talk = runner.read_plain(
         "context/conversation",
         guild_id=guild_id,
@@ -192,7 +193,7 @@ async def conversation(
     recalled = _recalled(searched[0]["recalled"] if searched else [])
     return Conversation(
         author=rows.user(row["author"]) if row["author"] else None,
-        summaries=tuple(sorted(rows.summary(pair) for pair in row["summaries"])),
+        summaries=tuple(sorted((_when(s["ended_at"]), s["summary"]) for s in row["summaries"])),
         recent=tuple(sorted((rows.message_view(m) for m in row["recent"]), key=lambda m: (m.created_at, m.id))),
         chain=tuple(sorted((rows.message_view(m) for m in row["chain"]), key=lambda m: (m.created_at, m.id))),
         recalled=recalled.matches,
@@ -202,7 +203,7 @@ async def conversation(
 
 
 async def nearest_facts(
-    runner: Runner,
+    store: GraphStore,
     guild_id: str,
     vector: list[float],
     *,
@@ -210,7 +211,7 @@ async def nearest_facts(
     limit: int = 20,
     channel_id: str | None = None,
 ) -> list[FactView]:
-    found = await runner.read(
+    found = await store.runner.read(
         "store/nearest_facts",
         guild_id=guild_id,
         vector=vector,
@@ -220,6 +221,39 @@ async def nearest_facts(
         channel_id=channel_id,
     )
     return [rows.fact(r) for r in found]
+
+
+def reply_fact(item: dict[str, Any]) -> FactView:
+    """A fact of context/facts.cypher (and second_round's `matched`), as that file names its fields; the reply
+    reads no times but valid_at and the reporters'."""
+    importance, confidence = item["importance"], item["confidence"]
+    reporters = sorted(
+        ((r["id"], r["name"] or r["id"], _maybe_when(r["at"])) for r in item["reporters"]),
+        key=lambda r: (r[2] is None, r[2] or _NEVER, r[0]),
+    )  # earliest report first, undated last
+    return FactView(
+        uuid=item["uuid"],
+        text=item["text"],
+        category=item["category"] or "other",
+        importance=int(importance or 5),
+        confidence=float(confidence if confidence is not None else 0.8),
+        valid_at=_maybe_when(item["valid_at"]),
+        about=tuple(a["name"] or a["id"] for a in item["about"]),
+        about_ids=tuple(a["id"] for a in item["about"]),
+        reporters=tuple(reporters),
+        sources=tuple(item["sources"]),
+        shown=tuple((m["id"], m["channel_id"]) for m in item["shown"]),
+    )
+
+
+def _when(text: str) -> datetime:
+    """An ISO time of a reply's read (they return times as text: cheaper to carry over Bolt than temporals)."""
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo is UTC else utc(parsed)
+
+
+def _maybe_when(text: str | None) -> datetime | None:
+    return None if text is None else _when(text)
 
 
 def search_patterns(words: Sequence[str], rarity: bool, passage: bool = True) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -33,11 +32,6 @@ def _dt(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(value)
         return parsed if parsed.tzinfo is UTC else utc(parsed)
     return utc(cast(datetime, value))
-
-
-def summary(pair: Sequence[Any]) -> tuple[datetime, str]:
-    """An [ended_at, summary] pair of the conversation read (an episode's end, always there)."""
-    return _at(pair[0]), pair[1]
 
 
 def importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
@@ -71,29 +65,6 @@ def _reporters(raw: list[list[Any]]) -> tuple[tuple[str, str, datetime | None], 
     """[[user id, name, at]] as (id, name or id, at), earliest report first, undated last."""
     said = [(r[0], r[1] or r[0], _dt(r[2])) for r in raw]
     return tuple(sorted(said, key=lambda r: (r[2] is None, r[2] or datetime.max, r[0])))
-
-
-def reply_fact(item: list[Any]) -> tuple[str, float | None, FactView]:
-    """(source, score, fact) from one item of context/facts.cypher (a list, in the order that file
-    documents); the reply reads no times but valid_at and the reporters'."""
-    source, score, uuid, text, category, importance, confidence, valid_at, about, reporters, sources, shown = item
-    return (
-        source,
-        score,
-        FactView(
-            uuid=uuid,
-            text=text,
-            category=category or "other",
-            importance=int(importance or 5),
-            confidence=float(confidence if confidence is not None else 0.8),
-            valid_at=_dt(valid_at),
-            about=tuple(a[1] or a[0] for a in about),
-            about_ids=tuple(a[0] for a in about),
-            reporters=_reporters(reporters),
-            sources=tuple(sources),
-            shown=tuple((m, c) for m, c in shown),
-        ),
-    )
 
 
 def entity(row: dict[str, Any]) -> EntityView:

@@ -25,7 +25,7 @@ from graph.models import MessageView
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
-from recall.ranking import bm25_scores, fact_document, rank_facts
+from recall.ranking import fact_document, rank_facts, shares_words
 
 
 def second_read(
@@ -38,7 +38,7 @@ def second_read(
     best = [f.uuid for f in ranked[: tuning.evidence_facts]]
     recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
     return context_reads.second_round(
-        store.runner,
+        store,
         req.guild_id,
         req.channel_id,
         uuids=best,
@@ -61,8 +61,8 @@ async def with_evidence(
     found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
     if matched:
-        scores = bm25_scores(gathered.query, [fact_document(f) for f in matched], tuning)
-        matched = [f for f, score in zip(matched, scores) if score > 0]
+        shared = shares_words(gathered.query, [fact_document(f) for f in matched], tuning)
+        matched = [f for f, holds in zip(matched, shared) if holds]
     # every fact of both rounds at once, so reporters who share a name are told apart wherever they come from
     # ("Alex (@alexk)", "Alex (@alexm)")
     *related, author_facts = await disambiguate(

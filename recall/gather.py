@@ -124,7 +124,7 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None, 
         return []
     vector = await asyncio.to_thread(embed, req.message_text)
     return await context_reads.nearest_facts(
-        store.runner, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
+        store, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
     )
 
 
@@ -137,7 +137,7 @@ def fact_read(store: GraphStore, req: ContextRequest, tuning: RecallTuning) -> C
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
     return context_reads.reply_facts(
-        store.runner,
+        store,
         req.guild_id,
         author_id=req.author_id,
         mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
@@ -160,7 +160,7 @@ def conversation_read(
 ) -> Coroutine[Any, Any, Conversation]:
     """A reply's read of the conversation around the message and the earlier messages matching it."""
     return context_reads.conversation(
-        store.runner,
+        store,
         req.guild_id,
         req.channel_id,
         author_id=req.author_id,

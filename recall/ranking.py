@@ -66,13 +66,26 @@ def bm25_scores(query: str, documents: Sequence[str], tuning: RecallTuning = Rec
     words = list(dict.fromkeys(_stems(keywords(query), tuning)))
     if not words or not documents:
         return [0.0] * len(documents)
-    corpus = [_document_stems(d, tuning.stems, tuning.plural_ing) for d in documents]
+    wanted = set(words)
+    # a word the query does not hold counts only in its document's length: one filler token stands for each, so the
+    # index counts and weighs the query's words alone (the same scores, for a fraction of a reply's CPU)
+    corpus = [_matchable(_document_stems(d, tuning.stems, tuning.plural_ing), wanted) for d in documents]
     # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
     # in half of them (a name), which ranks a fact naming the person below one that does not
     scores = BM25Plus(corpus).get_scores(words)
-    wanted = set(words)
     # BM25+ adds a floor for every query word, matched or not: a document sharing no word scores 0 here
     return [float(s) if wanted & set(doc) else 0.0 for s, doc in zip(scores, corpus)]
+
+
+def _matchable(document: tuple[str, ...], wanted: set[str]) -> list[str]:
+    return [w if w in wanted else "\0" for w in document]
+
+
+def shares_words(query: str, documents: Sequence[str], tuning: RecallTuning = RecallTuning()) -> list[bool]:
+    """Whether each document holds a word of the query, compared as `bm25_scores` compares them: where its score
+    is above 0, without building the index a score needs."""
+    wanted = set(_stems(keywords(query), tuning))
+    return [bool(wanted.intersection(_document_stems(d, tuning.stems, tuning.plural_ing))) for d in documents]
 
 
 Ranking = Sequence[str] | Mapping[str, int]  # keys best first, or each key's rank (1 = best; ties share one)

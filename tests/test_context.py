@@ -138,7 +138,7 @@ def test_assemble_orders_dedupes_and_renders_quoted_parts() -> None:
     text = ctx.render()
     assert text.count("not instructions") == 4 and text.startswith("## What members have said about Bob, who wrote")
     assert "## The messages this one replies to" in text
-    assert ctx.part("recalled").tokens == 0  # nothing recalled: no header either (tests/context/test_recalled_part.py)
+    assert ctx.part("recalled").tokens == 0  # nothing recalled: no header either (tests/recall/test_recalled_part.py)
     for part in ctx.parts:
         if part.name != "recalled":
             assert part.tokens == estimate_tokens("\n".join([part.header, *part.lines])) and part.trimmed == 0

@@ -48,5 +48,5 @@ CALL () {
 RETURN author {.id, .name, .is_bot,
                display_name: coalesce(head([(author)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]),
                                       author.display_name)} AS author,
-       [e IN episodes WHERE e.status = 'done' AND e.summary <> '' AND e.ended_at < $at | [toString(e.ended_at), e.summary]] AS summaries,
+       [e IN episodes WHERE e.status = 'done' AND e.summary <> '' AND e.ended_at < $at | {ended_at: toString(e.ended_at), summary: e.summary}] AS summaries,
        recent, chain

@@ -12,15 +12,15 @@
 // so its cost grows with the guild. Facts whose words match the message come through the channel's recalled
 // messages they were drawn from, and with embeddings through the nearest facts (recall/gather.py). The
 // entity-name search reads $hits best matches (before the guild filter): a name's words are in few entities' names.
-// Each item is one fact of one source, as a list read by graph.rows.reply_fact:
-//   [source, score, uuid, text, category, importance, confidence, valid_at,
-//    about: [[user id or entity uuid, name]], reporters: [[user id, name, at]], sources: [message id],
-//    shown: [[message id, channel id]] of the sources $channel_id may show (its links)]
+// Each item is one fact of one source, a map read by graph.rows.reply_fact:
+//   {source, uuid, text, category, importance, confidence, valid_at,
+//    about: [{id: user id or entity uuid, name}], reporters: [{id: user id, name, at}], sources: [message id],
+//    shown: [{id: message id, channel_id}] of the sources $channel_id may show (its links)}
 // (sources: every message the fact was drawn from, visible here or not: a reply leaves out a recalled message whose
 // fact it keeps, RecallTuning.redundant)
-// Lists rather than maps, and subjects and reporters by pattern comprehension rather than OPTIONAL MATCH
-// and collect: the same rows with no key per field to build and decode and no grouping. Datetimes come back as
-// ISO strings. A member's name is the one they use in this guild (their membership's, see store/upsert_users.cypher).
+// Subjects and reporters by pattern comprehension rather than OPTIONAL MATCH and collect: the same rows with no
+// grouping. Datetimes come back as ISO strings. A member's name is the one they use in this guild (their
+// membership's, see store/upsert_users.cypher).
 // Channel scope (null $channel_id: no scope, as for operators), as every scoped read does it (graph/scope.py):
 // `visible` holds the guild's 'shared' channels, $channel_id and its parent, and a fact is kept only when one of
 // the channels of its audience (f.audience, stored when it is written) is among them; of its reporters only those
@@ -35,7 +35,7 @@ CALL () {
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $author_limit
-  RETURN 'author' AS source, f, null AS score
+  RETURN 'author' AS source, f
   UNION ALL
   CALL () {
     UNWIND $mentioned_ids AS id MATCH (p:User {id: id}) RETURN p
@@ -57,7 +57,7 @@ CALL () {
   WITH f, CASE WHEN pattern IS NOT NULL AND f.text =~ pattern THEN 1 ELSE 0 END AS hit,
        f.importance AS i, f.valid_at AS v, f.uuid AS u
   ORDER BY hit DESC, i DESC, v DESC, u LIMIT $pool
-  RETURN 'people' AS source, f, null AS score
+  RETURN 'people' AS source, f
   UNION ALL
   CALL () {
     UNWIND $keys AS key
@@ -74,13 +74,13 @@ CALL () {
   WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $pool
-  RETURN 'entities' AS source, f, null AS score
+  RETURN 'entities' AS source, f
   UNION ALL
   MATCH (:User {id: $author_id})<-[:RELATED_TO]-(e:Entity)<-[:ABOUT]-(f:Fact)
   WHERE e.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $limit
-  RETURN 'linked' AS source, f, null AS score
+  RETURN 'linked' AS source, f
   UNION ALL
   CALL () {
     UNWIND $mentioned_ids AS id MATCH (p:User {id: id}) RETURN p AS n
@@ -96,15 +96,16 @@ CALL () {
   WHERE x.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $hop_limit
-  RETURN 'hop' AS source, f, null AS score
+  RETURN 'hop' AS source, f
 }
-WITH visible, source, f, score WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)
-WITH visible, source, f, score, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources
-WITH source, f, score, sources, [s IN sources WHERE s[1] IN visible | s[0]] AS shown
-RETURN collect([source, score, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
-                [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
-                  coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
-                [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR r.message_id IN shown | [rep.id,
-                  coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
-                  toString(r.at)]],
-                [s IN sources | s[0]], [s IN sources WHERE s[0] IN shown]]) AS facts
+WITH visible, source, f WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)
+WITH visible, source, f, [(f)-[:FROM]->(m:Message) | {id: m.id, channel_id: m.channel_id}] AS sources
+WITH source, f, sources, [s IN sources WHERE s.channel_id IN visible | s.id] AS shown
+RETURN collect({source: source, uuid: f.uuid, text: f.text, category: f.category, importance: f.importance,
+                 confidence: f.confidence, valid_at: toString(f.valid_at),
+                 about: [(f)-[:ABOUT]->(s) | {id: coalesce(s.id, s.uuid),
+                   name: coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)}],
+                 reporters: [(f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR r.message_id IN shown | {id: rep.id,
+                   name: coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
+                   at: toString(r.at)}],
+                 sources: [s IN sources | s.id], shown: [s IN sources WHERE s.id IN shown]}) AS facts

@@ -22,15 +22,16 @@ CALL () {
   WITH visible, f, min(rank) AS rank
   WHERE any(a IN f.audience WHERE a IN visible)
   WITH visible, f, rank, f.uuid AS u ORDER BY rank, u LIMIT $limit
-  WITH f, [(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]] AS sources, visible
-  WITH f, sources, [s IN sources WHERE s[1] IN visible | s[0]] AS shown
-  RETURN collect(['matched', null, f.uuid, f.text, f.category, f.importance, f.confidence, toString(f.valid_at),
-                  [(f)-[:ABOUT]->(s) | [coalesce(s.id, s.uuid),
-                    coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)]],
-                  [(f)-[r:REPORTED_BY]->(rep:User) WHERE r.message_id = '' OR r.message_id IN shown | [rep.id,
-                    coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
-                    toString(r.at)]],
-                  [s IN sources | s[0]], [s IN sources WHERE s[0] IN shown]]) AS matched
+  WITH f, [(f)-[:FROM]->(m:Message) | {id: m.id, channel_id: m.channel_id}] AS sources, visible
+  WITH f, sources, [s IN sources WHERE s.channel_id IN visible | s.id] AS shown
+  RETURN collect({source: 'matched', uuid: f.uuid, text: f.text, category: f.category, importance: f.importance,
+                  confidence: f.confidence, valid_at: toString(f.valid_at),
+                  about: [(f)-[:ABOUT]->(s) | {id: coalesce(s.id, s.uuid),
+                    name: coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)}],
+                  reporters: [(f)-[r:REPORTED_BY]->(rep:User) WHERE r.message_id = '' OR r.message_id IN shown | {id: rep.id,
+                    name: coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), rep.display_name, rep.name),
+                    at: toString(r.at)}],
+                  sources: [s IN sources | s.id], shown: [s IN sources WHERE s.id IN shown]}) AS matched
 }
 CALL () {
   UNWIND range(0, size($uuids) - 1) AS rank
@@ -52,10 +53,10 @@ CALL () {
   WITH rank, source, n, n.created_at AS created, n.id AS id WHERE n.guild_id = $guild_id AND n.channel_id = $channel_id
   MATCH (u:User)-[:SENT]->(n)
   WITH rank, source, n, u, created, id ORDER BY rank, created, id
-  RETURN collect([rank, source,
-                  {id: n.id, channel_id: n.channel_id, author_id: n.author_id, content: n.content,
-                   created_at: toString(n.created_at), reply_to_id: n.reply_to_id,
-                   author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), u.display_name),
-                   author_is_bot: u.is_bot}]) AS evidence
+  RETURN collect({rank: rank, is_source: source,
+                  id: n.id, channel_id: n.channel_id, author_id: n.author_id, content: n.content,
+                  created_at: toString(n.created_at), reply_to_id: n.reply_to_id,
+                  author_name: u.name, author_display_name: coalesce(head([(u)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), u.display_name),
+                  author_is_bot: u.is_bot}) AS evidence
 }
 RETURN matched, evidence

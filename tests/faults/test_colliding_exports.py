@@ -127,7 +127,7 @@ async def test_a_nickname_stays_in_its_guild(store: GraphStore, tmp_path: Path) 
                      source_message_ids=("900000000000030001",))  # fmt: skip
     await store.write_episode(EpisodeWrite(key=episode["key"], guild_id="800000000000000005", facts=(fact,)))
 
-    found = await context_reads.reply_facts(store.runner, "800000000000000005", author_id=member, mentioned_ids=[], names=[],
+    found = await context_reads.reply_facts(store, "800000000000000005", author_id=member, mentioned_ids=[], names=[],
                                             entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
     [tea] = found["author"]
     assert list(tea.about) == ["Sammy"] and [r[1] for r in tea.reporters] == ["Sammy"]

@@ -56,7 +56,7 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     alice = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
     assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
     after = await context_reads.reply_facts(
-        store.runner,
+        store,
         G1,
         author_id=PEOPLE["charlie"],
         mentioned_ids=[],
@@ -69,7 +69,7 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert after["author"] == [] and after["linked"] == []
     summaries = (
         await context_reads.conversation(
-            store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10), episodes=10, messages=50
+            store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=10), episodes=10, messages=50
         )
     ).summaries
     assert not any("Charlie" in s for _, s in summaries)  # a conversation he was in loses its summary, built from his words

@@ -475,19 +475,19 @@ class ScopeMachine(RuleBasedStateMachine):
     async def _reads(self, channel: str) -> None:
         """Every read a member's request makes in `channel`, run together, then held to the model."""
         guild = self.guild_of(channel)
-        runner, driver, db = self.store.runner, self.store.driver, self.store.engine.database
+        driver, db = self.store.driver, self.store.engine.database
         author = MEMBERS[len(self.said) % len(MEMBERS)]
         last = max(self.said, default=None)
         who_knows = {"guild_id": guild, "topic": "kernel", "channel_id": channel, "hits": 200}
         found, nearest, rounds, talk, about, knowing, *lines = await asyncio.gather(
             context_reads.reply_facts(
-                runner, guild, author_id=author, mentioned_ids=MEMBERS, names=NAMES, entity_keys=[],
+                self.store, guild, author_id=author, mentioned_ids=MEMBERS, names=NAMES, entity_keys=[],
                 text="kernel vault code", skip_ids=[], now=self.now, channel_id=channel,
             ),
-            context_reads.nearest_facts(runner, guild, unit(1), now=self.now, limit=50, channel_id=channel),
-            context_reads.second_round(runner, guild, channel, uuids=sorted(self.told), message_ids=sorted(self.said), at=self.now),
+            context_reads.nearest_facts(self.store, guild, unit(1), now=self.now, limit=50, channel_id=channel),
+            context_reads.second_round(self.store, guild, channel, uuids=sorted(self.told), message_ids=sorted(self.said), at=self.now),
             context_reads.conversation(
-                runner, guild, channel, author_id=author, at=self.now + timedelta(seconds=1), reply_to_id=last,
+                self.store, guild, channel, author_id=author, at=self.now + timedelta(seconds=1), reply_to_id=last,
                 text="kernel vault merger code", recall=10, older_episodes=3, tuning=RecallTuning(),
             ),
             self.store.facts_about(guild, user_ids=MEMBERS, now=self.now, limit=100, channel_id=channel),

@@ -53,12 +53,12 @@ async def test_edit_and_delete_follow_discord(store: GraphStore) -> None:
     msg = p.messages[0]
     assert await store.edit_message(msg.id, "where did you move, Alice?", T0 + timedelta(minutes=1))
     talk = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id
+        store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id
     )
     assert [m.content for m in talk.chain] == ["where did you move, Alice?"]
     assert await store.delete_message(msg.id)
     talk = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id
+        store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id
     )
     assert talk.chain == () and msg.id not in {m.id for m in talk.recent}
     assert not await store.delete_message(msg.id)
@@ -132,7 +132,7 @@ async def _reply_facts(store: GraphStore, guild: str, text: str) -> list[str]:
     from recall.gather import name_candidates
 
     found = await context_reads.reply_facts(
-        store.runner,
+        store,
         guild,
         author_id="nobody",
         mentioned_ids=[],
@@ -170,16 +170,14 @@ async def test_members_by_name_are_guild_members(store: GraphStore) -> None:
 async def test_channel_summaries_recent_messages_and_thread_tail(store: GraphStore) -> None:
     await populate(store)
     talk = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=5), episodes=3, messages=3
+        store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(days=5), episodes=3, messages=3
     )
     assert [s for _, s in talk.summaries] == [
         "Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
         "Members introduced themselves.",
     ]  # oldest first; one has none
     assert [m.author_id for m in talk.recent] == [PEOPLE["mallory"], PEOPLE["oscar"], PEOPLE["peggy"]]
-    thread = await context_reads.conversation(
-        store.runner, G1, THREAD, author_id=PEOPLE["dave"], at=T0 + timedelta(days=5), messages=2
-    )
+    thread = await context_reads.conversation(store, G1, THREAD, author_id=PEOPLE["dave"], at=T0 + timedelta(days=5), messages=2)
     assert len(thread.recent) == 2 and thread.recent[-1].content.startswith("job offer detail 4")
 
 
@@ -189,7 +187,7 @@ async def test_conversation_reads_open_window_recent_episodes_and_chain_before_a
     open_window = await p.say(GENERAL, "judy", "anyone around?", at - timedelta(minutes=1))  # buffered: no episode yet
     await p.say(GENERAL, "ivan", "later than the reply", at + timedelta(minutes=1))
     talk = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=at, reply_to_id=p.messages[1].id, episodes=2, messages=4
+        store, G1, GENERAL, author_id=PEOPLE["bob"], at=at, reply_to_id=p.messages[1].id, episodes=2, messages=4
     )
     assert talk.author is not None and talk.author.display_name == "Bob"
     assert [m.content for m in talk.recent][-1] == open_window.content and len(talk.recent) == 4
@@ -197,17 +195,17 @@ async def test_conversation_reads_open_window_recent_episodes_and_chain_before_a
     assert [s for _, s in talk.summaries] == ["Members introduced themselves."]  # the last 2 episodes: one has no summary
     assert [m.content for m in talk.chain] == ["where did you move again?", "Austin!"]
     early = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(seconds=25), episodes=5
+        store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(seconds=25), episodes=5
     )
     assert [m.content for m in early.recent] == ["where did you move again?", "Austin!"]
     assert early.summaries == () and early.chain == ()  # the first window was still open at that time
-    assert (await context_reads.conversation(store.runner, G2, GENERAL, author_id=PEOPLE["bob"], at=at)).recent == ()
+    assert (await context_reads.conversation(store, G2, GENERAL, author_id=PEOPLE["bob"], at=at)).recent == ()
 
 
 async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None:
     p = await populate(store)
     found = await context_reads.reply_facts(
-        store.runner,
+        store,
         G1,
         author_id=PEOPLE["charlie"],
         mentioned_ids=[],
@@ -221,7 +219,7 @@ async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None
     assert p.facts["alice_austin"] in [f.uuid for f in found["people"]]
     assert [f.uuid for f in found["linked"]] == [p.facts["sister_austin"]]
     sister = await context_reads.reply_facts(
-        store.runner,
+        store,
         G1,
         author_id=PEOPLE["bob"],
         mentioned_ids=[],
@@ -235,7 +233,7 @@ async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None
     everything = {f.uuid for facts in found.values() for f in facts}
     assert p.facts["alice_veg"] not in everything  # Alice's fact of the other guild
     other = await context_reads.reply_facts(
-        store.runner,
+        store,
         G2,
         author_id=PEOPLE["charlie"],
         mentioned_ids=[PEOPLE["alice"]],

@@ -40,9 +40,9 @@ async def test_nearest_facts_finds_the_closest_embedding_in_the_guild(arcadedb_s
             update={"embedding": unit(10, 11, dimension=dimension)}
         )
         await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(cello, olives)))
-        found = await context_reads.nearest_facts(store.runner, G1, list(unit(1, 3, dimension=dimension)), limit=1)
+        found = await context_reads.nearest_facts(store, G1, list(unit(1, 3, dimension=dimension)), limit=1)
         assert [f.text for f in found] == ["Dave is learning the cello"]
-        assert await context_reads.nearest_facts(store.runner, "another-guild", list(unit(1, 3, dimension=dimension))) == []
+        assert await context_reads.nearest_facts(store, "another-guild", list(unit(1, 3, dimension=dimension))) == []
     finally:
         await driver.close()
         await engine.drop_database()

@@ -112,7 +112,7 @@ async def test_the_vector_index_has_the_configured_dimension_and_finds_the_neare
         olives.model_copy(update={"embedding": tuple(unit(10, 11, dimension=dimension))}),
     )
     await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=facts))
-    found = await context_reads.nearest_facts(store.runner, G1, unit(1, 3, dimension=dimension), limit=1)
+    found = await context_reads.nearest_facts(store, G1, unit(1, 3, dimension=dimension), limit=1)
     assert [f.text for f in found] == ["Dave is learning the cello"]
     with pytest.raises(SchemaMismatch):  # the index is never silently left at another size
         await GraphStore(neo4j_driver, neo4j_engine).setup_schema("some-model", dimension * 2)

@@ -331,6 +331,6 @@ async def recalled(
 ) -> list[MessageView]:
     """The channel's messages before `before` matching `text`, as a reply's conversation read finds them."""
     talk = await context_reads.conversation(
-        store.runner, guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit, tuning=tuning
+        store, guild_id, channel_id, author_id="nobody", at=before, text=text, recall=limit, tuning=tuning
     )
     return list(talk.recalled)

@@ -28,8 +28,8 @@ class Mutant:
 
 MUTANTS = [
     Mutant("context/facts", "queries/context/facts.cypher",
-           "WITH visible, source, f, score WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)",
-           "WITH visible, source, f, score"),
+           "WITH visible, source, f WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)",
+           "WITH visible, source, f"),
     Mutant("nearest facts", "queries/store/nearest_facts.cypher",
            "AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))", ""),
     Mutant("second round (facts of the recalled messages)", "queries/context/second_round.cypher",

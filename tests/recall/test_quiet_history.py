@@ -67,6 +67,6 @@ async def test_older_windows_are_searched_a_bounded_number_back(store: GraphStor
 async def _older(store: GraphStore, channel: str, text: str, windows: int) -> Recalled:
     """What the conversation read finds in the channel's last `windows` windows before the recalled span."""
     talk = await context_reads.conversation(
-        store.runner, G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows
+        store, G1, channel, author_id="nobody", at=ASKED, text=text, recall=20, older_episodes=windows
     )
     return talk.older

@@ -43,7 +43,23 @@ def test_channel_scope_reads_each_facts_sources_once_without_subqueries() -> Non
     EXISTS subqueries per fact and per reporter cost ArcadeDB about a third of the facts read."""
     code = _code("context/facts")
     assert "EXISTS" not in code
-    assert code.count("[(f)-[:FROM]->(m:Message) | [m.id, m.channel_id]]") == 1
+    assert code.count("[(f)-[:FROM]->(m:Message) | {id: m.id, channel_id: m.channel_id}]") == 1
+
+
+def test_every_reply_read_returns_named_fields() -> None:
+    """What a reply reads comes as maps read by name: a list read by position (a fact as 12 positions) breaks
+    silently when a field is added or moved."""
+    names = sorted(path.stem for path in (queries.ROOT / "context").glob("*.cypher"))
+    assert len(names) == 5
+    for name in names:
+        code = _code(f"context/{name}")
+        assert "collect([" not in code and not re.search(r"\[\d+\]", code), name
+
+
+def test_recall_reads_the_graph_only_through_graph_functions() -> None:
+    """recall/ decides what to ask; the statements are run by graph/ (graph/context_reads.py), given the store."""
+    for path in sorted((queries.ROOT.parent / "recall").glob("*.py")):
+        assert ".runner" not in path.read_text(encoding="utf-8"), path.name
 
 
 def test_no_reply_read_searches_the_full_text_of_facts() -> None:

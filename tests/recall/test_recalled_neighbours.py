@@ -65,19 +65,17 @@ async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(s
 
 async def test_neighbours_come_from_the_search_and_stay_in_the_channel_before_the_reply(store: GraphStore) -> None:
     p = await puppy_talk(store)
-    talk = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20
-    )
+    talk = await context_reads.conversation(store, G1, GENERAL, author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20)
     assert [m.id for m in talk.recalled] == [p.messages[1].id]
     assert sorted((match, m.id) for match, m in talk.around) == sorted(
         [(p.messages[1].id, p.messages[0].id), (p.messages[1].id, p.messages[2].id)]
     )
     elsewhere = await context_reads.conversation(
-        store.runner, G1, "another-channel", author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20
+        store, G1, "another-channel", author_id=PEOPLE["judy"], at=ASKED, text="puppy", recall=20
     )
     assert elsewhere.recalled == () and elsewhere.around == ()
     before_the_answer = T0 + timedelta(seconds=90)  # nothing said after the reply is quoted in it
     early = await context_reads.conversation(
-        store.runner, G1, GENERAL, author_id=PEOPLE["judy"], at=before_the_answer, text="puppy", recall=20
+        store, G1, GENERAL, author_id=PEOPLE["judy"], at=before_the_answer, text="puppy", recall=20
     )
     assert [m.id for _, m in early.around] == [p.messages[0].id]

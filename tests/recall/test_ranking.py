@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rank_bm25 import BM25Plus
+
 from common.settings import ContextSettings, RecallTuning
-from common.text import content_words
+from common.text import content_words, keywords
 from graph.models import FactView, MessageView
 from recall.assemble import Gathered, assemble
-from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, stem, tied_ranks
+from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, shares_words, stem, tied_ranks
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
@@ -45,6 +50,30 @@ def test_bm25_scores_zero_without_a_shared_word_and_prefers_the_closer_match() -
     assert scores[2] == 0.0  # shares no word with the question
     assert scores[4] > scores[0] > scores[1] > 0  # every word matched beats some, which beats the name alone
     assert bm25_scores("", docs) == [0.0] * 5 and bm25_scores("what?", []) == []
+
+
+_WORDS = st.sampled_from(["Caroline", "painting", "paintings", "painted", "group", "groups", "the", "what", "race", "LGBTQ", "?"])
+
+
+@given(
+    query=st.lists(_WORDS, max_size=6).map(" ".join),
+    docs=st.lists(st.lists(_WORDS, max_size=8).map(" ".join), max_size=6),
+    plural_ing=st.booleans(),
+)
+def test_shares_words_is_where_bm25_scores_above_zero(query: str, docs: list[str], plural_ing: bool) -> None:
+    """The matched facts keep those that share a word with the message without scoring them: the same test."""
+    tuning = RecallTuning(plural_ing=plural_ing)
+    assert shares_words(query, docs, tuning) == [score > 0 for score in bm25_scores(query, docs, tuning)]
+
+
+@given(query=st.lists(_WORDS, max_size=6).map(" ".join), docs=st.lists(st.lists(_WORDS, max_size=8).map(" ".join), max_size=6))
+def test_bm25_scores_are_bm25_plus_over_the_whole_documents(query: str, docs: list[str]) -> None:
+    """The index is built over the query's words only (the rest count in a document's length): the same scores."""
+    words = list(dict.fromkeys(stem(w) for w in keywords(query)))
+    corpus = [tuple(stem(w) for w in content_words(d)) or ("\0",) for d in docs]
+    whole = BM25Plus(corpus).get_scores(words) if words and docs else [0.0] * len(docs)
+    expected = [float(s) if set(words) & set(doc) else 0.0 for s, doc in zip(whole, corpus)]
+    assert bm25_scores(query, docs) == pytest.approx(expected)
 
 
 def test_fuse_orders_by_reciprocal_rank_and_keeps_prior_order_for_the_rest() -> None:

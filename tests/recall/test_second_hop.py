@@ -51,7 +51,7 @@ async def test_a_named_members_relations_bring_the_second_hop(store: GraphStore)
     p = await small_graph(store)
     question = "What does Bob's sister do these days?"
     first = await context_reads.reply_facts(
-        store.runner,
+        store,
         G1,
         author_id=PEOPLE["judy"],
         mentioned_ids=[],
@@ -154,11 +154,11 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
         writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
     await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
     question = "Where does Alice volunteers?"
-    pooled = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+    pooled = await context_reads.reply_facts(store, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
                                              names=["alice", "volunteers"], entity_keys=[], text=question,
                                              skip_ids=[PEOPLE["judy"]], now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
     assert p.facts["zoo"] in {f.uuid for f in pooled["people"]}
-    named_only = await context_reads.reply_facts(store.runner, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+    named_only = await context_reads.reply_facts(store, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
                                                  names=["alice"], entity_keys=[], text="Alice?", skip_ids=[PEOPLE["judy"]],
                                                  now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
     assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
