@@ -1,7 +1,7 @@
 """Importing a channel's history from a DiscordChatExporter JSON export.
 
 Windows are formed from the timestamps exactly as the live bot forms them (`replay`), then
-extracted, or left pending when no LLM is configured. With a `Ingestor` the closed windows
+extracted, or left pending when no LLM is configured. The closed windows
 queue as pending episodes and, once the file is read, the guild's queue is extracted in batches (as
 `grapevine ingest --pending` does): a quiet server's windows share calls. Everything is idempotent on
 Discord ids and window keys, so importing the same file twice adds nothing.
