@@ -6,7 +6,7 @@ Every contender sees the same messages and is answered by the same scripted serv
 calls and tokens on its side with one estimate (`common.tokens.estimate_tokens`):
 
 - grapevine: the live window policy (`ingest.replay`, built-in defaults), one extraction call per
-  closed window through the real pipeline (`BatchingIngestor`, a batch a window) writing to a throw-away ArcadeDB;
+  closed window through the real pipeline (`Ingestor`, a batch a window) writing to a throw-away ArcadeDB;
 - per-message extraction: one call per message, with the prompt such an extractor needs: the
   message and its author's current facts (grapevine's own prompt builder on a one-message window,
   the author's facts as known facts);
@@ -19,7 +19,7 @@ author and naming pieces of software or hardware yields a fact about the author 
 3; each window's answer keeps at most 5 facts per person and 15 in all.
 
 grapevine runs twice: unbatched (one call per closed window, as the bot did before batching) and
-batched (`ingest.batched`: the guild's closed windows queued and sent together, on a simulated
+batched (`ingest.ingestor`: the guild's closed windows queued and sent together, on a simulated
 clock). `--pace N` stretches every timestamp N times (a quieter community); the pace table then
 runs every contender at each of `--paces` and adds the reply links seen by one call and the delay
 from a message to the call that extracts it (p50/p95, the LLM's own latency left out). Per-message
@@ -57,9 +57,9 @@ from bench.windows import PaceRow, pace_table, seen_in_calls
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
-from ingest.batched import BatchingIngestor
-from ingest.extraction import Extraction, PromptInput, build_prompt
+from ingest.ingestor import Ingestor
 from ingest.replay import replay
+from ingest.window_prompt import Extraction, PromptInput, build_prompt
 from ingest.windows import ClosedWindow, WindowMessage
 from llm.client import OpenAILLM
 from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc
@@ -175,9 +175,9 @@ async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: O
         store = await db.store("economy")
         clock = BenchClock()
         if batched:
-            ingestor = BatchingIngestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0, clock=clock)
+            ingestor = Ingestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0, clock=clock)
         else:  # a call per closed window, as it closes
-            ingestor = BatchingIngestor(store, llm, ExtractionSettings(batch_messages=1), windows, rng=lambda: 0.0)
+            ingestor = Ingestor(store, llm, ExtractionSettings(batch_messages=1), windows, rng=lambda: 0.0)
         await store.upsert_guild(Guild(id=IRC_GUILD, name="IRC"))
         for sample in samples:
             await store.upsert_channel(Channel(id=_channel(sample), guild_id=IRC_GUILD, name=sample.name))
@@ -211,9 +211,7 @@ class BenchClock:
         return self.now
 
 
-async def _batched(
-    ingestor: BatchingIngestor, closed: list[ClosedWindow], clock: BenchClock, windows: WindowSettings
-) -> list[float]:
+async def _batched(ingestor: Ingestor, closed: list[ClosedWindow], clock: BenchClock, windows: WindowSettings) -> list[float]:
     """The sample's windows closed in time order into the batching ingestor, its timer run at every
     age deadline; returns each message's delay (the clock when its window was extracted minus its time)."""
     age = timedelta(seconds=ingestor.extraction.batch_age_seconds)

@@ -57,7 +57,7 @@ from bench.queries import bench_read
 from common.settings import ContextSettings, ExtractionSettings, RecallTuning, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild, Message, MessageView, User
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.windows import ClosedWindow, WindowMessage
 from recall.assemble import ContextRequest, assemble, message_line
 from recall.expand import with_evidence
@@ -278,7 +278,7 @@ async def ingest(
     name = re.sub(r"[^A-Za-z0-9]", "", f"locomo{conv.sample_id}")
     store = await (db.store(name, EMBEDDING_MODEL, EMBEDDING_DIMENSION) if embed else db.store(name))
     extraction = ExtractionSettings(**CAPS, batch_messages=1)  # each session its own call: the script answers one session
-    ingestor = BatchingIngestor(store, llm, extraction, WindowSettings(), rng=lambda: 0.0, embed=embed)
+    ingestor = Ingestor(store, llm, extraction, WindowSettings(), rng=lambda: 0.0, embed=embed)
     await store.upsert_guild(Guild(id=ids.guild, name=conv.sample_id))
     await store.upsert_channel(Channel(id=ids.channel, guild_id=ids.guild, name="chat"))
     await store.upsert_users([ids.user(s) for s in conv.speakers] + [ids.asker])

@@ -3,7 +3,7 @@
 `stretch` spreads a sample's timestamps by a factor (pace 4: every gap four times longer, the same
 messages and replies), the way a quieter community would say them. `schedule` replays a sample as
 the live bot would: windows close (`ingest.replay`), then go to extraction either at once
-(unbatched) or through the batch rule (`ingest.batching`), and records which windows share a call
+(unbatched) or through the batch rule (`ingest.batch_rule`), and records which windows share a call
 and when each call is made, so a message's extraction delay is that call's time minus its own.
 The delay leaves out the LLM's own latency and the bot's 30 s timer step.
 """
@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
 from ingest.batch_prompt import BATCH_NOTE
-from ingest.batching import SECTION_TOKENS, Queued, age_limit, batches, queued, window_tokens
-from ingest.extraction import SYSTEM
+from ingest.batch_rule import SECTION_TOKENS, Queued, age_limit, batches, queued, window_tokens
 from ingest.replay import replay
+from ingest.window_prompt import SYSTEM
 from ingest.windows import ClosedWindow, WindowMessage
 from tests.support.datasets import IrcSample
 

@@ -24,7 +24,7 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
 
@@ -120,7 +120,7 @@ async def offered(
     gc.freeze()
     """Hand `batch` over at `rate` messages per second (flat out when 0), each as its own task."""
     recorder = recorder_class(store, tick_seconds=tick) if tick > 0 else None
-    ingestor = BatchingIngestor(store, None, ExtractionSettings(), WindowSettings())
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())
     live = LiveWindows(store, ingestor, consent, WindowSettings(), recorder=recorder)
     await live.start()
     before = await _stored(store, guild)

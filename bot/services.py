@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from common.settings import Settings
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from llm.client import StructuredLLM
 from llm.meter import UsageMeter
@@ -21,7 +21,7 @@ class Services:
     llm: StructuredLLM | None
     meter: UsageMeter
     consent: Consent
-    ingestor: BatchingIngestor
+    ingestor: Ingestor
     live: LiveWindows
     embed: Embed | None = None
     channel_modes: dict[str, str] = field(default_factory=dict)  # channel id -> memory mode, as last read

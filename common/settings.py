@@ -128,7 +128,7 @@ class ExtractionSettings(_Section):
     max_message_chars: int = Field(2000, ge=50)
     max_attempts: int = Field(5, ge=1, le=50)  # attempts per window before it is failed for good
     retry_minutes: float = Field(2.0, gt=0)  # the bot retries a failed window after 2, 4, 8... of these
-    # closed windows of a guild wait and are extracted together in one call (ingest.batching)
+    # closed windows of a guild wait and are extracted together in one call (ingest.batch_rule)
     batch_messages: int = Field(30, ge=1)  # a batch is sent once its windows hold this many messages (1: no batching)
     batch_tokens: int = Field(6000, ge=200)  # ... or their messages this many prompt tokens (estimated)
     batch_age_seconds: float = Field(7200.0, gt=0)  # ... or its oldest message is this old (a busy guild's limit)

@@ -18,8 +18,8 @@ from common.settings import Settings
 from grapevine.runtime import open_store
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
 from ingest.embeddings import load_embedder
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
 from llm.client import build_llm
@@ -62,7 +62,7 @@ async def run_bot(settings: Settings) -> None:
             store = runtime.store
             consent = Consent(store)
             await consent.load()
-            ingestor = BatchingIngestor(
+            ingestor = Ingestor(
                 store, llm, settings.extraction, settings.window, embed=embed, hidden=lambda uid: not consent.allowed(uid)
             )
             ingestor.holds = Shard.of(settings.discord).holds  # a shard extracts its own guilds' windows only

@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from pydantic import Field
 
-from ingest.batching import MAX_WINDOWS
-from ingest.extraction import SYSTEM, Extraction, PromptInput, RefTable, _Answer, build_prompt
+from ingest.batch_rule import MAX_WINDOWS
+from ingest.window_prompt import SYSTEM, BoundedAnswer, Extraction, PromptInput, RefTable, build_prompt
 
 BATCH_NOTE = """
 
@@ -34,7 +34,7 @@ class WindowAnswer(Extraction):
     window: str = Field(max_length=6, description='The heading of the window this answers: "W1", "W2", ...')
 
 
-class BatchExtraction(_Answer):
+class BatchExtraction(BoundedAnswer):
     windows: list[WindowAnswer] = Field(
         max_length=MAX_WINDOWS, description="One answer per window of the request, each with its own refs."
     )

@@ -1,7 +1,7 @@
 """Importing a channel's history from a DiscordChatExporter JSON export.
 
 Windows are formed from the timestamps exactly as the live bot forms them (`replay`), then
-extracted, or left pending when no LLM is configured. With a `BatchingIngestor` the closed windows
+extracted, or left pending when no LLM is configured. The closed windows
 queue as pending episodes and, once the file is read, the guild's queue is extracted in batches (as
 `grapevine ingest --pending` does): a quiet server's windows share calls. Everything is idempotent on
 Discord ids and window keys, so importing the same file twice adds nothing.
@@ -28,8 +28,8 @@ from graph.consent import Consent
 from graph.models import EpisodeStatus, Message
 from graph.optout_guard import dm_owner, mentioned
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
 from ingest.export_format import ParsedExport, SkippedMessage, parse_export
+from ingest.ingestor import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
 
@@ -123,7 +123,7 @@ class _Hiding:
 async def import_export(
     path: Path,
     store: GraphStore,
-    ingestor: BatchingIngestor,
+    ingestor: Ingestor,
     consent: Consent,
     windows: WindowSettings,
     *,
@@ -194,7 +194,7 @@ async def _record(
 
 async def _windows(
     store: GraphStore,
-    ingestor: BatchingIngestor,
+    ingestor: Ingestor,
     guild_id: str,
     closed: list[ClosedWindow],
     result: ImportResult,
@@ -245,11 +245,11 @@ async def _status(store: GraphStore, window: ClosedWindow) -> EpisodeStatus | No
 
 
 def _progress(status: EpisodeStatus) -> int:
-    """Least done first (as ingest/pipeline.py reports a window several episodes hold)."""
+    """Least done first (as ingest/ingestor.py reports a window several episodes hold)."""
     return (EpisodeStatus.FAILED, EpisodeStatus.PENDING, EpisodeStatus.SKIPPED, EpisodeStatus.DONE).index(status)
 
 
-async def _extract_all(batcher: BatchingIngestor, guild_id: str, windows: int, progress: Callable[[int], None]) -> None:
+async def _extract_all(batcher: Ingestor, guild_id: str, windows: int, progress: Callable[[int], None]) -> None:
     """The guild's queue extracted in batches. An episode a forget removed or re-keyed after the queue was read is
     not there to extract: the queue is read again and the rest go on (a round per episode lost, at most)."""
     for _ in range(windows + 1):

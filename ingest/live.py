@@ -16,7 +16,7 @@ from graph.consent import Consent
 from graph.erasure import apply_edit, erase_messages
 from graph.models import Message, User
 from graph.store import GraphStore, now_utc
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.recording import MessageRecorder
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
 
@@ -25,7 +25,7 @@ class LiveWindows:
     def __init__(
         self,
         store: GraphStore,
-        ingestor: BatchingIngestor,
+        ingestor: Ingestor,
         consent: Consent,
         settings: WindowSettings,
         *,

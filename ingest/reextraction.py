@@ -11,60 +11,44 @@ members are held out as in any extraction (their messages, their mentions, and t
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
-from typing import Protocol
 
 from common.events import emit
 from graph import reextract
-from graph.models import Message
-from graph.store import GraphStore, now_utc
+from graph.store import now_utc
 from ingest.embeddings import embed_facts
-from ingest.extraction import Extraction, PromptInput, RefTable
+from ingest.guild_turns import GuildTurns
 from ingest.resolution import keyed_uuids, resolve
+from ingest.window_extraction import WindowSteps, ask, without_hidden
 from ingest.windows import ClosedWindow, WindowMessage
 from llm.client import StructuredLLM
 from llm.errors import LLMError, LLMUnavailable
 
 
-class Ingestor(Protocol):
-    """What is used of `ingest.pipeline.WindowExtractor` (which calls this module: named here, not imported)."""
-
-    store: GraphStore
-    llm: StructuredLLM | None
-    hidden: Callable[[str], bool] | None
-    holds: Callable[[str], bool]
-    embed: Callable[[str], list[float]] | None
-
-    def turn(self, guild_id: str) -> AbstractAsyncContextManager[None]: ...
-    async def prompt_input(self, window: ClosedWindow) -> PromptInput: ...
-    async def _extract_fitting(self, inp: PromptInput, key: str, guild_id: str) -> tuple[Extraction, RefTable, PromptInput]: ...
-    def _without_hidden(self, message: Message) -> Message: ...
-
-
-async def reextract_edited(ingestor: Ingestor, guild_id: str | None = None) -> int:
-    """Every episode whose edited messages wait, one call each; returns how many were written."""
-    if ingestor.llm is None:
-        return 0
+async def reextract_edited(
+    steps: WindowSteps, llm: StructuredLLM, turns: GuildTurns, holds: Callable[[str], bool], guild_id: str | None = None
+) -> int:
+    """Every episode whose edited messages wait (of the guilds this process `holds`), one call each; returns how
+    many were written."""
     written = 0
-    for key, guild in await reextract.waiting_episodes(ingestor.store, guild_id):
-        if not ingestor.holds(guild):
+    for key, guild in await reextract.waiting_episodes(steps.store, guild_id):
+        if not holds(guild):
             continue
-        if ingestor.llm.parked:
+        if llm.parked:
             break
-        async with ingestor.turn(guild):  # after forget-me, never beside another extraction of the guild
-            written += await _episode(ingestor, key)
+        async with turns.turn(guild):  # after forget-me, never beside another extraction of the guild
+            written += await _episode(steps, llm, key)
     return written
 
 
-async def _episode(ingestor: Ingestor, key: str) -> int:
-    store = ingestor.store
+async def _episode(steps: WindowSteps, llm: StructuredLLM, key: str) -> int:
+    store = steps.store
     waiting, mode = await reextract.changes(store, key)  # read again under the guild's turn: done once only
     episode = await store.episode(key)
     if not waiting or episode is None:
         return 0
     ids = {c.id for c in waiting}
-    hidden = ingestor.hidden or (lambda _: False)
-    stored = [(ingestor._without_hidden(m), u) for m, u in await store.episode_messages(key) if not hidden(u.id)]
+    hidden = steps.hidden or (lambda _: False)
+    stored = [(without_hidden(m, steps.hidden), u) for m, u in await store.episode_messages(key) if not hidden(u.id)]
     changed = tuple(WindowMessage(m, u) for m, u in stored if m.id in ids)
     if mode == "off" or not changed:
         await reextract.clear(store, key, waiting)
@@ -72,9 +56,9 @@ async def _episode(ingestor: Ingestor, key: str) -> int:
         return 0
     others = tuple(WindowMessage(m, u) for m, u in stored if m.id not in ids)
     window = ClosedWindow(episode.channel_id, episode.guild_id, changed, others, reason="edited")
-    inp = await ingestor.prompt_input(window)
+    inp = await steps.prompt_input(window)
     try:
-        answer, refs, inp = await ingestor._extract_fitting(inp, key, episode.guild_id)
+        answer, refs, inp = await ask(llm, inp, key, episode.guild_id)
     except LLMUnavailable:
         return 0  # parked: the messages wait for the next pass
     except LLMError as exc:
@@ -84,7 +68,7 @@ async def _episode(ingestor: Ingestor, key: str) -> int:
     stamp = ",".join(f"{c.id}@{c.edit}" for c in waiting)
     resolution = resolve(answer, refs, inp, episode_key=key, now=now_utc(), new_uuid=keyed_uuids(f"{key}#edit:{stamp}"))
     write = resolution.write
-    write = await embed_facts(ingestor.embed, write)
+    write = await embed_facts(steps.embed, write)
     outcome = await reextract.write(store, write, waiting)
     emit(
         "ingest",

@@ -28,7 +28,7 @@ from graph.models import (
     RelationWrite,
     Report,
 )
-from ingest.extraction import (
+from ingest.window_prompt import (
     SYSTEM,
     ExtractedEntity,
     ExtractedFact,

@@ -25,12 +25,12 @@ PURE_CORE = (
     "common.text",
     "ingest.windows",
     "ingest.resolution",
-    "ingest.extraction",
+    "ingest.window_prompt",
     "recall.assemble",
     "recall.ranking",
     "recall.when",
 )
-PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.extraction", "recall.ranking", "recall.when")
+PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.window_prompt", "recall.ranking", "recall.when")
 ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcadedb_embedded", "jpype", "httpx", "os")
 # Where what a reply recalls is decided: no module-level tuning there; the levers are fields of
 # common.settings.RecallTuning, passed in. A tuning global is an UPPER_CASE name bound at module level to a number, a

@@ -175,9 +175,9 @@ def import_(
     """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
     settings = settings_or_exit()
     from graph.consent import Consent
-    from ingest.batched import BatchingIngestor
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
+    from ingest.ingestor import Ingestor
     from llm.client import build_llm
 
     async def work(rt: Any) -> int:
@@ -186,7 +186,7 @@ def import_(
             out.print("[yellow]no LLM configured (LLM_BASE_URL): windows are stored as pending[/yellow]")
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = BatchingIngestor(  # closed windows queue; each file's guild queue is extracted in batches
+        ingestor = Ingestor(  # closed windows queue; each file's guild queue is extracted in batches
             rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid)
         )
         failures = 0
@@ -251,8 +251,8 @@ def ingest(
     from graph.consent import Consent
     from graph.models import EpisodeStatus
     from graph.store import now_utc
-    from ingest.batched import BatchingIngestor
-    from ingest.recovery import window_buffered
+    from ingest.ingestor import Ingestor
+    from ingest.rewindowing import window_buffered
     from llm.client import build_llm
     from llm.cost import cost_text
 
@@ -264,9 +264,7 @@ def ingest(
             raise ConfigError("LLM_BASE_URL is not set: pending windows need an LLM to be extracted")
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = BatchingIngestor(
-            rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid)
-        )
+        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
         rewindowed = await window_buffered(rt.store, ingestor, consent, settings.window, now=now_utc(), guild_id=guild)
         if rewindowed.windows or rewindowed.still_open:
             out.print(

@@ -36,8 +36,8 @@ def demo(
         raise typer.Exit(2) from None
     settings = settings_or_exit()
     from graph.consent import Consent
-    from ingest.batched import BatchingIngestor
     from ingest.history_import import import_export
+    from ingest.ingestor import Ingestor
 
     llm = ReplayedLLM(recorded)
     # each window on its own, oldest first (EXTRACTION_BATCH_MESSAGES=1): each one's prompt shows the facts the
@@ -50,7 +50,7 @@ def demo(
     async def work(rt: Any) -> tuple[str, int]:
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = BatchingIngestor(rt.store, llm, extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        ingestor = Ingestor(rt.store, llm, extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
         guild = ""
         for path in files:
             with Progress(out, path.name, every=settings.log.progress_seconds) as progress:

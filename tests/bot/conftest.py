@@ -15,7 +15,7 @@ from bot.services import Services
 from common.settings import GraphSettings, LLMSettings, Settings, WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
@@ -52,7 +52,7 @@ async def services(store: GraphStore, llm_server: ScriptedLLMServer, tmp_path: P
     llm = OpenAILLM(llm_settings, meter, min_wait=0.001, max_wait=0.01)
     consent = Consent(store)
     await consent.load()
-    ingestor = BatchingIngestor(store, None, settings.extraction, settings.window)  # windows stay pending: no extraction calls
+    ingestor = Ingestor(store, None, settings.extraction, settings.window)  # windows stay pending: no extraction calls
     live = LiveWindows(store, ingestor, consent, WindowSettings())
     yield Services(settings=settings, store=store, llm=llm, meter=meter, consent=consent, ingestor=ingestor, live=live)
     await live.stop()

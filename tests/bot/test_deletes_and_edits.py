@@ -11,7 +11,7 @@ from neo4j.exceptions import AuthError, ServiceUnavailable
 from bot.listening import Listening
 from common.settings import WindowSettings
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, Populated, populate
@@ -80,7 +80,7 @@ async def test_an_edit_replaces_the_fact(store: GraphStore, harness: Harness, ll
     """With an LLM, the edited text is extracted again: one call, and the new fact is recalled."""
     services = harness.bot.services
     one = services.settings.extraction.model_copy(update={"batch_messages": 1})  # the edit's window extracted at once
-    services.ingestor = BatchingIngestor(store, services.llm, one, services.settings.window)
+    services.ingestor = Ingestor(store, services.llm, one, services.settings.window)
     services.live = LiveWindows(store, services.ingestor, services.consent, WindowSettings())
     p = await populate(store)
     said = _message(p, "I live in Berlin btw")

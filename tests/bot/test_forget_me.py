@@ -20,7 +20,7 @@ from bot.services import Services
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import EpisodeStatus
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
 from tests.support.discord_doubles import (
@@ -153,7 +153,7 @@ async def test_forget_me_waits_for_an_extraction_already_reading_their_messages(
         )
 
     llm_server.responder = slow_model
-    ingestor = BatchingIngestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
     extracting = asyncio.create_task(ingestor.extract(key))
     await asyncio.to_thread(asked.wait, 10)
     forgetting = asyncio.create_task(forget_everything(replace(services, ingestor=ingestor), CHARLIE, ["charlie", "Charlie"]))

@@ -9,7 +9,7 @@ from bot.services import Services
 from graph.forget_requests import Request, Requests
 from graph.models import EpisodeStatus, Message
 from graph.store import GraphStore, now_utc
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, THREAD, populate
 
 
@@ -51,7 +51,7 @@ async def test_status_shows_how_long_this_servers_conversations_wait_for_extract
 ) -> None:
     """A quiet server's batch waits longer, with its pace, within the configured bounds."""
     settings = services.settings.extraction
-    services.ingestor = BatchingIngestor(store, None, settings, services.settings.window)
+    services.ingestor = Ingestor(store, None, settings, services.settings.window)
     busy = await populate(store)
     before = len(await store.episodes([EpisodeStatus.PENDING], guild_id=G1))
     assert "or at most 2.0 h for this server now (its pace sets it, between 2.0 h and 12.0 h)" in await status(services, G1)

@@ -19,7 +19,7 @@ from bot.services import Services
 from common import events
 from common.settings import ExtractionSettings, WindowSettings
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
 from tests.bot.harness import AT, Harness
@@ -111,7 +111,7 @@ async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_
     out from the CLI (another process) while her message waits: the window that closes leaves it out."""
     await populate(store)
     clock = [datetime.now(UTC)]
-    ingestor = BatchingIngestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
     recorder = MessageRecorder(store, tick_seconds=3600)  # never ticks by itself: only a window close writes
     live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
     bot = MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999))
@@ -154,7 +154,7 @@ async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
     message waits in the bot's memory: no restart, and it reaches neither the graph nor a prompt."""
     await populate(store)
     clock = [datetime.now(UTC)]
-    ingestor = BatchingIngestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
+    ingestor = Ingestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
     recorder = MessageRecorder(store, tick_seconds=3600)
     live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
     listening = Listening(MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999)))

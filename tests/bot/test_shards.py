@@ -16,9 +16,8 @@ from common.settings import DiscordSettings, ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User, dm_scope
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import BacklogResult, Ingestor
 from ingest.live import LiveWindows
-from ingest.pipeline import BacklogResult
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
 from tests.support.scripted import Clock, answer, llm_settings
@@ -60,7 +59,7 @@ async def test_the_bot_connects_as_its_shard(services: Services) -> None:
 async def _pending_window(store: GraphStore, consent: Consent, guild_id: str, n: int) -> None:
     clock = Clock(T0)
     live = LiveWindows(
-        store, BatchingIngestor(store, None, ExtractionSettings(), WindowSettings()), consent, WindowSettings(), clock=clock
+        store, Ingestor(store, None, ExtractionSettings(), WindowSettings()), consent, WindowSettings(), clock=clock
     )
     await live.start()
     channel = f"81000000000000000{n}"
@@ -87,7 +86,7 @@ async def test_a_shard_extracts_only_its_own_guilds_windows(store: GraphStore) -
         srv.responder = lambda _request: answer("Alice talked about the garden club.")
         llm = OpenAILLM(llm_settings(srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
         try:
-            ingestor = BatchingIngestor(store, llm, ExtractionSettings(batch_messages=1), WindowSettings())
+            ingestor = Ingestor(store, llm, ExtractionSettings(batch_messages=1), WindowSettings())
             ingestor.holds = Shard(1, 2).holds
             assert await ingestor.process_backlog() == BacklogResult(done=1)
             assert srv.calls == 1

@@ -14,9 +14,9 @@ from grapevine.replayed_llm import NotRecorded, RecordedAnswers, ReplayedLLM, pr
 from graph.models import FactView
 from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
 from ingest.export_format import parse_export
-from ingest.extraction import Extraction, PromptInput, build_prompt
 from ingest.replay import replay
 from ingest.resolution import resolve
+from ingest.window_prompt import Extraction, PromptInput, build_prompt
 from ingest.windows import ClosedWindow, WindowMessage
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,8 +17,8 @@ from grapevine.replayed_llm import RecordedAnswers, ReplayedLLM
 from graph.consent import Consent
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export
+from ingest.ingestor import Ingestor
 from tests.explore.test_explore_browser import browser, browser_missing, classes, drawn, shot, start_explore, stop_explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -32,7 +32,7 @@ async def load_demo(store: GraphStore) -> None:
     llm = ReplayedLLM(RecordedAnswers.read(EXAMPLES / "replayed-answers.json"))
     consent = Consent(store)
     await consent.load()
-    ingestor = BatchingIngestor(store, llm, ExtractionSettings(batch_messages=1), WindowSettings())
+    ingestor = Ingestor(store, llm, ExtractionSettings(batch_messages=1), WindowSettings())
     for path in sorted((EXAMPLES / "discord-export").glob("*.json")):
         await import_export(path, store, ingestor, consent, WindowSettings())
     assert not llm.missing

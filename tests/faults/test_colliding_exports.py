@@ -15,8 +15,8 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph import context_reads
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export
+from ingest.ingestor import Ingestor
 from tests.support.scripted import cypher
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -40,7 +40,7 @@ async def _import(store: GraphStore, tmp: Path, name: str, doc: dict[str, Any]) 
     path.write_text(json.dumps(doc), encoding="utf-8")
     consent = Consent(store)
     await consent.load()
-    ingestor = BatchingIngestor(store, None, ExtractionSettings(), WindowSettings())
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())
     return await import_export(path, store, ingestor, consent, WindowSettings())
 
 

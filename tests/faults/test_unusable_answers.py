@@ -3,8 +3,8 @@ fact, never retried) and wrote every entity it declared, used or not."""
 
 from __future__ import annotations
 
-from ingest.pipeline import BacklogResult
-from tests.ingest.test_ingest_recovery import GUILD, PLANT, Setup, episode_rows, setup, srv  # noqa: F401 - fixtures
+from ingest.ingestor import BacklogResult
+from tests.ingest.test_ingestor_recovery import GUILD, PLANT, Setup, episode_rows, setup, srv  # noqa: F401 - fixtures
 from tests.support.scripted import answer, fact
 
 

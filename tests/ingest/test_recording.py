@@ -12,7 +12,7 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
 from tests.support.scripted import Clock
@@ -41,7 +41,7 @@ async def place(store: GraphStore) -> tuple[GraphStore, Consent]:
 
 def live_windows(store: GraphStore, consent: Consent, clock: Clock, tick: float) -> tuple[LiveWindows, MessageRecorder]:
     recorder = MessageRecorder(store, tick_seconds=tick)
-    ingestor = BatchingIngestor(store, None, ExtractionSettings(), WindowSettings())  # no LLM: windows stay pending
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())  # no LLM: windows stay pending
     return LiveWindows(store, ingestor, consent, WindowSettings(), clock=clock, recorder=recorder), recorder
 
 

@@ -14,7 +14,7 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
 from tests.ingest.test_recording import CHANNELS, GUILD, NEVER, PEOPLE, T0, msg, stored
@@ -122,7 +122,7 @@ async def test_a_window_does_not_record_again_what_the_recorder_wrote(
     monkeypatch.setattr(store, "record_batch", refusing)
     clock = Clock(T0)
     recorder = MessageRecorder(store, tick_seconds=0.01)
-    live = LiveWindows(store, BatchingIngestor(store, None, ExtractionSettings(), WindowSettings()), consent, WindowSettings(),
+    live = LiveWindows(store, Ingestor(store, None, ExtractionSettings(), WindowSettings()), consent, WindowSettings(),
                        clock=clock, recorder=recorder)  # fmt: skip
     await live.start()
     for n in range(4):

@@ -20,14 +20,14 @@ from graph.models import (
     Report,
     User,
 )
-from ingest.extraction import (
+from ingest.resolution import Resolution, parse_when, resolve
+from ingest.window_prompt import (
     ExtractedEntity,
     ExtractedFact,
     Extraction,
     PromptInput,
     build_prompt,
 )
-from ingest.resolution import Resolution, parse_when, resolve
 from ingest.windows import ClosedWindow, WindowMessage
 
 T0 = datetime(2023, 5, 8, 13, 50, tzinfo=UTC)

@@ -20,7 +20,7 @@ from common.quoting import normal_form, untagged
 from common.settings import ContextSettings
 from graph.models import EntityView, FactView, Message, MessageView, User
 from ingest.batch_prompt import build_batch_prompt
-from ingest.extraction import PromptInput, build_prompt
+from ingest.window_prompt import PromptInput, build_prompt
 from ingest.windows import ClosedWindow, WindowMessage
 from recall.assemble import Gathered, assemble, build_reply_messages
 

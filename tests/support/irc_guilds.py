@@ -15,8 +15,8 @@ from typing import Any
 from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export
+from ingest.ingestor import Ingestor
 from tests.support.datasets import DATA_DIR, dev_samples
 from tests.support.dce_builder import export_from_irc, user_id
 
@@ -96,7 +96,7 @@ async def import_all(store: GraphStore, paths: list[Path]) -> Imported:
     """Import the exports in-process, as `grapevine import` does without an LLM (windows left pending)."""
     consent = Consent(store)
     await consent.load()
-    ingestor = BatchingIngestor(store, None, ExtractionSettings(), WindowSettings())
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings())
     messages = windows = 0
     for path in paths:
         result = await import_export(path, store, ingestor, consent, WindowSettings())

@@ -1,5 +1,5 @@
 """The whole ingest path on replayed chat: messages through the live window policy (simulated time) and
-the ingestor (`BatchingIngestor`), against a scripted server that answers every window with a minimal valid extraction.
+the ingestor (`Ingestor`), against a scripted server that answers every window with a minimal valid extraction.
 Used by `bench.irc_replay` and by the tests that replay real IRC."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.replay import replay
 from ingest.windows import WindowMessage
 from llm.client import OpenAILLM
@@ -95,7 +95,7 @@ async def replay_ingest(
     prompt_before, completion_before = srv.prompt_tokens, srv.completion_tokens
     llm = OpenAILLM(LLMSettings(base_url=srv.base_url, model=srv.model, timeout=30.0, max_attempts=2),
                     UsageMeter(), min_wait=0.01, max_wait=0.1)  # fmt: skip
-    ingestor = BatchingIngestor(store, llm, extraction, windows)
+    ingestor = Ingestor(store, llm, extraction, windows)
     statuses: dict[str, int] = {}
     closed = 0
     started = time.perf_counter()

@@ -29,9 +29,9 @@ from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
 from graph.rows import _dt
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
-from ingest.extraction import ExtractedEntity, ExtractedFact, Extraction
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
+from ingest.window_prompt import ExtractedEntity, ExtractedFact, Extraction
 from llm.client import OpenAILLM, StructuredLLM
 from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts
@@ -286,7 +286,7 @@ class _Keep(enum.Enum):
 class Room:
     """One guild (channels #general and #random) as the bot sees it: messages go through
     `LiveWindows.on_message` on a clock the test moves, windows close on `tick()`, and the real
-    `BatchingIngestor` extracts them. `restart()` builds a new LiveWindows on the same store, as after a crash."""
+    `Ingestor` extracts them. `restart()` builds a new LiveWindows on the same store, as after a crash."""
 
     store: GraphStore
     llm: StructuredLLM | None
@@ -297,13 +297,13 @@ class Room:
     )  # each window as it closes
     rng: Callable[[], float] = lambda: 0.0
     consent: Consent = field(init=False)
-    ingestor: BatchingIngestor = field(init=False)
+    ingestor: Ingestor = field(init=False)
     live: LiveWindows = field(init=False)
 
     def __post_init__(self) -> None:
         self.consent = Consent(self.store)
         consent = self.consent
-        self.ingestor = BatchingIngestor(
+        self.ingestor = Ingestor(
             self.store, self.llm, self.extraction, self.windows, rng=self.rng, hidden=lambda uid: not consent.allowed(uid)
         )
         self.live = LiveWindows(self.store, self.ingestor, self.consent, self.windows, clock=self.clock)

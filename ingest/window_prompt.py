@@ -37,7 +37,7 @@ def _no_defaults(schema: dict[str, Any]) -> None:
         prop.pop("default", None)
 
 
-class _Answer(BaseModel):
+class BoundedAnswer(BaseModel):
     """Every list and text has a bound in the schema (so a grammar closes it and `max_tokens` can be set
     from it); a longer answer is cut to the bound instead of failing validation."""
 
@@ -57,7 +57,7 @@ class _Answer(BaseModel):
         return cut
 
 
-class ExtractedEntity(_Answer):
+class ExtractedEntity(BoundedAnswer):
     ref: str = Field(
         max_length=12, description='"E1", "E2", ... for a new entity; a known entity\'s ref ("K3") to attach an owner to it.'
     )
@@ -79,7 +79,7 @@ class ExtractedEntity(_Answer):
         return value if value in get_args(EntityKind) else "other"
 
 
-class ExtractedFact(_Answer):
+class ExtractedFact(BoundedAnswer):
     text: str = Field(max_length=240, description='One third-person statement naming its subject: "Alice is moving to Austin".')
     about: list[Ref] = Field(
         max_length=5, description="Refs of whom or what the fact describes (U*, E*, K*), not of who said it."
@@ -114,7 +114,7 @@ class ExtractedFact(_Answer):
         return value if value in get_args(Expiry) else "permanent"
 
 
-class Extraction(_Answer):
+class Extraction(BoundedAnswer):
     summary: str = Field(max_length=400, description="Two or three sentences on what the window was about, naming who took part.")
     entities: list[ExtractedEntity] = Field(
         default_factory=list, max_length=30, description="New entities (E refs), and known ones given an owner."

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
-from datetime import timedelta
 
 import pytest
 from pydantic import BaseModel, Field
@@ -162,53 +161,3 @@ async def test_the_call_event_names_what_it_served(
         await llm.extract(ASK, Person, purpose="extraction", tags={"window": "w1", "guild_id": "g1"})
     [event] = [r.payload for r in caplog.records if getattr(r, "payload", {}).get("event") == "call"]  # type: ignore[attr-defined]
     assert (event["window"], event["guild_id"], event["mode"]) == ("w1", "g1", "json_schema")
-
-
-def test_backoff_is_minutes_and_the_cap_fails_for_good() -> None:
-    from datetime import datetime
-
-    from common.settings import ExtractionSettings, WindowSettings
-    from graph.models import Episode, EpisodeStatus, utc
-    from ingest.batched import BatchingIngestor
-
-    ingestor = BatchingIngestor(None, None, ExtractionSettings(max_attempts=3, retry_minutes=2), WindowSettings())
-    t0 = utc(datetime(2026, 1, 1, 12, 0))
-    failed = dict(uuid="u", key="k", guild_id="g", channel_id="c", started_at=t0, ended_at=t0, message_count=1,
-                  status=EpisodeStatus.FAILED, updated_at=t0)  # fmt: skip
-    second = Episode(**failed, attempts=2)  # waits 2 * 2 = 4 minutes
-    assert not ingestor._due(second, t0 + timedelta(minutes=3), backoff=True)
-    assert ingestor._due(second, t0 + timedelta(minutes=4), backoff=True)
-    assert ingestor._due(second, t0, backoff=False)  # an operator's `ingest --pending` does not wait
-    assert not ingestor._due(Episode(**failed, attempts=3), t0 + timedelta(days=1), backoff=False)  # failed for good
-
-
-@pytest.mark.parametrize("server", [ServerProfile(context=3000)], indirect=True)
-async def test_a_window_too_long_for_the_context_is_trimmed_before_it_is_sent(server: ScriptedLLMServer) -> None:
-    """A window that does not fit the model's context loses its earlier messages, then gets its long
-    messages cut, instead of failing (or being sent to an HTTP 400)."""
-    from datetime import UTC, datetime
-
-    from common.settings import ExtractionSettings, WindowSettings
-    from graph.models import Message, User
-    from ingest.batched import BatchingIngestor
-    from ingest.extraction import PromptInput
-    from ingest.windows import ClosedWindow, WindowMessage
-
-    alice = User(id="100000000000000001", name="alice", display_name="Alice")
-    at = datetime(2026, 1, 1, 12, tzinfo=UTC)
-
-    def said(i: int, words: int) -> WindowMessage:
-        text = " ".join(f"word{i}x{j}" for j in range(words))
-        return WindowMessage(
-            Message(id=f"{i}", guild_id="g", channel_id="c", author_id=alice.id, content=text, created_at=at), alice
-        )
-
-    window = ClosedWindow("c", "g", tuple(said(i, 300) for i in range(1, 6)), tuple(said(i, 300) for i in range(10, 15)), "quiet")
-    inp = PromptInput(window, [], [], [], max_facts_per_person=5, max_facts_per_window=15, max_message_chars=2000)
-    server.responder = lambda request: {"summary": "Alice talked.", "entities": [], "facts": []}
-    client = OpenAILLM(settings(server.base_url), min_wait=0.001, max_wait=0.01)
-    ingestor = BatchingIngestor(None, client, ExtractionSettings(), WindowSettings())
-    answer, _refs, sent = await ingestor._extract_fitting(inp, "c:1:5", "g")
-    await client.aclose()
-    assert answer.summary == "Alice talked." and len(server.requests) == 1
-    assert sent.window.context == () and sent.max_message_chars < 2000

@@ -1,6 +1,6 @@
 """Quiet windows of one guild extracted together: one call, one episode per window with its own facts,
 a queue that survives a restart, and a poison window split out of its batch. On the real path
-(LiveWindows -> BatchingIngestor -> openai client -> scripted server -> resolution -> ArcadeDB)."""
+(LiveWindows -> Ingestor -> openai client -> scripted server -> resolution -> ArcadeDB)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import BacklogResult, Ingestor
 from ingest.live import LiveWindows
-from ingest.pipeline import BacklogResult
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts
@@ -84,7 +83,7 @@ class Setup:
         llm = OpenAILLM(llm_settings(self.srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
         self.clients.append(llm)
         settings = ExtractionSettings(batch_age_seconds=AGE, **extraction)
-        ingestor = BatchingIngestor(self.store, llm, settings, WindowSettings(), clock=self.clock)
+        ingestor = Ingestor(self.store, llm, settings, WindowSettings(), clock=self.clock)
         live = LiveWindows(self.store, ingestor, self.consent, WindowSettings(), clock=self.clock)
         self.lives.append(live)
         await live.start()

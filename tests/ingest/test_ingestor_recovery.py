@@ -1,5 +1,5 @@
 """Nothing is lost and nothing is ingested twice: crashes, a failing or missing LLM, bad output,
-sampling, edits and deletions, on the real path (LiveWindows -> BatchingIngestor -> openai client ->
+sampling, edits and deletions, on the real path (LiveWindows -> Ingestor -> openai client ->
 scripted server -> resolution -> ArcadeDB)."""
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import BacklogResult, Ingestor
 from ingest.live import LiveWindows
-from ingest.pipeline import BacklogResult
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
 from tests.support.prompt_reader import prompt_of, refs, section
@@ -68,10 +67,10 @@ class Setup:
         self.clients.append(client)
         return client
 
-    def ingestor(self, llm: OpenAILLM | None, **extraction: object) -> BatchingIngestor:
-        return BatchingIngestor(self.store, llm, ExtractionSettings(**{"batch_messages": 1, **extraction}), WindowSettings())
+    def ingestor(self, llm: OpenAILLM | None, **extraction: object) -> Ingestor:
+        return Ingestor(self.store, llm, ExtractionSettings(**{"batch_messages": 1, **extraction}), WindowSettings())
 
-    async def live(self, ingestor: BatchingIngestor) -> LiveWindows:
+    async def live(self, ingestor: Ingestor) -> LiveWindows:
         live = LiveWindows(self.store, ingestor, self.consent, WindowSettings(), clock=self.clock)
         self.lives.append(live)
         return live

@@ -14,8 +14,8 @@ import pytest
 from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
 from ingest.history_import import ImportResult, import_export
+from ingest.ingestor import Ingestor
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt
@@ -66,7 +66,7 @@ def _dm_export(tmp: Path) -> Path:
 async def _import(store: GraphStore, path: Path, llm: OpenAILLM | None = None) -> ImportResult:
     consent = Consent(store)
     await consent.load()
-    ingestor = BatchingIngestor(store, llm, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid))
+    ingestor = Ingestor(store, llm, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid))
     return await import_export(path, store, ingestor, consent, WindowSettings())
 
 
@@ -119,7 +119,7 @@ async def test_a_forget_during_the_parse_holds_when_the_import_writes(store: Gra
     consent = Consent(store)
     await consent.load()  # the import starts: Zorro is not opted out yet
     await _forget(store, ZORRO)  # a forget in another process, while the file is parsed
-    ingestor = BatchingIngestor(store, None, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid))
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid))
     result = await import_export(_guild_export(tmp_path), store, ingestor, consent, WindowSettings())
 
     texts = await _texts(store)
@@ -145,9 +145,7 @@ async def test_a_forget_during_extraction_leaves_the_rest_extracted_and_says_so(
         llm = OpenAILLM(llm_settings(srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
         consent = Consent(store)
         await consent.load()
-        ingestor = BatchingIngestor(
-            store, llm, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid)
-        )
+        ingestor = Ingestor(store, llm, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid))
         batch = ingestor.extract_batch
         raced: list[list[str]] = []
 

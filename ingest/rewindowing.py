@@ -10,7 +10,7 @@ from common.events import emit
 from common.settings import WindowSettings
 from graph.consent import Consent
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.replay import replay
 from ingest.windows import WindowMessage
 
@@ -23,7 +23,7 @@ class Rewindowed:
 
 
 async def window_buffered(
-    store: GraphStore, ingestor: BatchingIngestor, consent: Consent, settings: WindowSettings, *, now: datetime,
+    store: GraphStore, ingestor: Ingestor, consent: Consent, settings: WindowSettings, *, now: datetime,
     guild_id: str | None = None,
 ) -> Rewindowed:  # fmt: skip
     """Replay buffered messages as the live bot would have closed them; windows due by `now` are stored."""

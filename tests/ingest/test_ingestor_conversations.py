@@ -1,4 +1,4 @@
-"""Conversations through the whole ingest path: LiveWindows (a test clock) -> BatchingIngestor -> the real openai
+"""Conversations through the whole ingest path: LiveWindows (a test clock) -> Ingestor -> the real openai
 client -> a scripted server on loopback -> resolution -> the graph on ArcadeDB.
 
 Each scripted answer is what a good model would reply to that prompt, written with the prompt's refs;
@@ -17,7 +17,7 @@ from common.settings import ExtractionSettings, WindowSettings
 from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
-from ingest.batched import BatchingIngestor
+from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
@@ -46,7 +46,7 @@ class Chat:
     store: GraphStore
     srv: ScriptedLLMServer
     llm: OpenAILLM
-    ingestor: BatchingIngestor
+    ingestor: Ingestor
     consent: Consent
     live: LiveWindows
     clock: Clock
@@ -83,9 +83,7 @@ async def chat(store: GraphStore, srv: ScriptedLLMServer) -> AsyncIterator[Chat]
     await store.upsert_channel(Channel(id=GENERAL, guild_id=GUILD, name="general"))
     await store.upsert_channel(Channel(id=RANDOM, guild_id=GUILD, name="random"))
     llm = OpenAILLM(llm_settings(srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
-    ingestor = BatchingIngestor(
-        store, llm, ExtractionSettings(batch_messages=1), WindowSettings()
-    )  # each window extracted as it closes
+    ingestor = Ingestor(store, llm, ExtractionSettings(batch_messages=1), WindowSettings())  # each window extracted as it closes
     consent = Consent(store)
     await consent.load()
     clock = Clock(T0 - timedelta(hours=1))
