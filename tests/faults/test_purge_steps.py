@@ -26,6 +26,8 @@ async def test_a_purge_rebuilds_every_index_drops_the_log_and_the_driver_still_s
     await store.forget_user(PEOPLE["charlie"])
     engine = store.engine
     assert isinstance(engine, ArcadeDBEngine)
+    reader = await engine.reader_driver()  # an operator's read-only session, open across the purge (the explorer)
+    before = await reader.execute_query("MATCH (u:User) RETURN count(u) AS n", database_=engine.database)
 
     report = await engine.purge_deleted()
 
@@ -34,6 +36,9 @@ async def test_a_purge_rebuilds_every_index_drops_the_log_and_the_driver_still_s
     await store.driver.execute_query("CREATE (:Probe {n: 1})", database_=engine.database)
     found = await store.driver.execute_query("MATCH (p:Probe) RETURN p.n AS n", database_=engine.database)
     assert [r["n"] for r in found.records] == [1]
+    after = await reader.execute_query("MATCH (u:User) RETURN count(u) AS n", database_=engine.database)
+    assert after.records[0]["n"] == before.records[0]["n"] > 0
+    await reader.close()
     assert (await engine.purge_deleted()).rebuilt  # every property is declared now: a second purge needs none
 
 
