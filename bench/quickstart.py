@@ -3,12 +3,15 @@ leaves the embedded engine serving in the background), then each command that lo
 `forget`, and `serve-db --stop`. Prints each command's wall time and exit code, and the load average before
 and after (the figures mean something only on a machine that runs nothing else).
 
-usage: .venv/bin/python -m bench.quickstart [--keep]   (--keep: leave the temporary directory and say where;
---quick, as the benchmarks' tests pass it, runs the same: the quick start is small already)
+usage: .venv/bin/python -m bench.quickstart [--keep] [--code CHECKOUT]
+  --keep: leave the temporary directory and say where
+  --code: run another checkout's grapevine (an earlier commit's, to compare), with this virtualenv
+  --quick, as the benchmarks' tests pass it, runs the same: the quick start is small already
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -35,13 +38,13 @@ COMMANDS: list[list[str]] = [
 ]
 
 
-def environment(data: Path) -> dict[str, str]:
-    """This checkout's code, a data directory of its own, ports nobody uses, and nothing of the caller's
+def environment(data: Path, code: Path) -> dict[str, str]:
+    """The checkout's code, a data directory of its own, ports nobody uses, and nothing of the caller's
     grapevine settings."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPEVINE_", "NEO4J_", "ARCADEDB_", "LLM_", "ENGINE_"))}
     return {
         **clean,
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": str(code),
         "GRAPEVINE_DATA_DIR": str(data),
         "ARCADEDB_BOLT_PORT": str(free_port()),
         "ARCADEDB_HTTP_PORT": str(free_port()),
@@ -63,15 +66,16 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int,
 
 
 def main(argv: list[str]) -> int:
-    unknown = set(argv) - {"--keep", "--quick"}
-    if unknown:
-        print(__doc__, file=sys.stderr)
-        return 2
-    keep = "--keep" in argv
+    parser = argparse.ArgumentParser(prog="bench.quickstart", usage=__doc__)
+    parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--code", type=Path, default=REPO)
+    args = parser.parse_args(argv)
+    keep, code = args.keep, args.code.resolve()
     folder = Path(tempfile.mkdtemp(prefix="grapevine-quickstart-"))
-    shutil.copy(REPO / ".env.example", folder / ".env")
-    env = environment(folder / "data")
-    print(f"load average before: {load()}  ({os.cpu_count()} cores)")
+    shutil.copy(code / ".env.example", folder / ".env")
+    env = environment(folder / "data", code)
+    print(f"code: {code}; load average before: {load()}  ({os.cpu_count()} cores)")
     failed = 0
     try:
         for command in COMMANDS:
