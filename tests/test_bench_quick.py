@@ -149,6 +149,24 @@ def test_recording_quick_prints_the_rate_and_that_nothing_is_lost() -> None:
     assert re.search(r"CPU time stolen by the hypervisor during the run \d+\.\d%", out)
 
 
+def test_quickstart_prints_each_command_of_the_readme_with_its_time() -> None:
+    out = run_bench("quickstart", timeout=900)
+    rows = re.findall(r"^\s*[\d.]+ s  exit (\d+)  grapevine (\S+)", out, re.MULTILINE)
+    assert [name for _, name in rows] == [
+        "demo",
+        "stats",
+        "facts",
+        "who-knows",
+        "timeline",
+        "context",
+        "export",
+        "forget",
+        "serve-db",
+    ]
+    assert {code for code, _ in rows} == {"0"}, out
+    assert "load average before" in out and "load average after" in out
+
+
 def test_bookmarks_quick_prints_both_kinds_of_session() -> None:
     out = run_bench("bookmarks")
     for name in ("chained (driver's manager)", "not chained (no bookmarks)"):

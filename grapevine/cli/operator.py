@@ -270,8 +270,8 @@ def forget(
     if report.residue:
         out.print(table([r.__dict__ for r in report.residue], "[red]residue audit: NOT clean[/red]"))
     if report.files_failed:
-        rows = [{"index": k, "why": v} for k, v in report.files_failed.items()]
-        out.print(table(rows, "[red]engine files: these indexes were not rebuilt and may still hold the member[/red]"))
+        rows = [{"index or log": k, "why": v} for k, v in report.files_failed.items()]
+        out.print(table(rows, "[red]engine files: these were not purged and may still hold the member[/red]"))
     if not report.clean:
         err.print(f"the request stays in {kept.path}: the next `grapevine forget` of {user_id} or the bot's upkeep finishes it")
         raise typer.Exit(1)

@@ -42,7 +42,7 @@ def retention(
     elif purged.since is None:
         out.print("engine files: no erasure waited for a purge")
     elif purged.failed:
-        out.print(f"[red]engine files: these indexes were not rebuilt: {', '.join(sorted(purged.failed))}[/red]")
+        out.print(f"[red]engine files: these were not purged: {', '.join(sorted(purged.failed))}[/red]")
         raise typer.Exit(1)
     else:
         out.print(f"engine files purged in {purged.seconds:.1f} s ({purged.erasures} erasures since {purged.since})")

@@ -29,7 +29,7 @@ import queries
 from common.files import create_private, private_dir, private_opener
 from common.urls import mask_credentials
 from graph.engines.arcadedb_child import READER_GROUP
-from graph.engines.arcadedb_purge import PurgeReport, rebuild_indexes
+from graph.engines.arcadedb_purge import PurgeReport, purge_files
 
 
 class EngineStartError(RuntimeError):
@@ -109,11 +109,22 @@ class ArcadeDBEngine:
                 await self.sql(statement)  # the only value put in is the configured dimension, an int
 
     async def purge_deleted(self) -> PurgeReport:
-        return await rebuild_indexes(self)
+        return await purge_files(self)
 
     async def sql(self, command: str, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109 - the HTTP request's, in a thread
         body = {"language": "sql", "command": command}
         return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
+
+    async def sql_script(self, script: str, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109 - as sql's
+        """Statements separated by `;` in one request, run in order until one fails (ArcadeDB's `sqlscript`)."""
+        body = {"language": "sqlscript", "command": script}
+        return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
+
+    async def reopen_database(self) -> None:
+        """Close the database (its pages flushed, its write-ahead log deleted) and open it again. Bolt
+        connections stay open and reach the reopened database."""
+        await asyncio.to_thread(self._post, "/api/v1/server", {"command": f"close database {self.database}"})
+        await asyncio.to_thread(self._post, "/api/v1/server", {"command": f"open database {self.database}"})
 
     async def create_database(self) -> None:
         await asyncio.to_thread(self._post, "/api/v1/server", {"command": f"create database {self.database}"})

@@ -1,7 +1,8 @@
 """Forget-me reaches the engine's files: after `grapevine forget USER --yes` of the busiest member of a real
-chat export, with the engine stopped, a raw search of the whole data directory (as `grep -a` does) finds
-none of their id, names, message ids, or the words only they wrote. The same search before the forget
-finds them, so the search itself is shown to work.
+chat export, a raw search of the whole data directory (as `grep -a` does) finds none of their id, names,
+message ids, or the words only they wrote: with the engine stopped (each command runs its own), and with the
+engine the first command left in the background still serving (its write-ahead log kept what it wrote until
+the purge deleted it). The same search before the forget finds them, so the search itself is shown to work.
 
 The export is the sample's last 300 messages (of 1,223): its annotated part, where the member's messages meet
 replies to them, mentions of them, an edit and an attachment, every shape the claim is about; the rest of the
@@ -12,8 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from common.text import content_words
 from tests.faults.test_cli_faults import grapevine
@@ -81,7 +85,17 @@ def _found(data: Path, needles: list[str], *, keys: bool = False, plain: bool = 
     return hits
 
 
-def test_forget_leaves_nothing_of_the_busiest_member_in_the_data_directory(tmp_path: Path) -> None:
+@pytest.fixture(params=["0", "15"], ids=["engine-stopped", "engine-serving"])
+def engine_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """Commands that each run their own engine (ENGINE_IDLE_MINUTES=0), or join the one the first left serving,
+    which is stopped at the end."""
+    env = {"GRAPEVINE_DATA_DIR": str(tmp_path / "data"), "ARCADEDB_BOLT_PORT": str(free_port()),
+           "ARCADEDB_HTTP_PORT": str(free_port()), "ENGINE_IDLE_MINUTES": request.param}  # fmt: skip
+    yield env
+    grapevine(tmp_path, "serve-db", "--stop", **env)
+
+
+def test_forget_leaves_nothing_of_the_busiest_member_in_the_data_directory(tmp_path: Path, engine_env: dict[str, str]) -> None:
     export = tmp_path / "talk.json"
     messages = sample_export(export, TAIL)
     busiest_id, _ = Counter(m["author"]["id"] for m in messages if not m["author"]["isBot"]).most_common(1)[0]
@@ -104,8 +118,7 @@ def test_forget_leaves_nothing_of_the_busiest_member_in_the_data_directory(tmp_p
     sentences = sorted({m["content"] for m in theirs if len(m["content"]) >= 20})
     needles = [busiest_id, *names, *(m["id"] for m in theirs)]
 
-    data = tmp_path / "data"
-    env = {"GRAPEVINE_DATA_DIR": str(data), "ARCADEDB_BOLT_PORT": str(free_port()), "ARCADEDB_HTTP_PORT": str(free_port())}
+    data, env = tmp_path / "data", engine_env
     done = grapevine(tmp_path, "import", str(export), **env)
     assert done.returncode == 0, done.stderr
     stored = data / "arcadedb" / "databases"  # the engine's own logs hold its vocabulary ("build", ...), not ours
