@@ -120,13 +120,13 @@ MUTANTS = (
         "M10",
         "common/names.py: the guild's languages ignored (a word of French or Italian taken for a name)",
         (("common/names.py", "for language in dict.fromkeys((LANGUAGE, *languages)))", "for language in (LANGUAGE,))"),),
-        tests=("tests/test_names.py",),
+        tests=("tests/common/test_names.py",),
     ),
     Mutant(
         "M11",
         "common/text.py: texts compared by code point (no normal form) when matching names",
         (("common/text.py", 'return unicodedata.normalize("NFKC", text).casefold()', "return text.casefold()"),),
-        tests=("tests/test_text.py",),
+        tests=("tests/common/test_text.py",),
     ),
 )
 

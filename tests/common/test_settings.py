@@ -10,7 +10,7 @@ import pytest
 from common.settings import ConfigError, RecallTuning, Settings, _Section
 from grapevine.config import load_settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
