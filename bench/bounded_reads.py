@@ -23,9 +23,9 @@ from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quie
 from bench.queries import FILES, bench_read, bench_write
 from bench.scale_guild import GUILD, NOW, generate, load
 from graph.channels import modes as channel_modes
-from graph.guild_activity import guild_time
 from graph.models import EpisodeStatus
-from graph.operator_queries import get_query, run_operator_query
+from graph.reads.activity import guild_time
+from graph.reads.operator import get_query, run_operator_query
 from graph.session import Tx, run_text
 from graph.store import GraphStore
 

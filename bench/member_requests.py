@@ -1,5 +1,5 @@
 """A member's requests at scale, on the embedded engine: `/memory export` (gathering and paging) and a
-moderator's forget in one guild (graph/guild_forget.py, with its guild residue audit); with `--irc`, on real chat
+moderator's forget in one guild (graph/privacy/audit.py, with its guild residue audit); with `--irc`, on real chat
 instead: the shared IRC samples imported as two guilds with shared members (tests/support/irc_guilds.py), forget-me of
 its busiest member (the one transaction, its statements, the thorough audit) and retention of its messages older
 than 30 days (every sample is), each with its audit.
@@ -20,9 +20,9 @@ from unittest.mock import patch
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, reference_ms
 from bench.scale_guild import GUILD, generate, load
 from bot.memory._export import PAGE_BYTES, pages
-from graph.export import export_member
-from graph.guild_forget import forget_in_guild, guild_residue
-from graph.name_scope import NameScope
+from graph.privacy.audit import forget_in_guild, guild_residue
+from graph.privacy.export import export_member
+from graph.privacy.name_scope import NameScope
 
 
 async def run(scale: float) -> list[tuple[str, str]]:
@@ -72,10 +72,10 @@ async def run_irc() -> list[tuple[str, str]]:
     from datetime import UTC, datetime
     from pathlib import Path
 
-    import graph.message_deletes
-    import graph.retention
+    import graph.privacy.retention
     import graph.session
-    from graph.forget_requests import Request, run_request, with_scope
+    import graph.writes.message_deletes
+    from graph.privacy.requests import Request, run_request, with_scope
     from tests.support.irc_guilds import import_all, write_exports
 
     rows: list[tuple[str, str]] = []
@@ -104,14 +104,14 @@ async def run_irc() -> list[tuple[str, str]]:
             )
         )
         statements = 0
-        real = graph.session.run  # what graph.retention and graph.message_deletes run their statements with
+        real = graph.session.run  # what graph.privacy.retention and graph.writes.message_deletes run their statements with
 
         async def counted(tx: Any, name: str, /, **params: Any) -> Any:
             nonlocal statements
             statements += 1
             return await real(tx, name, **params)
 
-        with patch.object(graph.retention, "run", counted), patch.object(graph.message_deletes, "run", counted):
+        with patch.object(graph.privacy.retention, "run", counted), patch.object(graph.writes.message_deletes, "run", counted):
             started = time.perf_counter()
             now = datetime.now(UTC)
             kept = await store.apply_retention(30, 0, now)

@@ -19,8 +19,6 @@ from bench.queries import bench_read
 from bench.scale_guild import GUILD, NOW, WORDS, Guild
 from common.settings import ContextSettings, RecallTuning, WindowSettings
 from graph.channels import modes as channel_modes
-from graph.consent import Consent
-from graph.forget import finish_audit
 from graph.models import (
     Corroboration,
     EntityWrite,
@@ -34,6 +32,8 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.consent import Consent
+from graph.privacy.deletion import finish_audit
 from graph.store import GraphStore
 from recall.assemble import PART_ORDER, ContextRequest, Gathered, ReplyContext
 from recall.expand import second_read

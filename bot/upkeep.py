@@ -49,7 +49,7 @@ async def _step(report: UpkeepReport, name: str, work: Awaitable[T]) -> T | None
 
 async def _retention_and_purge(report: UpkeepReport, services: Services) -> None:
     """Remove what the retention settings no longer keep, then purge the engine's files of every erasure
-    waiting for it (forget-me, retention): the bound graph/purge.py states."""
+    waiting for it (forget-me, retention): the bound graph/privacy/purge.py states."""
     store = services.store
     memory = services.settings.memory
     kept = await _step(report, "retention", store.apply_retention(memory.retain_messages_days, memory.retain_closed_facts_days))

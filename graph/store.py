@@ -14,9 +14,8 @@ from neo4j import AsyncDriver
 
 import queries
 from common.text import lucene_query, name_key
-from graph import episode_writes, guild_activity, message_writes, optout_guard, purge, retention, rows, scope, user_cap
+from graph import rows, scope
 from graph.engines import Engine
-from graph.forget import ForgetReport, forget_user
 from graph.keys import channel_start, channel_time
 from graph.models import (
     Channel,
@@ -34,8 +33,14 @@ from graph.models import (
     iso,
     utc,
 )
-from graph.name_scope import NameScope
+from graph.privacy import optout_guard, purge, retention
+from graph.privacy.deletion import ForgetReport, forget_user
+from graph.privacy.name_scope import NameScope
+from graph.reads import activity as guild_activity
 from graph.session import Runner, Tx, run, run_text
+from graph.writes import episode_rows as episode_writes
+from graph.writes import messages as message_writes
+from graph.writes import user_cap
 
 SCHEMA_VERSION = 1
 # spans of a channel's history read for a window's earlier messages, widened while too few (None: all of it)
@@ -78,7 +83,7 @@ class GraphStore:
         await self.runner.write_one("schema/backfill_message_keys")
         await self.runner.write_one("schema/backfill_retire_at")
         await scope.backfill_audience(self.runner)
-        for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/guild_activity.py
+        for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/reads/activity.py
             await self.runner.statement(statement)
         meta = await self.runner.read("schema/read_meta")
         if not meta:
@@ -149,7 +154,7 @@ class GraphStore:
         self, messages: list[Message], authors: Mapping[str, User], upsert: Mapping[str, Sequence[User]]
     ) -> message_writes.Recorded:
         """A recorder's batch in one transaction: `upsert` (guild id -> new or changed users) and the messages;
-        an author of `authors` found missing from the graph is upserted too (graph/message_writes.py)."""
+        an author of `authors` found missing from the graph is upserted too (graph/writes/messages.py)."""
         return await self.runner.write(lambda tx: message_writes.record(tx, self.consent_key, messages, authors, upsert))
 
     async def edit_message(self, message_id: str, content: str, edited_at: datetime) -> bool:
@@ -274,7 +279,7 @@ class GraphStore:
 
         return await self.runner.write(work)
 
-    # --- reads for extraction and the members' commands (a reply's: graph/context_reads.py) ---
+    # --- reads for extraction and the members' commands (a reply's: graph/reads/context.py) ---
     async def facts_about(
         self,
         guild_id: str,
@@ -369,9 +374,9 @@ class GraphStore:
         purge: bool = False,
         thorough_audit: bool = True,
     ) -> ForgetReport:
-        """Forget-me (see `graph.forget`): the member's subgraph, their DM space, and the residue audit (through
+        """Forget-me (see `graph.privacy.deletion`): the member's subgraph, their DM space, and the residue audit (through
         the indexes; then of every property unless not `thorough_audit`). The engine's files are purged at once
-        with `purge` (of an earlier erasure's too), else by the next upkeep pass (graph/purge.py)."""
+        with `purge` (of an earlier erasure's too), else by the next upkeep pass (graph/privacy/purge.py)."""
         report = await forget_user(self.runner, user_id, guild_id, known_names, scope=scope, thorough_audit=thorough_audit)
         if purge:
             done = await self.purge_if_due()
@@ -383,7 +388,7 @@ class GraphStore:
         return await purge.due(self.runner)
 
     async def purge_if_due(self) -> purge.DuePurge:
-        """Purge the engine's files when an erasure waits for it (graph/purge.py); `since` is None when
+        """Purge the engine's files when an erasure waits for it (graph/privacy/purge.py); `since` is None when
         nothing was due."""
         due = await purge.due(self.runner)
         if due.since is None:
@@ -416,7 +421,7 @@ class GraphStore:
     async def apply_retention(
         self, messages_days: int, closed_facts_days: int, now: datetime | None = None
     ) -> retention.RetentionReport:
-        """Messages and closed facts older than their bounds leave the graph (graph/retention.py)."""
+        """Messages and closed facts older than their bounds leave the graph (graph/privacy/retention.py)."""
         return await retention.apply_retention(
             self.runner, messages_days=messages_days, closed_facts_days=closed_facts_days, now=utc(now or now_utc())
         )
@@ -477,7 +482,7 @@ class GraphStore:
         return await self.runner.read_tx(work)
 
     async def recent_activity(self, guild_id: str, days: int = 7, now: datetime | None = None) -> guild_activity.Activity:
-        """What the guild recorded and learned in the last `days` (graph/guild_activity.py): range reads only."""
+        """What the guild recorded and learned in the last `days` (graph/reads/activity.py): range reads only."""
         return await guild_activity.recent_activity(self.runner, guild_id, now or now_utc(), days)
 
     async def stats(self) -> dict[str, Any]:
@@ -505,7 +510,7 @@ async def _write_body(
     ]
     if entities:
         await run(tx, "store/write_entities", entities=entities, guild_id=guild_id, now=at)
-    if body.facts and key:  # new facts with all their edges in one statement (graph/episode_writes.py)
+    if body.facts and key:  # new facts with all their edges in one statement (graph/writes/episode_rows.py)
         new_rows = episode_writes.new_fact_rows(body.facts)
         await run(tx, "store/write_episode_facts", facts=new_rows, guild_id=guild_id, key=key, now=at, finish=finish)
     elif finish is not None:

@@ -24,9 +24,9 @@ from common.events import emit
 from common.names import spoken_languages
 from common.settings import WindowSettings
 from common.text import redact
-from graph.consent import Consent
 from graph.models import EpisodeStatus, Message
-from graph.optout_guard import dm_owner, mentioned
+from graph.privacy.consent import Consent
+from graph.privacy.optout_guard import dm_owner, mentioned
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.export_format import ParsedExport, SkippedMessage, parse_export

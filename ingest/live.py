@@ -12,9 +12,9 @@ from datetime import datetime
 
 from common.events import emit
 from common.settings import WindowSettings
-from graph.consent import Consent
-from graph.erasure import apply_edit, erase_messages
 from graph.models import Message, User
+from graph.privacy.consent import Consent
+from graph.privacy.erasure import apply_edit, erase_messages
 from graph.store import GraphStore, now_utc
 from ingest.batched import BatchingIngestor
 from ingest.recording import MessageRecorder
@@ -115,7 +115,7 @@ class LiveWindows:
         return True
 
     async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
-        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/erasure.py), and the
+        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/privacy/erasure.py), and the
         new text extracted in the background when its episode was already extracted."""
         await self._flush_recorder()  # the message itself may still be waiting for its tick
         self.buffer.edit(message_id, content, edited_at)
@@ -132,7 +132,7 @@ class LiveWindows:
             emit("ingest", "reextraction_parked", error=type(exc).__name__, reason=str(exc)[:300])
 
     async def on_delete(self, message_id: str) -> None:
-        """Out of every window, and out of the graph with what was drawn only from it (graph/erasure.py)."""
+        """Out of every window, and out of the graph with what was drawn only from it (graph/privacy/erasure.py)."""
         await self._flush_recorder()
         self.buffer.delete(message_id)
         self._unsubmitted = [k for w in self._unsubmitted if (k := _without(w, message_id)) is not None]

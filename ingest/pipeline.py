@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
-from graph import optout_guard
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
+from graph.privacy import optout_guard
 from graph.store import GraphStore, now_utc
 from graph.unreachable import unreachable
 from ingest.embeddings import embed_facts

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from common.events import emit
 from common.settings import WindowSettings
-from graph.consent import Consent
+from graph.privacy.consent import Consent
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.replay import replay

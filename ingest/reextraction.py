@@ -1,6 +1,6 @@
 """An edited message of an episode already extracted, extracted again from its new text.
 
-The edit itself removed what was drawn only from the old text and left the message waiting (graph/reextract.py,
+The edit itself removed what was drawn only from the old text and left the message waiting (graph/writes/reextract.py,
 durable: the backlog finds it after a restart). Here the waiting messages of one episode are sent as one call:
 a window of only those messages, with the episode's other messages as earlier messages (context the answer
 cannot cite, so no other message's facts come twice). The facts are resolved as for any window and written
@@ -15,9 +15,9 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from common.events import emit
-from graph import reextract
 from graph.models import Message
 from graph.store import GraphStore, now_utc
+from graph.writes import reextract
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable
 from ingest.resolution import keyed_uuids, resolve

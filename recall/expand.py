@@ -19,9 +19,9 @@ from dataclasses import replace
 from typing import Any
 
 from common.settings import RecallTuning
-from graph import context_reads
-from graph.context_reads import SecondRound
 from graph.models import MessageView
+from graph.reads import context as context_reads
+from graph.reads.context import SecondRound
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate

@@ -15,8 +15,8 @@ from typing import Any
 
 from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
-from graph import context_reads
 from graph.models import Conversation, FactView, MessageView
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from graph.unreachable import UNREACHABLE
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble

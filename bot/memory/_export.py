@@ -1,6 +1,6 @@
 """`/memory export`: a member's data access request, answered in their DMs only.
 
-Everything stored about and from them (graph/export.py) goes as JSON files, one a message, each at most
+Everything stored about and from them (graph/privacy/export.py) goes as JSON files, one a message, each at most
 PAGE_BYTES: Discord refuses an upload over its size limit (10 MiB without boosts), so a large member's
 facts, messages and summaries are paged over several files, each a whole JSON document that names its
 part. The file never goes to a channel; if their DMs are closed they are told so in one line, and the
@@ -19,7 +19,7 @@ import discord
 
 from bot.services import Services
 from common.events import emit
-from graph.export import export_member
+from graph.privacy.export import export_member
 
 PAGE_BYTES = 8 * 1024 * 1024  # each file; under discord.py's DEFAULT_FILE_SIZE_LIMIT_BYTES (10 MiB)
 SECTIONS = ("facts", "messages", "summaries", "facts_naming_them", "summaries_naming_them")

@@ -11,7 +11,7 @@ import discord
 from bot.memory import _unfinished
 from bot.services import Services
 from common.events import emit
-from graph.forget import ForgetReport
+from graph.privacy.deletion import ForgetReport
 
 PROMPT = (
     "This deletes everything I remember about you and everything you said, in every server and in our DMs, "
@@ -72,7 +72,7 @@ def describe_report(report: ForgetReport) -> str:
     if not report.clean:
         text += " " + STILL_FINISHING
     elif not report.files_purged and (any(report.deleted.values()) or report.redacted):
-        text += " " + FILES_LATER  # graph/purge.py: the bound is the upkeep interval
+        text += " " + FILES_LATER  # graph/privacy/purge.py: the bound is the upkeep interval
     return text
 
 

@@ -22,7 +22,7 @@ from bot.memory._forget_me import STILL_FINISHING, ConfirmForget, deleted_anythi
 from bot.services import Services
 from common import ids
 from common.events import emit
-from graph.forget import ForgetReport
+from graph.privacy.deletion import ForgetReport
 
 ASK = (
     "This deletes everything I remember from and about {who} in this server: what they said here, facts about "

@@ -6,7 +6,7 @@ from bot.memory import _unfinished as unfinished_forgets
 from bot.services import Services
 from common.events import emit
 from graph.models import Episode, EpisodeStatus
-from graph.retention import retention_text
+from graph.privacy.retention import retention_text
 from llm.cost import cost, cost_text
 
 OPTED_OUT = (

@@ -1,5 +1,5 @@
 """Topics: "who knows about X?" and "what happened with X?" (a topic's timeline), said to the bot or as
-`/memory who-knows` and `/memory timeline`. Both read only what the asking channel may recall (graph/topics.py),
+`/memory who-knows` and `/memory timeline`. Both read only what the asking channel may recall (graph/reads/topics.py),
 link each answer to messages the asker can open, and ping no one (names are plain text, mentions are off)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from bot.services import Services
 from common import bounds
 from common.links import jump_url
 from common.text import keywords, name_key
-from graph import topics
 from graph.models import NodeRef, User
+from graph.reads import topics
 from recall.assemble import day
 from recall.gather import name_candidates
 

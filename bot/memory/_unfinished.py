@@ -1,5 +1,5 @@
 """Forgets that must finish, in the bot: each request is kept in `<data dir>/unfinished_forgets.jsonl` before the
-graph is touched (graph/forget_requests.py, shared with `grapevine forget`), and leaves it only once the residue
+graph is touched (graph/privacy/requests.py, shared with `grapevine forget`), and leaves it only once the residue
 audit is clean; a forget the database failed mid-way, or that left residue, stays there and upkeep runs it again
 (`retry`) until it is clean, then logs `forget_finished`. Requests the operator's CLI left unfinished are in the
 same file and finished by the same pass.
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 from bot.services import Services
 from common.events import emit
-from graph.forget import ForgetReport, finish_audit
-from graph.forget_requests import FILE_NAME, Request, Requests, finished, run_request, with_scope
-from graph.guild_forget import finish_guild_audit
+from graph.privacy.audit import finish_guild_audit
+from graph.privacy.deletion import ForgetReport, finish_audit
+from graph.privacy.requests import FILE_NAME, Request, Requests, finished, run_request, with_scope
 from graph.store import now_utc
 
 __all__ = ["FILE_NAME", "Request", "audit_later", "audits_settled", "forget", "retry", "run", "waiting"]

@@ -136,7 +136,7 @@ def stats() -> None:
                 for row in usage
             ]
             out.print(table(rows, "LLM use by extraction (every attempt)"))
-        from graph.retention import retention_text
+        from graph.privacy.retention import retention_text
 
         out.print(retention_text(settings.memory))
         due = await rt.store.purge_due()
@@ -174,7 +174,7 @@ def import_(
 ) -> None:
     """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
     settings = settings_or_exit()
-    from graph.consent import Consent
+    from graph.privacy.consent import Consent
     from ingest.batched import BatchingIngestor
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
@@ -248,8 +248,8 @@ def ingest(
             soft_wrap=True,
         )
         raise typer.Exit(2)
-    from graph.consent import Consent
     from graph.models import EpisodeStatus
+    from graph.privacy.consent import Consent
     from graph.store import now_utc
     from ingest.batched import BatchingIngestor
     from ingest.recovery import window_buffered

@@ -35,7 +35,7 @@ def demo(
         err.print(f"[red]no replayed answers:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     settings = settings_or_exit()
-    from graph.consent import Consent
+    from graph.privacy.consent import Consent
     from ingest.batched import BatchingIngestor
     from ingest.history_import import import_export
 

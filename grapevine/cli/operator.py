@@ -169,7 +169,7 @@ def query(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table")] = False,
 ) -> None:
     """Run an operator query from queries/operator/ in a read-only session."""
-    from graph.operator_queries import (
+    from graph.reads.operator import (
         coerce_params,
         get_query,
         list_queries,
@@ -227,7 +227,7 @@ def forget(
     ):
         raise typer.Exit(1)
     settings = settings_or_exit()
-    from graph.forget_requests import Request, Requests, finished, run_request, with_scope
+    from graph.privacy.requests import Request, Requests, finished, run_request, with_scope
 
     kept = Requests(settings.graph.data_dir)
     try:  # before the engine is opened: whatever fails from here on (a held data directory, a wrong password), it waits
@@ -303,7 +303,7 @@ def export_member(
     settings = settings_or_exit()
 
     async def work(rt: Any) -> Any:
-        from graph.export import export_member as gather
+        from graph.privacy.export import export_member as gather
 
         return await gather(rt.store.runner, user_id)
 

@@ -20,7 +20,7 @@ def retention(
     the engine's files of them (and of any erasure waiting for it) at once."""
     settings = settings_or_exit()
     memory = settings.memory
-    from graph.retention import retention_text
+    from graph.privacy.retention import retention_text
 
     out.print(retention_text(memory))
     if not apply:

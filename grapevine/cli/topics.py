@@ -19,7 +19,7 @@ CHANNEL_HELP = "only what may be recalled in this channel id ('' : what the shar
 
 async def _reading(rt: Any, work: Callable[[Any, str, Any], Awaitable[T]]) -> T:
     """`work(reader driver, database, opted_out)` as the engine's reader user, who may only read."""
-    from graph.topics import opted_out_reader
+    from graph.reads.topics import opted_out_reader
 
     reader = await rt.engine.reader_driver()
     try:
@@ -41,7 +41,7 @@ def who_knows(
     guild, channel = strict(ids.guild_id, guild, "--guild"), optional(ids.channel_id, channel, "--channel")
     members = strict(bounds.count, limit, "--limit")
     settings = settings_or_exit()
-    from graph import topics
+    from graph.reads import topics
 
     async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
         found = await topics.who_knows(
@@ -69,7 +69,7 @@ def timeline(
     channel = optional(ids.channel_id, channel, "--channel")
     when = parse_date(at)
     settings = settings_or_exit()
-    from graph import topics
+    from graph.reads import topics
 
     async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
         found = await topics.timeline(

@@ -3,7 +3,7 @@
 `GraphStore.forget_user(user, guild)` deletes what they said in the guild and the facts about, from or
 naming them there, keeps their account while they have a trace elsewhere, and in the same transaction
 (every statement from an index) drops their membership (and nickname) there, redacts their id and the names
-that identify them there (graph/name_scope.py) from that guild's texts the full-text indexes find, and audits
+that identify them there (graph/privacy/name_scope.py) from that guild's texts the full-text indexes find, and audits
 that guild through the same indexes and their own edges. What the moderator waits for stops there. The
 thorough guild audit (every property of that guild's nodes and edges, a scan of the guild) runs after
 (`finish_guild_audit`: the bot's in the background, the CLI's before it prints), and redacts by that scan what
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from common.text import search_forms
-from graph.forget import ForgetReport, Residue, redact_rows, scanned
-from graph.name_scope import NameScope, name_scope
+from graph.privacy.deletion import ForgetReport, Residue, redact_rows, scanned
+from graph.privacy.name_scope import NameScope, name_scope
 from graph.session import Runner, Tx, run
 from graph.store import GraphStore
 
@@ -75,7 +75,7 @@ async def forget_in_guild(
     """Forget the member in `guild_id` only, audited in that guild through the indexes, then (unless not
     `thorough_audit`) by a scan of that guild; the report's residue is that guild's. `scope` is the one read
     when the request was kept (else it is read now). The engine's files are purged at once with `purge`, else
-    by the next upkeep pass (graph/purge.py)."""
+    by the next upkeep pass (graph/privacy/purge.py)."""
     found = (await guild_scope(store.runner, user_id, guild_id, known_names)).merged(scope)
     report = await store.forget_user(user_id, guild_id, scope=found, thorough_audit=False)
     if thorough_audit:

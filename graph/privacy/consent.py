@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from common.names import fold, identifying_names
-from graph import optout_guard
 from graph.models import User
-from graph.name_scope import taken
+from graph.privacy import optout_guard
+from graph.privacy.name_scope import taken
 from graph.session import Tx, run
 from graph.store import GraphStore
 

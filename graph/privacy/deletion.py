@@ -2,7 +2,7 @@
 
 The deletion is one write transaction in which every statement starts from an index: the member's node
 (its unique id), their edges, unique keys of what those edges lead to, and the full-text indexes for text
-that names them: their id anywhere, their names only where they identify them (graph/name_scope.py). Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
+that names them: their id anywhere, their names only where they identify them (graph/privacy/name_scope.py). Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
 waits for. The thorough audit (every property of every node and relationship) is a read after the commit, so it
 never holds the write transaction; the bot runs it off the member's path (`finish_audit`)."""
 
@@ -17,11 +17,11 @@ from typing import Any
 
 import queries
 from common.text import name_key, redact, search_forms
-from graph.message_deletes import delete_messages
 from graph.models import dm_scope, iso
-from graph.name_scope import NameScope, name_scope
-from graph.purge import mark_due
+from graph.privacy.name_scope import NameScope, name_scope
+from graph.privacy.purge import mark_due
 from graph.session import Runner, Tx, run, run_text
+from graph.writes.message_deletes import delete_messages
 
 _ENTITY_NAMES = ("name", "alias_text", "name_key")  # redacted together: the name, each alias, the key
 _WORD = re.compile(r"\w+")
@@ -187,7 +187,7 @@ async def forget_user(
         report.residue = report.indexed_residue = await _indexed_audit(f, near)
         report.indexed_audit_seconds = time.perf_counter() - started
         if any(report.deleted.values()) or report.redacted:
-            await f.run("store/purge_due_mark", now=iso(datetime.now(UTC)))  # graph/purge.py
+            await f.run("store/purge_due_mark", now=iso(datetime.now(UTC)))  # graph/privacy/purge.py
         report.statements = f.statements
         return report
 

@@ -8,7 +8,7 @@ audience narrows to theirs (graph/scope.py).
 
 An edited message keeps its new text; the facts drawn only from its old text, its reports on other facts and
 its episode's summary go as for a delete, and when its episode was extracted it waits to be extracted again
-from the new text (graph/reextract.py). Each change is one transaction.
+from the new text (graph/writes/reextract.py). Each change is one transaction.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph import reextract
-from graph.message_deletes import delete_messages
 from graph.models import iso
 from graph.session import Tx, run
 from graph.store import GraphStore
+from graph.writes import reextract
+from graph.writes.message_deletes import delete_messages
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 It holds, in the guilds they belong or belonged to and their own DM space (never another guild or another
 member's DMs): their account and memberships, their messages, the facts drawn from their words, the facts about
 or mentioning them, the facts about what is theirs ("Charlie's sister"), the summaries of the conversations they
-took part in, and the facts and summaries that name them where a name identifies them (graph/name_scope.py:
+took part in, and the facts and summaries that name them where a name identifies them (graph/privacy/name_scope.py:
 not a fact that only shares a word with their name). A fact or summary about them drawn only from channels they
 could not read (not public to the guild, and they never wrote there) is counted, not shown. Other members
 appear by their display name in that guild, never by id."""
@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from common.text import MENTION, search_forms
-from graph.forget import NAMED_LIMIT, named_query
 from graph.models import dm_scope
-from graph.name_scope import NameScope, name_scope
+from graph.privacy.deletion import NAMED_LIMIT, named_query
+from graph.privacy.name_scope import NameScope, name_scope
 from graph.session import Runner, Tx, run
 
 YOU = "you"  # how a report or mention of the member themselves reads

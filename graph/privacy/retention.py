@@ -7,7 +7,7 @@ messages); an episode that keeps newer messages keeps its summary, and one keyed
 keyed by its own uuid. The facts drawn from a message stay: they are what the memory distilled, and they
 lose only their provenance (FROM the message, EXTRACTED_FROM a removed episode). A closed fact goes with
 its edges, and the entities it alone touched. Each batch marks the engine's files due for a purge
-(graph/purge.py), which removes the index keys the deleted records leave behind."""
+(graph/privacy/purge.py), which removes the index keys the deleted records leave behind."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from datetime import datetime, timedelta
 
 from common.settings import MemorySettings
 from graph.keys import channel_start, channel_time
-from graph.message_deletes import delete_messages
 from graph.models import iso
-from graph.purge import mark_due
+from graph.privacy.purge import mark_due
 from graph.session import Runner, Tx, run
+from graph.writes.message_deletes import delete_messages
 
 BATCH = 500  # records per transaction: one pass never holds a large transaction
 

@@ -1,7 +1,7 @@
 """Who knows about a topic, and a topic's timeline: the operator queries `who_knows` and `topic_timeline`
 (queries/operator/), read for members, operators and assistants alike, part by part (`parts`).
 
-Every read runs in a READ session whose transaction is rolled back (`graph.operator_queries.read_rolled_back`),
+Every read runs in a READ session whose transaction is rolled back (`graph.reads.operator.read_rolled_back`),
 on whichever driver the caller holds: the bot's, or the engine's reader user for `grapevine mcp`. Channel
 scope is the reply context's (queries/context/facts.cypher): `channel_id` None reads every channel (operators),
 '' only what the guild's shared channels hold, a channel id what may be recalled there.
@@ -22,7 +22,7 @@ import queries
 from common.links import jump_url
 from common.text import keywords, name_key
 from graph.models import utc
-from graph.operator_queries import read_rolled_back
+from graph.reads.operator import read_rolled_back
 
 HALF_LIFE = timedelta(days=90)  # what a member said this long ago counts half as much as what they said today
 FACT_WEIGHT = 3.0  # a fact a member reported counts as three messages: it is what extraction kept of a talk
@@ -64,7 +64,7 @@ class TimelineFact:
 @functools.cache
 def parts(name: str) -> tuple[str, ...]:
     """The UNION parts of an operator query, each a statement of its own: ArcadeDB plans a UNION without the
-    indexes each part seeks on its own (tests/graph/test_topic_reads.py profiles the parts)."""
+    indexes each part seeks on its own (tests/graph/reads/test_topic_reads.py profiles the parts)."""
     code = "\n".join(line for line in queries.load(name).splitlines() if not line.startswith("//"))
     return tuple(part.strip() for part in re.split(r"^UNION$", code, flags=re.M))
 
@@ -218,7 +218,7 @@ def opted_out_reader(driver: Any, database: str, consent_key: Callable[[str], st
 
 
 def _time(value: Any) -> datetime | None:
-    """A time of a row as `read_rolled_back` gives it (ISO text, `graph.operator_queries.plain`), or a native one."""
+    """A time of a row as `read_rolled_back` gives it (ISO text, `graph.reads.operator.plain`), or a native one."""
     if value is None:
         return None
     return utc(datetime.fromisoformat(value) if isinstance(value, str) else value)

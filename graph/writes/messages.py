@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graph import optout_guard
 from graph.keys import channel_time
 from graph.models import Message, User, iso
+from graph.privacy import optout_guard
 from graph.session import Tx, run
 
 

@@ -1,7 +1,7 @@
 """Edited messages waiting to be extracted again: the graph side of `ingest/reextraction.py`.
 
 An edit to a message of an episode already extracted marks the message with the edit it waits for and flags
-the episode, in the edit's own transaction (graph/erasure.py), so a restart finds the work where it was. The
+the episode, in the edit's own transaction (graph/privacy/erasure.py), so a restart finds the work where it was. The
 facts of the new text are written into the same episode, and the marks cleared, in one transaction that
 first checks the marks are still those read: a later edit or a second writer makes it write nothing.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph import optout_guard
 from graph.models import EpisodeWrite, iso
+from graph.privacy import optout_guard
 from graph.session import Tx, run
 from graph.store import GraphStore, WriteOutcome, _write_body, now_utc
 

@@ -12,7 +12,7 @@ import pytest
 
 from bot.memory import _unfinished
 from bot.upkeep import run_upkeep
-from graph import forget
+from graph.privacy import deletion as forget
 from graph.store import GraphStore
 from tests.bot.harness import Harness, events
 from tests.support.busy_server import OTHER, PEOPLE, populate

@@ -108,7 +108,7 @@ async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep
     assert said.startswith("Done: I deleted 2 facts") and said.endswith(FILES_LATER)
     assert await residue_everywhere(store, CHARLIE) == []  # the graph is clean; the files are not yet
     await _unfinished.audits_settled()  # the thorough audit after the reply closes the request
-    assert _unfinished.waiting(services) == [] and purges == []  # the files wait for upkeep (graph/purge.py)
+    assert _unfinished.waiting(services) == [] and purges == []  # the files wait for upkeep (graph/privacy/purge.py)
     assert (await store.purge_due()).since is not None
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # the purge fails: the erasure stays due

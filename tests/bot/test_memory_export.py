@@ -14,8 +14,8 @@ import pytest
 from bot.memory import _export
 from bot.memory._export import DMS_CLOSED, INTRO, NOTHING, deliver, pages
 from common import events
-from graph.export import export_member
 from graph.models import EpisodeWrite
+from graph.privacy.export import export_member
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, E, populate

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from bot.memory._status import status
 from bot.services import Services
-from graph.forget_requests import Request, Requests
 from graph.models import EpisodeStatus, Message
+from graph.privacy.requests import Request, Requests
 from graph.store import GraphStore, now_utc
 from ingest.batched import BatchingIngestor
 from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, THREAD, populate

@@ -13,8 +13,8 @@ from bot.services import Services
 from bot.shards import Shard
 from bot.upkeep import run_upkeep
 from common.settings import DiscordSettings, ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User, dm_scope
+from graph.privacy.consent import Consent
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows

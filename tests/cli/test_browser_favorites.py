@@ -1,21 +1,21 @@
 """docker/browser-favorites.md lists every operator query, word for word.
 
-Regenerate it after changing queries/operator/: `python -m tests.operator.test_browser_favorites`.
+Regenerate it after changing queries/operator/: `python -m tests.cli.test_browser_favorites`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from graph.operator_queries import OperatorQuery, list_queries
+from graph.reads.operator import OperatorQuery, list_queries
 
 FAVORITES = Path(__file__).resolve().parents[2] / "docker" / "browser-favorites.md"
-REGENERATE = "python -m tests.operator.test_browser_favorites"
+REGENERATE = "python -m tests.cli.test_browser_favorites"
 EXAMPLES = {"string": "'...'", "int": "7", "float": "0.5", "bool": "true", "datetime": "datetime('2024-05-10T00:00:00Z')"}
 
 INTRO = """# Operator queries as Neo4j Browser favorites
 
-Generated from `queries/operator/*.cypher` by `python -m tests.operator.test_browser_favorites`;
+Generated from `queries/operator/*.cypher` by `python -m tests.cli.test_browser_favorites`;
 a test fails when this page and the query files disagree. The same queries run from the command line,
 read-only, on either engine: `grapevine query --list`, then
 `grapevine query who_reported -p guild_id=... -p user_id=...` (add `--json` for JSON lines).

@@ -9,7 +9,7 @@ import pytest
 
 import queries
 from graph.models import EpisodeStatus, EpisodeWrite
-from graph.operator_queries import (
+from graph.reads.operator import (
     OperatorQuery,
     QueryHeaderError,
     QueryParam,

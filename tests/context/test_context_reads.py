@@ -11,9 +11,9 @@ import pytest
 
 import queries
 from common.settings import RecallTuning
-from graph.context_reads import search_patterns
 from graph.keys import channel_time
 from graph.models import Channel, Guild, Message, User
+from graph.reads.context import search_patterns
 from graph.store import GraphStore
 from tests.support.busy_server import recalled
 

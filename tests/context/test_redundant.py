@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
-from graph import context_reads
 from graph.models import EpisodeWrite, MessageView
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered, assemble, headers, message_line
 from recall.gather import build_context

@@ -16,8 +16,8 @@ import queries
 from grapevine.explore.app import GONE, create_app
 from grapevine.explore.reads import ExploreReader
 from grapevine.explore.style import style_rules
-from graph.forget import forget_user
-from graph.operator_queries import check_read_only, coerce_params, get_query, list_queries, run_operator_query
+from graph.privacy.deletion import forget_user
+from graph.reads.operator import check_read_only, coerce_params, get_query, list_queries, run_operator_query
 from graph.store import GraphStore
 from tests.explore.conftest import MARKUP_NAME, TOKEN, explore_graph
 from tests.support.busy_server import G1, G2, PEOPLE, Populated

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.forget import forget_user
+from graph.privacy.deletion import forget_user
 from graph.store import GraphStore
 from tests.explore.conftest import MARKUP_FACT, MARKUP_NAME, explore_graph
 from tests.support.busy_server import PEOPLE, Populated

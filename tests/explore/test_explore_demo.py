@@ -14,8 +14,8 @@ import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
 from grapevine.replayed_llm import RecordedAnswers, ReplayedLLM
-from graph.consent import Consent
 from graph.engines.arcadedb import ArcadeDBEngine
+from graph.privacy.consent import Consent
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export

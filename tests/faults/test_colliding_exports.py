@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph import context_reads
-from graph.consent import Consent
+from graph.privacy.consent import Consent
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.history_import import import_export

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import queries
-from graph.guild_activity import guild_time
 from graph.keys import channel_start, channel_time
 from graph.models import Channel, ChannelKind, EpisodeStatus, Guild, Message, User
-from graph.operator_queries import get_query, run_operator_query
+from graph.reads.activity import guild_time
+from graph.reads.operator import get_query, run_operator_query
 from graph.store import GraphStore
 from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate
 
@@ -219,7 +219,7 @@ async def test_operator_and_explorer_queries_read_one_guild_through_indexes(stor
         "q": "",
         "query": "austin",
         "hits": 10,
-        "topic": "austin",  # who_knows and topic_timeline: a UNION, profiled part by part in tests/graph/test_topic_reads.py
+        "topic": "austin",  # who_knows and topic_timeline: a UNION, profiled part by part in tests/graph/reads/test_topic_reads.py
         "channel_id": "",
         "entity_key": "austin",
         "at": None,

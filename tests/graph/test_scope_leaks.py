@@ -12,9 +12,10 @@ from typing import Any
 
 from common.settings import ContextSettings
 from grapevine.mcp_server import Reader, build
-from graph import channels, topics
-from graph.export import export_member
+from graph import channels
 from graph.models import EpisodeWrite
+from graph.privacy.export import export_member
+from graph.reads import topics
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context

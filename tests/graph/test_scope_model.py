@@ -45,10 +45,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from common.settings import RecallTuning
 from grapevine.mcp_server import Reader, build
-from graph import channels, context_reads, topics
+from graph import channels
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.erasure import apply_edit, erase_channel, erase_messages
-from graph.forget_requests import Request, Requests, run_request, with_scope
 from graph.models import (
     Channel,
     ChannelKind,
@@ -63,6 +61,10 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
+from graph.privacy.requests import Request, Requests, run_request, with_scope
+from graph.reads import context as context_reads
+from graph.reads import topics
 from graph.store import GraphStore
 
 settings.register_profile(

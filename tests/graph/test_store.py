@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 
 from common.text import name_key
-from graph import context_reads
 from graph.models import (
     EpisodeClose,
     EpisodeStatus,
@@ -16,6 +15,7 @@ from graph.models import (
     SchemaMismatch,
     User,
 )
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from tests.support.busy_server import (
     BOT,

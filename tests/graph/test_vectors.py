@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from graph import context_reads
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.models import EpisodeWrite
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, T0, U, populate
 

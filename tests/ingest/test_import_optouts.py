@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
+from graph.privacy.consent import Consent
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.history_import import ImportResult, import_export

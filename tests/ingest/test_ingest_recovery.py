@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
+from graph.privacy.consent import Consent
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor
 from ingest.live import LiveWindows

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 
-from graph import context_reads
 from graph.engines.neo4j import Neo4jEngine, vector_dimensions
 from graph.models import EpisodeWrite, SchemaMismatch
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, T0, U, populate
 

@@ -19,8 +19,8 @@ from common import bounds, ids
 from grapevine.explore.app import create_app
 from grapevine.explore.reads import ExploreReader
 from grapevine.mcp_server import Reader, build
-from graph import topics
-from graph.operator_queries import coerce_params, get_query
+from graph.reads import topics
+from graph.reads.operator import coerce_params, get_query
 from graph.store import GraphStore
 from tests.security.cli import grapevine
 from tests.support.busy_server import G1, PEOPLE, populate

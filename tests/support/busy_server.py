@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from common.settings import RecallTuning
-from graph import context_reads
 from graph.channels import set_visibility
 from graph.models import (
     Channel,
@@ -26,6 +25,7 @@ from graph.models import (
     Report,
     User,
 )
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 
 T0 = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)

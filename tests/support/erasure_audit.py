@@ -1,14 +1,14 @@
 """Residue audits for tests that name the needles themselves: the member's id, and the given names looked for in
 every guild the graph holds (stricter than a forget's own scope, which matches a name only where it identifies
-them; graph/name_scope.py)."""
+them; graph/privacy/name_scope.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.forget import Residue, residue_audit
-from graph.guild_forget import guild_residue
-from graph.name_scope import NameScope
+from graph.privacy.audit import guild_residue
+from graph.privacy.deletion import Residue, residue_audit
+from graph.privacy.name_scope import NameScope
 from graph.store import GraphStore
 
 

@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from common.settings import ExtractionSettings, LLMSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
+from graph.privacy.consent import Consent
 from graph.rows import _dt
 from graph.store import GraphStore
 from ingest.batched import BatchingIngestor

@@ -1,5 +1,5 @@
 """A plain Python model of what the graph should hold after each member request, for the stateful erasure test
-(tests/graph/test_erasure_model.py): messages with their text and reply pointers, facts, accounts and
+(tests/graph/privacy/test_erasure_model.py): messages with their text and reply pointers, facts, accounts and
 memberships, the names each member carried; and what a forget, a moderator's forget, retention, a delete, an
 edit and a channel switched off should leave. It uses the project's text rules (common/names.py, common/text.py)
 for what a name is, never the graph code under test."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from graph.erasure import erase_channel, erase_messages
 from graph.models import Channel, ChannelKind, Message
+from graph.privacy.erasure import erase_channel, erase_messages
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, THREAD, Populated, in_general
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from graph.forget import forget_user
 from graph.models import EpisodeWrite
+from graph.privacy.deletion import forget_user
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, E, U, populate
 
@@ -95,7 +95,7 @@ async def test_forget_everywhere_takes_the_dm_space_as_the_operator_command_does
 
 
 async def test_a_member_export_holds_their_facts_messages_and_summaries(store: GraphStore) -> None:
-    from graph.export import export_member
+    from graph.privacy.export import export_member
 
     p = await populate(store)
     data = await export_member(store.runner, CHARLIE)

@@ -6,7 +6,7 @@ guild the named member never joined and in their own DMs; names that are common 
 given names ("Sam", "Charlie"), the same name in two cases, and a nickname that is another member's name in the
 other guild; extraction (scripted, its summary naming whoever the conversation named), forget-me, a moderator's
 forget, retention and a channel switched off (each leaving part of the graph), opt-out, export. After every step
-the graph is compared with a plain Python model of what should remain (tests/graph/erasure_model.py). The
+the graph is compared with a plain Python model of what should remain (tests/graph/privacy/erasure_model.py). The
 invariants, from the rule (docs/privacy.md), not from the code under test:
 
 - no engine error, and every forget's audit is clean;
@@ -31,7 +31,7 @@ reached one of the shapes fails.
 Profiles (GRAPEVINE_HYPOTHESIS_PROFILE): `ci` (the default: derandomized, so every CI run searches the same
 sequences) and `long` (random, many more):
 
-    GRAPEVINE_HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest -q -s tests/graph/test_erasure_model.py
+    GRAPEVINE_HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest -q -s tests/graph/privacy/test_erasure_model.py
 
 `scripts/mutate_erasure.py` plants bugs in the erasure code and runs this machine against each.
 """
@@ -58,9 +58,6 @@ from common import events
 from common.names import identifying
 from common.text import MENTION, names_word, redact
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.erasure import apply_edit, erase_channel, erase_messages
-from graph.export import export_member
-from graph.forget_requests import Request, Requests, finished, run_request, with_scope
 from graph.models import (
     Channel,
     ChannelKind,
@@ -75,8 +72,11 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
+from graph.privacy.export import export_member
+from graph.privacy.requests import Request, Requests, finished, run_request, with_scope
 from graph.store import GraphStore
-from tests.graph.erasure_model import Fact, Member, Model, Msg
+from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg
 from tests.support.fresh_store import fresh_arcadedb_store
 
 SHAPES = (  # each must occur in a run, or the run searched nothing that matters

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from graph.export import export_member
-from graph.forget_requests import Request, run_request, with_scope
 from graph.models import Channel, EpisodeWrite, Guild, Message, User
+from graph.privacy.export import export_member
+from graph.privacy.requests import Request, run_request, with_scope
 from graph.store import GraphStore
 from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, T0, Populated, U
 

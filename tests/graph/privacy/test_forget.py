@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from graph import context_reads
-from graph.forget import forget_user
 from graph.models import EpisodeWrite
+from graph.privacy.deletion import forget_user
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate, recalled
 from tests.support.erasure_audit import residue_everywhere

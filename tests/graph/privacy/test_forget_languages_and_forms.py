@@ -8,8 +8,8 @@ from __future__ import annotations
 import unicodedata
 from datetime import timedelta
 
-from graph.forget_requests import Request, run_request, with_scope
 from graph.models import Channel, Guild, User
+from graph.privacy.requests import Request, run_request, with_scope
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, Populated
 

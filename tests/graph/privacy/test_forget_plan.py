@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-import graph.forget
-import graph.message_deletes
+import graph.privacy.deletion
+import graph.writes.message_deletes
 import queries
-from graph.forget import forget_user
+from graph.privacy.deletion import forget_user
 from graph.session import Tx
 from graph.store import GraphStore
 from tests.support.busy_server import G2, PEOPLE, populate
@@ -39,9 +39,9 @@ PLANS: list[tuple[str, str]] = []
 async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
     await populate(store)
     PLANS.clear()
-    monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
-    monkeypatch.setattr(graph.forget, "run_text", _profiled)
-    monkeypatch.setattr(graph.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
+    monkeypatch.setattr(graph.privacy.deletion, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
+    monkeypatch.setattr(graph.privacy.deletion, "run_text", _profiled)
+    monkeypatch.setattr(graph.writes.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     with CountedWrites(store) as writes:
         report = await forget_user(store.runner, PEOPLE["charlie"], thorough_audit=False)
 
@@ -65,9 +65,9 @@ async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_index
     that guild are in the same transaction, every statement from an index; the whole-guild scan is not in it."""
     await populate(store)
     PLANS.clear()
-    monkeypatch.setattr(graph.forget, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
-    monkeypatch.setattr(graph.forget, "run_text", _profiled)
-    monkeypatch.setattr(graph.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
+    monkeypatch.setattr(graph.privacy.deletion, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
+    monkeypatch.setattr(graph.privacy.deletion, "run_text", _profiled)
+    monkeypatch.setattr(graph.writes.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
 
     report = await forget_user(store.runner, PEOPLE["charlie"], guild_id=G2, known_names=["Charlie"], thorough_audit=False)
 

@@ -1,4 +1,4 @@
-"""Retention (graph/retention.py): messages older than the bound go with what only they supported, closed
+"""Retention (graph/privacy/retention.py): messages older than the bound go with what only they supported, closed
 facts older than theirs go with the entities only they touched, a bound of 0 keeps everything, and every
 batch is its own transaction and marks the engine's files due for a purge."""
 
@@ -106,7 +106,7 @@ async def test_closed_facts_older_than_the_bound_go_with_entities_only_they_touc
 
 
 async def test_an_erasure_waits_for_the_purge_until_upkeep_runs_it(store: GraphStore) -> None:
-    """Forget-me and retention leave the index rebuilds to the next upkeep pass (graph/purge.py)."""
+    """Forget-me and retention leave the index rebuilds to the next upkeep pass (graph/privacy/purge.py)."""
     await populate(store)
     assert (await store.purge_due()).since is None
     report = await store.forget_user(PEOPLE["charlie"])

@@ -1,7 +1,7 @@
 """Who-knows and a topic's timeline read through indexes, shown by ArcadeDB's own PROFILE of each part of the two
 operator queries (ArcadeDB gives no plan for a UNION, so each part is profiled as the statement it is planned as):
 every part starts from an index (full-text, or a member's or entity's key) and no step sees the busier guild's
-records beside. graph/topics.py runs the parts so, each a statement of its own."""
+records beside. graph/reads/topics.py runs the parts so, each a statement of its own."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from datetime import timedelta
 
 import pytest
 
+from graph.reads.topics import parts
 from graph.store import GraphStore
-from graph.topics import parts
 from tests.graph.test_bounded_reads import BULK, _profile_text
 from tests.support.busy_server import G1, G2, PEOPLE
 from tests.support.topics_graph import NOW, topical

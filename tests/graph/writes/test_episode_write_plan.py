@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-import graph.optout_guard
+import graph.privacy.optout_guard
 import graph.store
 import queries
 from graph.models import Corroboration, EpisodeWrite, RelationWrite, Report
 from graph.session import Tx
 from graph.store import GraphStore
-from tests.graph.test_forget_plan import _SCAN
+from tests.graph.privacy.test_forget_plan import _SCAN
 from tests.support.busy_server import GENERAL, T0, E, U, populate
 from tests.support.write_count import CountedWrites
 
@@ -57,7 +57,7 @@ async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, mo
     )
     PLANS.clear()
     monkeypatch.setattr(graph.store, "run", _profiled)
-    monkeypatch.setattr(graph.optout_guard, "run", _profiled)
+    monkeypatch.setattr(graph.privacy.optout_guard, "run", _profiled)
     with CountedWrites(store) as writes:
         outcome = await store.write_episode(write)
 
