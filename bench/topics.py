@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from bench.cpu import CpuClock
+from graph.privacy.consent import keyed
 from graph.reads import topics
 from graph.store import GraphStore
 
@@ -23,7 +24,7 @@ COMMON = ("server", "game", "trip", "music")  # words of bench.scale's _WORDS: e
 async def measure_topic_reads(store: GraphStore, guild_id: str, g: Any, figures: Any, count: int, rng: random.Random) -> None:
     """Time `count` who-knows asks and as many timelines into `figures.reads` / `figures.reads_cpu` (bench.scale's)."""
     database = store.engine.database
-    opted_out = topics.opted_out_reader(store.driver, database, store.consent_key)
+    opted_out = topics.opted_out_reader(store.driver, database, keyed(store))
     channels = [c["id"] for c in g.channels]
     now = datetime.fromisoformat(g.messages[-1]["created_at"])  # the generated guild's present: its last message
     asks = [

@@ -25,6 +25,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from common import bounds, ids
 from common.settings import Settings
 from common.urls import mask_credentials
+from graph.privacy.consent import keyed
 from graph.reads import topics
 from graph.reads.operator import OperatorQuery, coerce_params, get_query, list_queries, run_operator_query
 
@@ -167,7 +168,7 @@ async def serve(settings: Settings, guild_id: str) -> None:
         driver = await rt.engine.reader_driver()
         try:
             database = rt.engine.database
-            reader = Reader(driver, database, guild_id, topics.opted_out_reader(driver, database, rt.store.consent_key))
+            reader = Reader(driver, database, guild_id, topics.opted_out_reader(driver, database, keyed(rt.store)))
             await build(reader).run_stdio_async()
         finally:
             await driver.close()

@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
+from common.clock import now_utc
 from common.events import emit
 from graph.models import Episode, EpisodeStatus
-from graph.store import now_utc
+from graph.reads.backlog import episode_by_key, episode_messages, episodes_by_status
 from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
 from ingest.batching import Queued, age_limit, batches, queued
 from ingest.extraction import PromptInput
@@ -46,7 +47,7 @@ class BatchingIngestor(WindowExtractor):
         if held is not None:
             return held
         await self.extract_due(window.guild_id)
-        episode = await self.store.episode(window.key)
+        episode = await episode_by_key(self.store, window.key)
         return episode.status if episode else EpisodeStatus.DONE
 
     async def tick(self) -> None:
@@ -60,7 +61,7 @@ class BatchingIngestor(WindowExtractor):
         how many windows each batch settled."""
         if self.llm is None:
             return {}
-        queued = await self.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
+        queued = await episodes_by_status(self.store, [EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
         by_guild: dict[str, list[Episode]] = {}
         for episode in queued:
             if self.holds(episode.guild_id):
@@ -109,7 +110,11 @@ class BatchingIngestor(WindowExtractor):
                 if progress:
                     progress(status)
         if EpisodeStatus.PENDING in statuses:
-            waiting = [e for e in await self.store.episodes([EpisodeStatus.PENDING], guild_id, limit) if self.holds(e.guild_id)]
+            waiting = [
+                e
+                for e in await episodes_by_status(self.store, [EpisodeStatus.PENDING], guild_id, limit)
+                if self.holds(e.guild_id)
+            ]
             if self.llm is not None and self.llm.parked:
                 result.parked += len(waiting)
             else:
@@ -123,7 +128,7 @@ class BatchingIngestor(WindowExtractor):
         """One call for these windows of one guild (a single window goes the single-window way)."""
         if len(keys) == 1:
             return {keys[0]: await self.extract(keys[0])}
-        first = await self.store.episode(keys[0])
+        first = await episode_by_key(self.store, keys[0])
         if first is None:
             return {}
         out: dict[str, EpisodeStatus] = {}
@@ -200,7 +205,7 @@ class BatchingIngestor(WindowExtractor):
 
     async def _queued(self, episode: Episode) -> Queued:
         if episode.key not in self._sizes:
-            texts = [m.content for m, _ in await self.store.episode_messages(episode.key)]
+            texts = [m.content for m, _ in await episode_messages(self.store, episode.key)]
             self._sizes[episode.key] = queued(
                 episode.key, episode.channel_id, episode.started_at, texts, self.windows.context_messages
             )

@@ -16,13 +16,17 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from common.clock import now_utc
 from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
 from graph.models import Episode, EpisodeClose, EpisodeStatus, EpisodeWrite, Message, User
 from graph.privacy import optout_guard
-from graph.store import GraphStore, now_utc
+from graph.reads.backlog import episode_by_key, episode_messages, episodes_by_status, episodes_holding, messages_before
+from graph.reads.facts import entities_by_names, facts_about, members_by_name, search_entities, users_by_id
+from graph.store import GraphStore
 from graph.unreachable import unreachable
+from graph.writes.episodes import close_episode, mark_episode, write_episode
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable, build_prompt
 from ingest.reextraction import reextract_edited
@@ -94,10 +98,11 @@ class WindowExtractor:
         A window whose every message is already in an episode (the same history imported again, with a
         forgotten member's messages now left out) is that episode: nothing new is stored, and its
         status comes back."""
-        holding = await self.store.episodes_holding(list(window.message_ids))
+        holding = await episodes_holding(self.store, list(window.message_ids))
         if holding and sum(held for _, _, held in holding) >= len(window.message_ids):
             return min((status for _, status, _ in holding), key=_progress)
-        await self.store.close_episode(
+        await close_episode(
+            self.store,
             EpisodeClose(
                 key=window.key,
                 uuid=uuid.uuid5(uuid.NAMESPACE_URL, f"episode:{window.key}").hex,
@@ -107,7 +112,7 @@ class WindowExtractor:
                 ended_at=window.ended_at,
                 message_ids=window.message_ids,
                 participant_ids=window.participant_ids,
-            )
+            ),
         )
         emit(
             "ingest",
@@ -120,7 +125,7 @@ class WindowExtractor:
         return None
 
     async def extract(self, key: str) -> EpisodeStatus:
-        episode = await self.store.episode(key)
+        episode = await episode_by_key(self.store, key)
         if episode is None:
             raise LookupError(f"no episode {key}")
         if episode.status == EpisodeStatus.DONE:
@@ -131,7 +136,7 @@ class WindowExtractor:
             try:
                 return await self._extract_locked(key)
             except Exception as exc:
-                if unreachable(exc) or (failed := await self.store.episode(key)) is None:
+                if unreachable(exc) or (failed := await episode_by_key(self.store, key)) is None:
                     raise
                 return await self.fail(failed, type(exc).__name__, str(exc))
 
@@ -151,16 +156,16 @@ class WindowExtractor:
     async def prepare(self, key: str) -> tuple[Episode, ClosedWindow] | EpisodeStatus:
         """A stored window as it is sent (a hidden member's mentions masked, the channel's earlier messages
         as context), or its status when there is nothing to send: done, sampled out, or emptied."""
-        episode = await self.store.episode(key)
+        episode = await episode_by_key(self.store, key)
         if episode is None or episode.status == EpisodeStatus.DONE:
             return EpisodeStatus.DONE
         if episode.status != EpisodeStatus.FAILED and self.rng() >= self.extraction.probability:
-            await self.store.mark_episode(key, EpisodeStatus.SKIPPED, "sampled out by EXTRACTION_PROBABILITY")
+            await mark_episode(self.store, key, EpisodeStatus.SKIPPED, "sampled out by EXTRACTION_PROBABILITY")
             emit("ingest", "extraction_skipped", key=key)
             return EpisodeStatus.SKIPPED
-        stored = [(self._without_hidden(m), u) for m, u in await self.store.episode_messages(key)]
+        stored = [(self._without_hidden(m), u) for m, u in await episode_messages(self.store, key)]
         if not stored:
-            await self.store.write_episode(EpisodeWrite(key=key, guild_id=episode.guild_id))
+            await write_episode(self.store, EpisodeWrite(key=key, guild_id=episode.guild_id))
             return EpisodeStatus.DONE
         window = ClosedWindow(
             channel_id=episode.channel_id,
@@ -168,8 +173,8 @@ class WindowExtractor:
             messages=tuple(WindowMessage(m, u) for m, u in stored),
             context=tuple(
                 WindowMessage(m, u)
-                for m, u in await self.store.messages_before(
-                    episode.channel_id, episode.started_at, self.windows.context_messages
+                for m, u in await messages_before(
+                    self.store, episode.channel_id, episode.started_at, self.windows.context_messages
                 )
             ),
             reason="stored",
@@ -209,7 +214,7 @@ class WindowExtractor:
             update={"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "people": tuple(sorted(people))}
         )
         write = await embed_facts(self.embed, write)
-        outcome = await self.store.write_episode(write)
+        outcome = await write_episode(self.store, write)
         emit(
             "ingest",
             "extraction_done",
@@ -231,8 +236,13 @@ class WindowExtractor:
         reason = f"{error}: {why}"
         if attempts >= self.extraction.max_attempts:
             reason = f"failed for good after {attempts} attempts: {reason}"
-        await self.store.mark_episode(
-            episode.key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=tokens or self._tokens_of(episode.key)
+        await mark_episode(
+            self.store,
+            episode.key,
+            EpisodeStatus.FAILED,
+            reason[:500],
+            attempt=True,
+            tokens=tokens or self._tokens_of(episode.key),
         )
         emit("ingest", "extraction_failed", key=episode.key, guild_id=episode.guild_id, error=error, reason=why[:300])
         return EpisodeStatus.FAILED
@@ -266,14 +276,16 @@ class WindowExtractor:
         text = "\n".join(wm.message.content for wm in window.messages)
         authors = set(window.participant_ids)
         words = keywords(text, limit=200)
-        members = [u for u in await self.store.members_by_name(guild, words, limit=30) if u.id not in authors]
+        members = [u for u in await members_by_name(self.store, guild, words, limit=30) if u.id not in authors]
         mentioned = {m for m in MENTION.findall(text) if m not in authors} - {u.id for u in members}
         if mentioned:
-            members += [u for u in await self.store.users(sorted(mentioned), guild) if not u.is_bot]
-        known = {e.uuid: e for e in await self.store.search_entities(guild, text, limit=20)}
-        known.update({e.uuid: e for e in await self.store.entities_by_names(guild, words)})
+            members += [u for u in await users_by_id(self.store, sorted(mentioned), guild) if not u.is_bot]
+        known = {e.uuid: e for e in await search_entities(self.store, guild, text, limit=20)}
+        known.update({e.uuid: e for e in await entities_by_names(self.store, guild, words)})
         people = [*window.participant_ids, *(u.id for u in members)]
-        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known), now=window.ended_at, limit=80)
+        candidates = await facts_about(
+            self.store, guild, user_ids=people, entity_uuids=list(known), now=window.ended_at, limit=80
+        )
         return PromptInput(
             window=window,
             members=_distinct(members),
@@ -302,7 +314,7 @@ class WindowExtractor:
         now = now_utc()
         episodes = [
             e
-            for e in await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
+            for e in await episodes_by_status(self.store, list(statuses), guild_id=guild_id, limit=limit)
             if self.holds(e.guild_id) and (e.status != EpisodeStatus.FAILED or retry_failed or self._due(e, now, backoff))
         ]
         by_guild: defaultdict[str, list[str]] = defaultdict(list)

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+from common.clock import now_utc
 from common.events import emit
 from graph.models import Message
-from graph.store import GraphStore, now_utc
+from graph.reads.backlog import episode_by_key, episode_messages
+from graph.store import GraphStore
 from graph.writes import reextract
 from ingest.embeddings import embed_facts
 from ingest.extraction import Extraction, PromptInput, RefTable
@@ -59,12 +61,12 @@ async def reextract_edited(ingestor: Ingestor, guild_id: str | None = None) -> i
 async def _episode(ingestor: Ingestor, key: str) -> int:
     store = ingestor.store
     waiting, mode = await reextract.changes(store, key)  # read again under the guild's turn: done once only
-    episode = await store.episode(key)
+    episode = await episode_by_key(store, key)
     if not waiting or episode is None:
         return 0
     ids = {c.id for c in waiting}
     hidden = ingestor.hidden or (lambda _: False)
-    stored = [(ingestor._without_hidden(m), u) for m, u in await store.episode_messages(key) if not hidden(u.id)]
+    stored = [(ingestor._without_hidden(m), u) for m, u in await episode_messages(store, key) if not hidden(u.id)]
     changed = tuple(WindowMessage(m, u) for m, u in stored if m.id in ids)
     if mode == "off" or not changed:
         await reextract.clear(store, key, waiting)

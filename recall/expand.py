@@ -20,8 +20,9 @@ from typing import Any
 
 from common.settings import RecallTuning
 from graph.models import MessageView
-from graph.reads import context as context_reads
+from graph.reads import reply
 from graph.reads.context import SecondRound
+from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
@@ -37,8 +38,8 @@ def second_read(
     ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
     best = [f.uuid for f in ranked[: tuning.evidence_facts]]
     recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
-    return context_reads.second_round(
-        store.runner,
+    return reply.second_round(
+        store,
         req.guild_id,
         req.channel_id,
         uuids=best,
@@ -66,7 +67,8 @@ async def with_evidence(
     # every fact of both rounds at once, so reporters who share a name are told apart wherever they come from
     # ("Alex (@alexk)", "Alex (@alexm)")
     *related, author_facts = await disambiguate(
-        [*gathered.related, *([matched] if matched else []), gathered.author_facts], lambda ids: store.users(ids, req.guild_id)
+        [*gathered.related, *([matched] if matched else []), gathered.author_facts],
+        lambda ids: users_by_id(store, ids, req.guild_id),
     )
     drawn = {f.uuid: f.sources for f in [*author_facts, *(f for source in related for f in source)] if f.sources}
     gathered = replace(gathered, related=related, author_facts=author_facts, drawn=drawn)

@@ -16,7 +16,8 @@ from typing import Any
 from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
 from graph.models import Conversation, FactView, MessageView
-from graph.reads import context as context_reads
+from graph.reads import reply
+from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from graph.unreachable import UNREACHABLE
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
@@ -123,8 +124,8 @@ async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None, 
     if embed is None or not req.message_text.strip():
         return []
     vector = await asyncio.to_thread(embed, req.message_text)
-    return await context_reads.nearest_facts(
-        store.runner, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
+    return await reply.nearest_facts(
+        store, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
     )
 
 
@@ -136,8 +137,8 @@ def fact_read(store: GraphStore, req: ContextRequest, tuning: RecallTuning) -> C
     """A reply's read of the facts of every source, in one query (context/facts.cypher)."""
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
-    return context_reads.reply_facts(
-        store.runner,
+    return reply.reply_facts(
+        store,
         req.guild_id,
         author_id=req.author_id,
         mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
@@ -159,8 +160,8 @@ def conversation_read(
     store: GraphStore, req: ContextRequest, settings: ContextSettings, tuning: RecallTuning
 ) -> Coroutine[Any, Any, Conversation]:
     """A reply's read of the conversation around the message and the earlier messages matching it."""
-    return context_reads.conversation(
-        store.runner,
+    return reply.conversation(
+        store,
         req.guild_id,
         req.channel_id,
         author_id=req.author_id,
@@ -216,7 +217,7 @@ async def gather(
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
     if unknown:
-        names.update({u.id: u.display_name for u in await store.users(unknown, req.guild_id)})
+        names.update({u.id: u.display_name for u in await users_by_id(store, unknown, req.guild_id)})
     summaries = list(talk.summaries)[-settings.channel_episodes :] if settings.channel_episodes > 0 else []
     return Gathered(
         author_id=req.author_id,

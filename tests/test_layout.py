@@ -38,9 +38,9 @@ ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcaded
 # format, an outside limit, or the bound of an operation that is not a reply's recall.
 TUNED = ("graph", "recall")
 TRUE_CONSTANTS = {
-    "graph.store.SCHEMA_VERSION": "the graph's format version",
-    "graph.store.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
-    "graph.store.MESSAGES_BEFORE_SPANS": "the widening steps of the extraction prompt's earlier-messages read",
+    "graph.schema.SCHEMA_VERSION": "the graph's format version",
+    "graph.privacy.consent.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
+    "graph.reads.backlog.MESSAGES_BEFORE_SPANS": "the widening steps of the extraction prompt's earlier-messages read",
     "graph.keys._OFFSET": "the digits of the time keys' encoding",
     "graph.engines.neo4j.MAX_VECTOR_DIMENSIONS": "Neo4j 5's vector index limit",
     "graph.engines.arcadedb_aot.MIN_JAVA": "the JDK that records the AOT cache's profiles",

@@ -88,7 +88,7 @@ def file_name(part: int, parts: int) -> str:
 
 async def deliver(services: Services, user: discord.User | discord.Member, max_bytes: int = PAGE_BYTES) -> str:
     """Gather the member's export and DM it, one file a message; returns the one line to answer with."""
-    data = await export_member(services.store.runner, str(user.id))
+    data = await export_member(services.store, str(user.id))
     if data is None:
         emit("bot", "memory_export", user_id=str(user.id), files=0)
         return NOTHING

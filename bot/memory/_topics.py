@@ -17,6 +17,7 @@ from common.links import jump_url
 from common.text import keywords, name_key
 from graph.models import NodeRef, User
 from graph.reads import topics
+from graph.reads.facts import entities_by_names
 from recall.assemble import day
 from recall.gather import name_candidates
 
@@ -116,7 +117,7 @@ async def subject_of(services: Services, speaker: Speaker, topic: str, mentioned
     first, else its longest), else a member by name."""
     if mentioned or topic.strip().casefold() in ("me", "myself", "@me"):
         return (await find_subjects(services, speaker, topic, mentioned))[0]
-    entities = await services.store.entities_by_names(speaker.scope, name_candidates(topic))
+    entities = await entities_by_names(services.store, speaker.scope, name_candidates(topic))
     wanted = name_key(topic)
     exact = [e for e in entities if name_key(e.name) == wanted]
     members = [s for s in await find_subjects(services, speaker, topic, []) if s.ref.kind == "user"]

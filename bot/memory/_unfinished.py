@@ -17,11 +17,13 @@ import time
 from collections.abc import Sequence
 
 from bot.services import Services
+from common.clock import now_utc
 from common.events import emit
-from graph.privacy.audit import finish_guild_audit
-from graph.privacy.deletion import ForgetReport, finish_audit
-from graph.privacy.requests import FILE_NAME, Request, Requests, finished, run_request, with_scope
-from graph.store import now_utc
+from graph.privacy.audit import finish_audit
+from graph.privacy.deletion import ForgetReport
+from graph.privacy.forget import finish, keep, run_request, with_scope
+from graph.privacy.purge import purge_if_due
+from graph.privacy.requests import FILE_NAME, Request, Requests
 
 __all__ = ["FILE_NAME", "Request", "audit_later", "audits_settled", "forget", "retry", "run", "waiting"]
 
@@ -54,13 +56,11 @@ async def forget(services: Services, request: Request) -> ForgetReport:
     """Keep and run the request; raises when the graph failed (it stays kept). One the indexed audit found clean
     is audited thoroughly in the background (everywhere, or that guild), then closed (`audit_later`)."""
     kept = _file(services)
-    request = kept.record(await with_scope(services.store, kept.record(request)))
+    request = await keep(services.store, kept, request)
     report = await run(services, request, thorough=False)
     if not report.clean:
         return report
-    if finished(report):
-        kept.done(request)
-    else:
+    if not finish(kept, request, report):
         task = asyncio.create_task(audit_later(services, request))
         _AUDITS.add(task)
         task.add_done_callback(_AUDITS.discard)
@@ -70,16 +70,13 @@ async def forget(services: Services, request: Request) -> ForgetReport:
 async def audit_later(services: Services, request: Request) -> bool:
     """The thorough audit of a forget the member was already answered for: clean, the request is closed; else
     it stays kept for upkeep's `retry`. True when clean."""
-    started, runner = time.perf_counter(), services.store.runner
+    started = time.perf_counter()
     scope = request.scope
     try:
         if scope is None:
             scope = (await with_scope(services.store, request)).scope
         assert scope is not None
-        if request.guild_id is None:
-            redacted, residue = await finish_audit(runner, scope)
-        else:
-            redacted, residue = await finish_guild_audit(runner, scope, request.guild_id)
+        redacted, residue = await finish_audit(services.store, scope, request.guild_id)
     except Exception as exc:  # noqa: BLE001 - stays kept; the next upkeep audits again
         emit("bot", "forget_audit_failed", level=logging.WARNING, user_id=request.user_id, error=type(exc).__name__)
         return False
@@ -107,11 +104,11 @@ async def retry(services: Services, forgets: Sequence[Request] | None = None) ->
         try:
             report = await run(services, await with_scope(services.store, request))
             if not report.files_failed and not (any(report.deleted.values()) or report.redacted):
-                report.files_failed = (await services.store.purge_if_due()).failed  # an earlier purge that failed
+                report.files_failed = (await purge_if_due(services.store)).failed  # an earlier purge that failed
         except Exception as exc:  # noqa: BLE001 - stays kept; the next upkeep tries again
             emit("bot", "forget_retry_failed", level=logging.WARNING, user_id=request.user_id, error=type(exc).__name__)
             continue
-        if not finished(report):
+        if not finish(_file(services), request, report):
             emit(
                 "bot",
                 "forget_unfinished",
@@ -122,7 +119,6 @@ async def retry(services: Services, forgets: Sequence[Request] | None = None) ->
                 files_failed=sorted(report.files_failed),
             )
             continue
-        _file(services).done(request)
         finished_now += 1
         emit("bot", "forget_finished", user_id=request.user_id, scope=where, guild_id=request.guild_id, at=now_utc().isoformat())
     return finished_now

@@ -29,6 +29,9 @@ from grapevine.cli.base import (
     table,
     with_store,
 )
+from graph.privacy.consent import opt_out
+from graph.reads.backlog import episodes_by_status
+from graph.reads.facts import entities_by_names, facts_history
 
 MIN_COLUMN = 14  # characters: narrower than this, a table is printed one record at a time
 
@@ -116,11 +119,11 @@ def facts(
     settings = settings_or_exit()
 
     async def work(rt: Any) -> None:
-        entity_uuids = [e.uuid for e in await rt.store.entities_by_names(guild, [entity])] if entity else []
+        entity_uuids = [e.uuid for e in await entities_by_names(rt.store, guild, [entity])] if entity else []
         if entity and not entity_uuids:
             raise LookupError(f"no entity named {entity!r} in guild {guild}")
-        found = await rt.store.facts_history(
-            guild, user_ids=[user] if user else [], entity_uuids=entity_uuids, at=when, history=history
+        found = await facts_history(
+            rt.store, guild, user_ids=[user] if user else [], entity_uuids=entity_uuids, at=when, history=history
         )
         rows = [
             {
@@ -148,7 +151,7 @@ async def _say_what_waits(rt: Any, guild: str) -> None:
     """No facts: when windows of the guild wait for extraction, that is why; say how many and what comes next."""
     from graph.models import EpisodeStatus
 
-    waiting = await rt.store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
+    waiting = await episodes_by_status(rt.store, [EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
     if not waiting:
         return
     failed = sum(1 for e in waiting if e.status == EpisodeStatus.FAILED)
@@ -227,7 +230,8 @@ def forget(
     ):
         raise typer.Exit(1)
     settings = settings_or_exit()
-    from graph.privacy.requests import Request, Requests, finished, run_request, with_scope
+    from graph.privacy.forget import finish, keep, run_request
+    from graph.privacy.requests import Request, Requests
 
     kept = Requests(settings.graph.data_dir)
     try:  # before the engine is opened: whatever fails from here on (a held data directory, a wrong password), it waits
@@ -242,12 +246,11 @@ def forget(
         raise typer.Exit(1) from None
 
     async def work(rt: Any) -> Any:
-        request = kept.record(await with_scope(rt.store, Request(user_id, guild)))  # with where their names stand
+        request = await keep(rt.store, kept, Request(user_id, guild))  # with where their names stand
         if guild is None:  # first, so that no process stores anything of theirs while the forget runs
-            await rt.store.opt_out(user_id)
+            await opt_out(rt.store, user_id)
         report = await run_request(rt.store, request, purge=not no_purge)
-        if finished(report):
-            kept.done(request)
+        finish(kept, request, report)
         return report
 
     report = run_or_exit(with_store(settings, work), failed=forget_failed(user_id, guild, kept.path))
@@ -305,7 +308,7 @@ def export_member(
     async def work(rt: Any) -> Any:
         from graph.privacy.export import export_member as gather
 
-        return await gather(rt.store.runner, user_id)
+        return await gather(rt.store, user_id)
 
     data = run_or_exit(with_store(settings, work))
     if data is None:

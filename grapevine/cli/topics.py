@@ -12,6 +12,7 @@ import typer
 from common import bounds, ids
 from grapevine.cli.base import app, optional, parse_date, run_or_exit, settings_or_exit, strict, with_store
 from grapevine.cli.operator import _print_rows
+from graph.privacy.consent import keyed
 
 T = TypeVar("T")
 CHANNEL_HELP = "only what may be recalled in this channel id ('' : what the shared channels hold; default: every channel)"
@@ -23,7 +24,7 @@ async def _reading(rt: Any, work: Callable[[Any, str, Any], Awaitable[T]]) -> T:
 
     reader = await rt.engine.reader_driver()
     try:
-        return await work(reader, rt.engine.database, opted_out_reader(reader, rt.engine.database, rt.store.consent_key))
+        return await work(reader, rt.engine.database, opted_out_reader(reader, rt.engine.database, keyed(rt.store)))
     finally:
         await reader.close()
 

@@ -1,10 +1,11 @@
-"""Forget-me: delete a user's subgraph, scrub what names them, and prove it with a residue audit.
+"""A forget's one write transaction: delete the member's subgraph, redact what names them, and audit through
+the indexes (the driver is graph/privacy/forget.py; the thorough audit after it, graph/privacy/audit.py).
 
 The deletion is one write transaction in which every statement starts from an index: the member's node
 (its unique id), their edges, unique keys of what those edges lead to, and the full-text indexes for text
 that names them: their id anywhere, their names only where they identify them (graph/privacy/name_scope.py). Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
 waits for. The thorough audit (every property of every node and relationship) is a read after the commit, so it
-never holds the write transaction; the bot runs it off the member's path (`finish_audit`)."""
+never holds the write transaction."""
 
 from __future__ import annotations
 
@@ -16,24 +17,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 import queries
-from common.text import name_key, redact, search_forms
+from common.text import redact, search_forms
 from graph.models import dm_scope, iso
+from graph.privacy.audit import Residue, entity_props
 from graph.privacy.name_scope import NameScope, name_scope
-from graph.privacy.purge import mark_due
-from graph.session import Runner, Tx, run, run_text
+from graph.session import Tx, run, run_text
+from graph.store import GraphStore
 from graph.writes.message_deletes import delete_messages
 
-_ENTITY_NAMES = ("name", "alias_text", "name_key")  # redacted together: the name, each alias, the key
 _WORD = re.compile(r"\w+")
 NAMED_LIMIT = 100_000  # full-text hits read per forget: far more texts than any member's name is in
-
-
-@dataclass(frozen=True)
-class Residue:
-    label: str
-    node_key: str | None
-    key: str
-    value: str
 
 
 @dataclass
@@ -45,7 +38,7 @@ class ForgetReport:
     residue: list[Residue] = field(default_factory=list)
     files_failed: dict[str, str] = field(default_factory=dict)  # engine indexes the erasure did not reach
     files_seconds: float = 0.0  # the time the engine's files took (index rebuilds), when purged at once
-    files_purged: bool = False  # False: the next upkeep pass purges them (graph/purge_due)
+    files_purged: bool = False  # False: the next upkeep pass purges them (graph/privacy/purge.py)
     seconds: float = 0.0  # the one write transaction (deletion, redaction, the index-driven audit)
     audit_seconds: float = 0.0  # the thorough audit afterwards (every property of every node), when run
     statements: int = 0  # statements run inside the transaction
@@ -121,19 +114,18 @@ class _Forget:
         ]
 
 
-async def forget_user(
-    runner: Runner,
+async def delete_and_redact(
+    store: GraphStore,
     user_id: str,
     guild_id: str | None = None,
     known_names: Sequence[str] = (),
     *,
     scope: NameScope | None = None,
-    thorough_audit: bool = True,
 ) -> ForgetReport:
     """Delete the user's subgraph (in one guild, or everywhere, their DM space included) in one
     transaction, redact their id and names where those stand for them (`scope`, read before the request was
-    kept; else read here), audit through the indexes; then, unless told not to, the thorough audit of every
-    stored property. A forget run again after one that committed (the account gone) redacts and audits again."""
+    kept; else read here), audit through the indexes. A forget run again after one that committed (the account
+    gone) redacts and audits again."""
 
     async def work(tx: Tx) -> ForgetReport:
         f = _Forget(tx, user_id, guild_id)
@@ -192,73 +184,9 @@ async def forget_user(
         return report
 
     started = time.perf_counter()
-    report = await runner.write(work)
+    report = await store.runner.write(work)
     report.seconds = time.perf_counter() - started
-    if guild_id is None and thorough_audit and report.scope is not None:
-        started = time.perf_counter()
-        redacted, report.residue = await finish_audit(runner, report.scope)
-        report.redacted += redacted
-        report.audit_seconds, report.thorough = time.perf_counter() - started, True
     return report
-
-
-async def finish_audit(runner: Runner, scope: NameScope) -> tuple[int, list[Residue]]:
-    """The thorough audit after a forget: what it finds (text the indexes did not find, a name inside a longer
-    term the index keeps whole) is redacted by a full scan and audited again. Returns (texts redacted, residue)."""
-    found = await residue_audit(runner, scope)
-    if not found:
-        return 0, []
-    redacted = await runner.write(lambda tx: _redact_scanned(tx, scope))
-    return redacted, await residue_audit(runner, scope)
-
-
-_REDACTABLE = {"Message": ("content",), "Episode": ("summary", "error"), "Fact": ("text",)}
-
-
-async def scanned(tx: Tx, scope: NameScope, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Of a residue scan's rows (store/residue_nodes, store/guild_residue_nodes), those that carry the member:
-    their id anywhere, their names in a guild where those stand for them (an account's own names on other
-    members' User nodes are theirs, not the member's)."""
-    return [
-        r
-        for r in rows
-        if scope.user_id in r["value"]
-        or (r["label"] != "User" and scope.names_it(r["value"], r["guild_id"], r["key"]))
-        or (r["label"] == "User" and r["node_key"] == scope.user_id)
-    ]
-
-
-async def redact_rows(tx: Tx, scope: NameScope, found: list[dict[str, Any]]) -> int:
-    """Redact, node by node, what a residue scan found; returns the nodes changed."""
-    by_node: dict[str, dict[str, Any]] = {}
-    entities: dict[str, str | None] = {}
-    for row in found:
-        if row["label"] == "Entity" and row["key"] in _ENTITY_NAMES:
-            entities[row["element_id"]] = row["guild_id"]
-        elif row["key"] in _REDACTABLE.get(row["label"], ()):
-            new = redact(row["value"], scope.needles(row["guild_id"]))
-            if new != row["value"]:
-                by_node.setdefault(row["element_id"], {})[row["key"]] = new
-    for row in await run(tx, "store/entities_to_redact", element_ids=sorted(entities)) if entities else []:
-        by_node[row["element_id"]] = _entity_props(row["name"], row["aliases"], scope.needles(entities[row["element_id"]]))
-    for element_id, props in by_node.items():
-        await run(tx, "store/redact_node", element_id=element_id, props=props)
-    if by_node:  # the redacted texts' old index entries must leave the engine's files
-        await mark_due(tx, datetime.now(UTC))
-    return len(by_node)
-
-
-async def _redact_scanned(tx: Tx, scope: NameScope) -> int:
-    """The fallback: redact what the thorough audit's scan finds (every node of the graph is read)."""
-    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=search_forms(scope.every_name()))
-    return await redact_rows(tx, scope, await scanned(tx, scope, rows))
-
-
-def _entity_props(name: str | None, aliases: list[str], needles: list[str]) -> dict[str, Any]:
-    """An entity's names redacted alias by alias, with the key and alias text built from them."""
-    new = redact(name or "", needles)
-    kept = list(dict.fromkeys(redact(a, needles) for a in aliases))
-    return {"name": new, "name_key": name_key(new), "aliases": kept, "alias_text": "".join(" " + a for a in kept)}
 
 
 async def _redact(f: _Forget, episodes: list[str], named: list[dict[str, Any]]) -> int:
@@ -269,7 +197,7 @@ async def _redact(f: _Forget, episodes: list[str], named: list[dict[str, Any]]) 
     for row in named:
         needles = f.scope.needles(row["guild_id"])
         if row["label"] == "Entity":
-            props = _entity_props(row["text"], row["aliases"], needles)
+            props = entity_props(row["text"], row["aliases"], needles)
         else:
             props = {"text" if row["label"] == "Fact" else "content": redact(row["text"] or "", needles)}
         rows[row["label"]].append({"key": row["key"], "props": props})
@@ -293,17 +221,3 @@ async def _indexed_audit(f: _Forget, episodes: list[str]) -> list[Residue]:
         edges = await f.run("store/forget_guild_edges", user_id=f.user_id, guild_id=f.guild_id)
         residue += [Residue(r["type"], None, "edge", str(r["value"])) for r in edges]
     return residue
-
-
-async def _audit(tx: Tx, scope: NameScope) -> list[Residue]:
-    rows = await run(tx, "store/residue_nodes", user_id=scope.user_id, names=search_forms(scope.every_name()))
-    residue = [Residue(r["label"], r["node_key"], r["key"], r["value"]) for r in await scanned(tx, scope, rows)]
-    for row in await run(tx, "store/residue_relationships", user_id=scope.user_id):
-        residue.append(Residue(row["type"], None, row["key"], row["value"]))
-    return residue
-
-
-async def residue_audit(runner: Runner, scope: NameScope) -> list[Residue]:
-    """Every node or relationship property still carrying the user's id, or one of their names as a word where
-    it stands for them."""
-    return await runner.read_tx(lambda tx: _audit(tx, scope))

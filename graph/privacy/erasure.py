@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from graph.models import iso
 from graph.session import Tx, run
@@ -93,3 +94,23 @@ async def erase_channel(store: GraphStore, guild_id: str, channel_id: str) -> Ch
     episodes = await store.runner.write_one("erasure/empty_episodes", guild_id=guild_id, channel_ids=channel_ids)
     residue = await store.runner.read("erasure/channel_residue", guild_id=guild_id, channel_ids=channel_ids, ids=ids)
     return ChannelErased(erased, int(episodes[0]["episodes"]) if episodes else 0, [str(r["trace"]) for r in residue])
+
+
+async def forgettable_facts(
+    store: GraphStore, guild_id: str, user_id: str, channel_id: str | None = None
+) -> list[dict[str, Any]]:
+    """The facts a member may forget in one guild (about them, or only they reported), with the
+    entities each touches: rows of `uuid`, `text`, `entities`, and `shown`: whether it may be shown in
+    `channel_id` (graph/scope.py; None: everywhere)."""
+    return await store.runner.read("store/forgettable_facts", guild_id=guild_id, user_id=user_id, channel_id=channel_id)
+
+
+async def delete_facts(store: GraphStore, guild_id: str, uuids: list[str], touched_entities: list[str]) -> int:
+    """Delete facts, then the entities they touched that nothing is about or links to any more."""
+
+    async def work(tx: Tx) -> int:
+        deleted = await run(tx, "store/delete_facts", uuids=uuids, guild_id=guild_id)
+        await run(tx, "store/drop_orphan_entities", uuids=touched_entities, guild_id=guild_id)
+        return int(deleted[0]["deleted"]) if deleted else 0
+
+    return await store.runner.write(work)

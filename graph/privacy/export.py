@@ -17,15 +17,16 @@ from common.text import MENTION, search_forms
 from graph.models import dm_scope
 from graph.privacy.deletion import NAMED_LIMIT, named_query
 from graph.privacy.name_scope import NameScope, name_scope
-from graph.session import Runner, Tx, run
+from graph.session import Tx, run
+from graph.store import GraphStore
 
 YOU = "you"  # how a report or mention of the member themselves reads
 NOT_STORED = "someone no longer stored"  # a member forgotten or never stored, shown without their id
 
 
-async def export_member(runner: Runner, user_id: str) -> dict[str, Any] | None:
+async def export_member(store: GraphStore, user_id: str) -> dict[str, Any] | None:
     """Everything of theirs and about them, sorted; None when nothing of them is stored."""
-    return await runner.read_tx(lambda tx: _export(tx, user_id))
+    return await store.runner.read_tx(lambda tx: _export(tx, user_id))
 
 
 async def _export(tx: Tx, user_id: str) -> dict[str, Any] | None:

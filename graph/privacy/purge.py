@@ -7,10 +7,12 @@ also runs when the bot starts). The purge itself is the engine's: ArcadeDB rebui
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
+import queries
 from graph.models import iso
-from graph.session import Runner, Tx, run
+from graph.session import Tx, run
+from graph.store import GraphStore
 
 
 @dataclass
@@ -25,11 +27,29 @@ async def mark_due(tx: Tx, now: datetime) -> None:
     await run(tx, "store/purge_due_mark", now=iso(now))
 
 
-async def due(runner: Runner) -> DuePurge:
-    rows = await runner.read("store/purge_due_read")
+async def purge_due(store: GraphStore) -> DuePurge:
+    """Erasures waiting for the purge of the engine's files (`since` is None when none wait)."""
+    rows = await store.runner.read("store/purge_due_read")
     return DuePurge(str(rows[0]["since"]), int(rows[0]["erasures"])) if rows else DuePurge()
 
 
-async def clear(runner: Runner, erasures: int) -> None:
-    """Clear the mark, unless another erasure came in meanwhile (the next pass purges again)."""
-    await runner.write_one("store/purge_due_clear", erasures=erasures)
+async def purge_if_due(store: GraphStore) -> DuePurge:
+    """Purge the engine's files when an erasure waits for it; `since` is None when nothing was due."""
+    due = await purge_due(store)
+    if due.since is None:
+        return due
+    started = datetime.now(UTC)
+    due.failed = await purge_deleted(store)
+    due.seconds = (datetime.now(UTC) - started).total_seconds()
+    if not due.failed:  # the mark stays when another erasure came in meanwhile: the next pass purges again
+        await store.runner.write_one("store/purge_due_clear", erasures=due.erasures)
+    return due
+
+
+async def purge_deleted(store: GraphStore) -> dict[str, str]:
+    """Rebuild what keeps deleted records on disk, then re-create any index a failed rebuild lost;
+    returns the indexes not rebuilt, with why."""
+    purge = await store.engine.purge_deleted()
+    for statement in queries.statements(queries.load("schema/constraints")):
+        await store.runner.statement(statement)
+    return purge.failed

@@ -1,4 +1,4 @@
-"""Forgets that must finish, whoever asked (a member's forget-me, a moderator's, `grapevine forget`): each request
+"""The file of forgets that must finish, whoever asked (a member's forget-me, a moderator's, `grapevine forget`): each request
 is written to `<data dir>/unfinished_forgets.jsonl` (fsynced) before the graph is touched, and leaves it only once
 the thorough residue audit is clean (the purge of the engine's files is held by the graph's own mark, written in
 the forget's transaction: graph/privacy/purge.py). A forget that failed part-way, was killed, or left residue stays there; the next run of the same request, or the bot's next upkeep pass, runs it again until it is
@@ -7,15 +7,12 @@ and where each of their names stands for them (graph/privacy/name_scope.py); it 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from common.durable_lines import DurableLines
-from graph.privacy.audit import forget_in_guild
-from graph.privacy.deletion import ForgetReport
-from graph.privacy.name_scope import NameScope, name_scope
-from graph.store import GraphStore
+from graph.privacy.name_scope import NameScope
 
 FILE_NAME = "unfinished_forgets.jsonl"
 
@@ -82,28 +79,3 @@ class Requests:
 
     def _keep(self, requests: list[Request]) -> None:
         self._lines.keep([r.to_json() for r in requests])
-
-
-async def with_scope(store: GraphStore, request: Request) -> Request:
-    """The request with where the member's names stand for them, read now (a read, before anything is written)
-    and merged with what an earlier run kept (the account may be gone since)."""
-    found = await store.runner.read_tx(lambda tx: name_scope(tx, request.user_id, request.guild_id, request.names))
-    return replace(request, scope=found.merged(request.scope))
-
-
-async def run_request(store: GraphStore, request: Request, *, thorough: bool = True, purge: bool = False) -> ForgetReport:
-    """One pass of the request: the forget (everywhere, or in its guild), the residue audit (the thorough one
-    unless not `thorough`), and with `purge` the engine's files (of any erasure waiting for it too). A pass after
-    one that committed finds the account gone and still redacts, audits and purges."""
-    if request.guild_id is None:
-        return await store.forget_user(
-            request.user_id, known_names=request.names, scope=request.scope, purge=purge, thorough_audit=thorough
-        )
-    return await forget_in_guild(
-        store, request.user_id, request.guild_id, request.names, scope=request.scope, purge=purge, thorough_audit=thorough
-    )
-
-
-def finished(report: ForgetReport) -> bool:
-    """Whether the request can leave the file: the thorough audit found nothing, and no purge tried failed."""
-    return report.clean and report.thorough

@@ -14,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from common.clock import now_utc
 from common.settings import MemorySettings
 from graph.keys import channel_start, channel_time
-from graph.models import iso
+from graph.models import iso, utc
 from graph.privacy.purge import mark_due
-from graph.session import Runner, Tx, run
+from graph.session import Tx, run
+from graph.store import GraphStore
 from graph.writes.message_deletes import delete_messages
 
 BATCH = 500  # records per transaction: one pass never holds a large transaction
@@ -61,9 +63,11 @@ async def _fact_batch(tx: Tx, cutoff: datetime, batch: int, now: datetime) -> tu
 
 
 async def apply_retention(
-    runner: Runner, *, messages_days: int, closed_facts_days: int, now: datetime, batch: int = BATCH
+    store: GraphStore, messages_days: int, closed_facts_days: int, now: datetime | None = None, *, batch: int = BATCH
 ) -> RetentionReport:
-    """Remove what is older than the bounds (a bound of 0 keeps everything of its kind)."""
+    """Messages and closed facts older than their bounds leave the graph (a bound of 0 keeps everything of its
+    kind)."""
+    runner, now = store.runner, utc(now or now_utc())
     report = RetentionReport()
     if messages_days > 0:
         cutoff = now - timedelta(days=messages_days)
@@ -89,6 +93,13 @@ async def apply_retention(
                 break
             report.facts, report.entities, report.batches = report.facts + facts, report.entities + entities, report.batches + 1
     return report
+
+
+async def retire_expired(store: GraphStore, now: datetime | None = None) -> int:
+    """Facts whose own end (retire_at) has passed are closed; the facts retired."""
+    at = utc(now or now_utc())
+    result = await store.runner.write_one("store/retire_expired", now=at, at=iso(at))
+    return int(result[0]["retired"]) if result else 0
 
 
 def retention_text(memory: MemorySettings) -> str:

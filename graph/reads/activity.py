@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import queries
+from common.clock import now_utc
 from graph.keys import channel_time
 from graph.models import utc
-from graph.session import Runner, Tx, run, run_text
+from graph.session import Tx, run, run_text
+from graph.store import GraphStore
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,10 @@ def guild_time(guild_id: str, at: datetime) -> str:
     return channel_time(guild_id, at)
 
 
-async def recent_activity(runner: Runner, guild_id: str, now: datetime, days: int) -> Activity:
-    """Messages per channel through channel_time ranges, facts through created_key and closed_key ranges."""
-    now = utc(now)
+async def recent_activity(store: GraphStore, guild_id: str, days: int = 7, now: datetime | None = None) -> Activity:
+    """What the guild recorded and learned in the last `days`: messages per channel through channel_time ranges,
+    facts through created_key and closed_key ranges."""
+    now = utc(now or now_utc())
     since = now - timedelta(days=days)
 
     async def work(tx: Tx) -> Activity:
@@ -54,4 +57,4 @@ async def recent_activity(runner: Runner, guild_id: str, now: datetime, days: in
         messages, active = sum(per_channel.values()), sum(1 for n in per_channel.values() if n)
         return Activity(days, messages, active, facts["learned"], facts["closed"], per_channel)
 
-    return await runner.read_tx(work)
+    return await store.runner.read_tx(work)

@@ -16,7 +16,9 @@ from typing import Any
 from graph.keys import channel_time
 from graph.models import Message, User, iso
 from graph.privacy import optout_guard
+from graph.privacy.consent import keyed
 from graph.session import Tx, run
+from graph.store import GraphStore
 
 
 @dataclass(frozen=True)
@@ -140,3 +142,28 @@ def _once_each(rows_: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
         ):
             kept.update(content=row["content"], edited_at=row["edited_at"])
     return list(first.values()), refused
+
+
+async def record_messages(store: GraphStore, messages: list[Message]) -> list[str]:
+    """Store messages (a later edit of a stored one applies); returns the ids refused because a message
+    of another guild, channel or author has them."""
+    if not messages:
+        return []
+    return (await store.runner.write(lambda tx: record(tx, keyed(store), messages))).refused
+
+
+async def record_batch(
+    store: GraphStore, messages: list[Message], authors: Mapping[str, User], upsert: Mapping[str, Sequence[User]]
+) -> Recorded:
+    """A recorder's batch in one transaction: `upsert` (guild id -> new or changed users) and the messages;
+    an author of `authors` found missing from the graph is upserted too."""
+    return await store.runner.write(lambda tx: record(tx, keyed(store), messages, authors, upsert))
+
+
+async def edit_message(store: GraphStore, message_id: str, content: str, edited_at: datetime) -> bool:
+    return bool(await store.runner.write_one("store/edit_message", id=message_id, content=content, edited_at=iso(edited_at)))
+
+
+async def delete_message(store: GraphStore, message_id: str) -> bool:
+    result = await store.runner.write_one("store/delete_message", id=message_id)
+    return bool(result and result[0]["deleted"])

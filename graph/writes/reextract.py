@@ -11,10 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from common.clock import now_utc
 from graph.models import EpisodeWrite, iso
 from graph.privacy import optout_guard
+from graph.privacy.consent import keyed
 from graph.session import Tx, run
-from graph.store import GraphStore, WriteOutcome, _write_body, now_utc
+from graph.store import GraphStore
+from graph.writes.episodes import WriteOutcome, write_body
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ async def write(store: GraphStore, body: EpisodeWrite, waiting: list[Change]) ->
         still = await run(tx, "reextract/still_waiting", changes=_rows(waiting))
         if not still or int(still[0]["waiting"]) != len(waiting):
             return WriteOutcome(written=False)
-        out = await optout_guard.opted_out(tx, store.consent_key, optout_guard.episode_users(body))
-        counts = await _write_body(tx, body.guild_id, body.key, optout_guard.allowed_episode(body, out), at)
+        out = await optout_guard.opted_out(tx, keyed(store), optout_guard.episode_users(body))
+        counts = await write_body(tx, body.guild_id, body.key, optout_guard.allowed_episode(body, out), at)
         await run(tx, "reextract/clear", key=body.key, changes=_rows(waiting))
         return counts
 

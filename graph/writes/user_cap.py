@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from common.clock import now_utc
 from graph.models import iso, utc
-from graph.session import Runner, Tx, run
+from graph.session import Tx, run
+from graph.store import GraphStore
 
 OVERLAP = timedelta(minutes=10)
 EVERYTHING = datetime(1970, 1, 1, tzinfo=UTC)
@@ -25,9 +27,10 @@ async def since(tx: Tx, cap: int) -> datetime:
     return datetime.fromisoformat(str(rows[0]["checked_at"])) - OVERLAP
 
 
-async def enforce(runner: Runner, cap: int, now: datetime) -> int:
-    """Retire what exceeds `cap` for the members given facts since the last pass; the facts retired."""
-    now = utc(now)
+async def enforce_user_cap(store: GraphStore, cap: int, now: datetime | None = None) -> int:
+    """Retire what exceeds `cap` for the members given facts since the last pass (reading only those members);
+    the facts retired."""
+    now = utc(now or now_utc())
 
     async def work(tx: Tx) -> int:
         start = await since(tx, cap)
@@ -40,4 +43,4 @@ async def enforce(runner: Runner, cap: int, now: datetime) -> int:
         await run(tx, "store/user_cap_mark", checked_at=iso(now), cap=cap)
         return retired
 
-    return await runner.write(work)
+    return await store.runner.write(work)

@@ -12,7 +12,7 @@ import pytest
 
 from bot.memory import _unfinished
 from bot.upkeep import run_upkeep
-from graph.privacy import deletion as forget
+from graph.privacy import audit
 from graph.store import GraphStore
 from tests.bot.harness import Harness, events
 from tests.support.busy_server import OTHER, PEOPLE, populate
@@ -29,7 +29,7 @@ async def test_the_reply_comes_before_the_thorough_audit_which_then_closes_the_r
     await populate(store)
     services = harness.bot.services
     gate, audited = asyncio.Event(), []
-    real = forget.finish_audit  # what bot.memory._unfinished imported
+    real = audit.finish_audit  # what bot.memory._unfinished imported
 
     async def gated(*args: Any) -> Any:  # the real thorough audit, held until the member has their answer
         await gate.wait()

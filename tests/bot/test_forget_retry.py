@@ -18,6 +18,7 @@ from bot.memory import _unfinished
 from bot.memory._forget_me import FAILED, FILES_LATER
 from bot.upkeep import run_upkeep
 from graph.engines.arcadedb_purge import PurgeReport
+from graph.privacy.purge import purge_due
 from graph.store import GraphStore
 from tests.bot.harness import Harness, events
 from tests.support.busy_server import PEOPLE, populate
@@ -109,15 +110,15 @@ async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep
     assert await residue_everywhere(store, CHARLIE) == []  # the graph is clean; the files are not yet
     await _unfinished.audits_settled()  # the thorough audit after the reply closes the request
     assert _unfinished.waiting(services) == [] and purges == []  # the files wait for upkeep (graph/privacy/purge.py)
-    assert (await store.purge_due()).since is not None
+    assert (await purge_due(store)).since is not None
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # the purge fails: the erasure stays due
-    assert purges == [True] and (await store.purge_due()).since is not None
+    assert purges == [True] and (await purge_due(store)).since is not None
     assert [e["failed"] for e in events(caplog, "upkeep_purged")] == [["Message[content]"]]
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
     assert purges == [True, False]  # the next pass purged the files again
-    assert (await store.purge_due()).since is None
+    assert (await purge_due(store)).since is None
 
 
 async def test_a_moderator_forget_that_failed_is_finished_in_that_guild_only(

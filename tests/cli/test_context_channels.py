@@ -13,6 +13,8 @@ import pytest
 from graph.channels import set_visibility
 from graph.models import Channel, FactWrite, NodeRef, Report
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel
+from graph.writes.episodes import write_command_facts
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, populate
 from tests.support.cli_process import grapevine
 
@@ -42,7 +44,7 @@ async def test_context_in_a_private_channel_adds_exactly_its_facts(store: GraphS
     if store.engine.name != "arcadedb":
         pytest.skip("the command joins the test's ArcadeDB server; on Neo4j the same Cypher is covered elsewhere")
     p = await populate(store)
-    await store.upsert_channel(Channel(id=STAFF, guild_id=G1, name="staff"))
+    await upsert_channel(store, Channel(id=STAFF, guild_id=G1, name="staff"))
     await set_visibility(store, G1, STAFF, "restricted")
     said = await p.say(STAFF, "judy", "my secret word is zanzibar", T0 + timedelta(days=2))
     secret = FactWrite(
@@ -54,7 +56,7 @@ async def test_context_in_a_private_channel_adds_exactly_its_facts(store: GraphS
         reports=(Report(user_id=PEOPLE["judy"], message_id=said.id, at=said.created_at),),
         source_message_ids=(said.id,),
     )
-    await store.write_command_facts(G1, [secret])
+    await write_command_facts(store, G1, [secret])
 
     public = _fact_lines(await _context(store, tmp_path, GENERAL))
     private = _fact_lines(await _context(store, tmp_path, STAFF))

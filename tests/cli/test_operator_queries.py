@@ -9,6 +9,7 @@ import pytest
 
 import queries
 from graph.models import EpisodeStatus, EpisodeWrite
+from graph.privacy.retention import retire_expired
 from graph.reads.operator import (
     OperatorQuery,
     QueryHeaderError,
@@ -23,6 +24,7 @@ from graph.reads.operator import (
     run_operator_query,
 )
 from graph.store import GraphStore
+from graph.writes.episodes import mark_episode, write_episode
 from tests.support.busy_server import (
     G1,
     G2,
@@ -63,11 +65,11 @@ async def busy(store: GraphStore) -> Populated:
         supersedes=["bob_berlin"],
         category="location",
     )
-    assert (await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
+    assert (await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
     failed = await p.episode(
         GENERAL, [await p.say(GENERAL, "judy", "the LLM chokes on this one", MUNICH_AT + timedelta(hours=1))]
     )
-    await store.mark_episode(failed, EpisodeStatus.FAILED, "extraction: invalid JSON", attempt=True)
+    await mark_episode(store, failed, EpisodeStatus.FAILED, "extraction: invalid JSON", attempt=True)
     await p.episode(GENERAL, [await p.say(GENERAL, "oscar", "still waiting", MUNICH_AT + timedelta(hours=2))])
     return p
 
@@ -342,7 +344,7 @@ async def test_closed_facts_marked(store: GraphStore) -> None:
     assert [r["_type"] for r in rows[0]["replaced"]["relationships"]] == ["SUPERSEDES"]
     assert rows[0]["replaced"]["nodes"][0]["uuid"] == p.facts["bob_munich"]
     retired_at = T0 + timedelta(days=4)
-    assert await store.retire_expired(retired_at) == 1  # dave's fact that expired two days in
+    assert await retire_expired(store, retired_at) == 1  # dave's fact that expired two days in
     both = await run(store, "closed_facts_marked", guild_id=G1, since=(T0 - timedelta(days=1)).isoformat())
     assert [(r["mark"]["reason"], r["mark"]["replaced_by"], r["replaced"]) for r in both][1:] == [("expired", None, None)]
     assert [r["mark"]["text"] for r in both][0] == "Bob lives in Berlin"  # latest closed first

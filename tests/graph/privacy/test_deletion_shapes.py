@@ -9,7 +9,11 @@ from datetime import timedelta
 
 from graph.models import Channel, ChannelKind, Message
 from graph.privacy.erasure import erase_channel, erase_messages
+from graph.privacy.forget import forget_user
+from graph.privacy.retention import apply_retention
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel
+from graph.writes.messages import record_messages
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, THREAD, Populated, in_general
 
 
@@ -17,7 +21,7 @@ async def _chat(store: GraphStore) -> tuple[Populated, dict[str, str]]:
     """Alice answers herself in a chain, Bob answers her from a thread and from #general, and a message of
     Alice's in the thread answers Bob's."""
     p = await in_general(store, "alice", "bob")
-    await store.upsert_channel(Channel(id=THREAD, guild_id=G1, name="plans", kind=ChannelKind.THREAD, parent_id=GENERAL))
+    await upsert_channel(store, Channel(id=THREAD, guild_id=G1, name="plans", kind=ChannelKind.THREAD, parent_id=GENERAL))
     a1 = await p.say(GENERAL, "alice", "first thought", T0)
     a2 = await p.say(GENERAL, "alice", "and a second one", T0 + timedelta(seconds=5), reply_to=a1.id)
     a3 = await p.say(GENERAL, "alice", "and a third", T0 + timedelta(seconds=9), reply_to=a2.id)
@@ -42,7 +46,7 @@ async def _exists(store: GraphStore, message_id: str) -> bool:
 
 async def test_forget_me_with_self_replies_and_a_reply_from_a_thread(store: GraphStore) -> None:
     _, ids = await _chat(store)
-    report = await store.forget_user(PEOPLE["alice"])
+    report = await forget_user(store, PEOPLE["alice"])
     assert report.deleted["Message"] == 4
     assert report.clean, report.residue
     assert await _reply_to(store, ids["b1"]) is None
@@ -51,7 +55,7 @@ async def test_forget_me_with_self_replies_and_a_reply_from_a_thread(store: Grap
 
 async def test_retention_of_a_chain_of_old_replies(store: GraphStore) -> None:
     _, ids = await _chat(store)
-    report = await store.apply_retention(messages_days=30, closed_facts_days=0, now=T0 + timedelta(days=31))
+    report = await apply_retention(store, messages_days=30, closed_facts_days=0, now=T0 + timedelta(days=31))
     assert report.messages == 6
     assert not any([await _exists(store, i) for i in ids.values()])
 
@@ -59,7 +63,7 @@ async def test_retention_of_a_chain_of_old_replies(store: GraphStore) -> None:
 async def test_retention_keeps_a_newer_reply_in_another_channel_without_its_pointer(store: GraphStore) -> None:
     p, ids = await _chat(store)
     late = await p.say(THREAD, "bob", "still thinking about it", T0 + timedelta(days=20), reply_to=ids["a3"])
-    await store.apply_retention(messages_days=30, closed_facts_days=0, now=T0 + timedelta(days=40))
+    await apply_retention(store, messages_days=30, closed_facts_days=0, now=T0 + timedelta(days=40))
     assert await _exists(store, late.id)
     assert await _reply_to(store, late.id) is None
 
@@ -94,22 +98,22 @@ def _answering_themselves(count: int, seed: int) -> list[Message]:
 async def test_forget_me_when_replies_sort_before_their_parents(store: GraphStore) -> None:
     p = await in_general(store, "alice", "bob")
     mine = _answering_themselves(179, seed=3)
-    await store.record_messages(mine)
+    await record_messages(store, mine)
     answer = await p.say(GENERAL, "bob", "ok", T0 + timedelta(minutes=5), reply_to=mine[-1].id)
-    report = await store.forget_user(PEOPLE["alice"])
+    report = await forget_user(store, PEOPLE["alice"])
     assert report.deleted["Message"] == 179 and report.clean
     assert await _reply_to(store, answer.id) is None
 
 
 async def test_retention_when_replies_sort_before_their_parents(store: GraphStore) -> None:
     await in_general(store, "alice")
-    await store.record_messages(_answering_themselves(179, seed=4))
-    report = await store.apply_retention(messages_days=30, closed_facts_days=0, now=T0 + timedelta(days=40))
+    await record_messages(store, _answering_themselves(179, seed=4))
+    report = await apply_retention(store, messages_days=30, closed_facts_days=0, now=T0 + timedelta(days=40))
     assert report.messages == 179
 
 
 async def test_deleted_messages_when_replies_sort_before_their_parents(store: GraphStore) -> None:
     await in_general(store, "alice")
     mine = _answering_themselves(120, seed=5)
-    await store.record_messages(mine)
+    await record_messages(store, mine)
     assert (await erase_messages(store, [m.id for m in mine])).messages == 120

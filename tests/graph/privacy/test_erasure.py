@@ -8,8 +8,12 @@ from datetime import timedelta
 from typing import Any
 
 from graph.models import EpisodeWrite
-from graph.privacy.deletion import forget_user
+from graph.privacy.consent import opt_out
+from graph.privacy.forget import forget_user
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
+from graph.writes.episodes import write_episode
+from graph.writes.messages import record_messages
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, E, U, populate
 
 CHARLIE = PEOPLE["charlie"]
@@ -26,7 +30,8 @@ async def test_a_fact_about_charlies_sister_told_by_bob_goes_and_his_name_is_red
     other = await p.say(GENERAL, "bob", "and the Charlie's Angels remake is out", T0 + timedelta(days=3, seconds=5))
     key = await p.episode(GENERAL, [said, other])
     team = p.entity("team", "Boston Celtics", "organization", ("Charlie's team", "the Celts"))
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=key,
             guild_id=G1,
@@ -37,10 +42,10 @@ async def test_a_fact_about_charlies_sister_told_by_bob_goes_and_his_name_is_red
                 p.fact("team_won", "The Celts won the final", [E(team.uuid)], other),
                 p.fact("bob_berlin2", "Bob moved within Berlin", [U("bob")], other),
             ),
-        )
+        ),
     )
 
-    report = await forget_user(store.runner, CHARLIE)
+    report = await forget_user(store, CHARLIE)
 
     assert report.residue == []
     texts = {r["text"] for r in await _one(store, "MATCH (f:Fact) RETURN f.text AS text")}
@@ -56,7 +61,7 @@ async def test_replies_to_and_episode_keys_lose_charlies_message_ids(store: Grap
     answer = await p.say(GENERAL, "bob", "me!", T0 + timedelta(days=4, seconds=9), reply_to=first.id)
     await p.episode(GENERAL, [first, answer])
 
-    report = await forget_user(store.runner, CHARLIE)
+    report = await forget_user(store, CHARLIE)
 
     assert report.residue == []
     [row] = await _one(store, "MATCH (m:Message {id: $id}) RETURN m.reply_to_id AS r", id=answer.id)
@@ -71,9 +76,10 @@ async def test_forget_everywhere_takes_the_dm_space_as_the_operator_command_does
 
     await populate(store)
     scope = dm_scope(CHARLIE)
-    await store.upsert_guild(Guild(id=scope, name="DM"))
-    await store.upsert_channel(Channel(id="120000000000000009", guild_id=scope, name="dm", kind=ChannelKind.DM))
-    await store.record_messages(
+    await upsert_guild(store, Guild(id=scope, name="DM"))
+    await upsert_channel(store, Channel(id="120000000000000009", guild_id=scope, name="dm", kind=ChannelKind.DM))
+    await record_messages(
+        store,
         [
             Message(
                 id="520000000000000001",
@@ -83,11 +89,11 @@ async def test_forget_everywhere_takes_the_dm_space_as_the_operator_command_does
                 content="my cat is called Tom",
                 created_at=T0,
             )
-        ]  # fmt: skip
+        ],  # fmt: skip
     )
-    await store.opt_out(CHARLIE)  # `grapevine forget` opts out first, then forgets
+    await opt_out(store, CHARLIE)  # `grapevine forget` opts out first, then forgets
 
-    report = await store.forget_user(CHARLIE)
+    report = await forget_user(store, CHARLIE)
 
     assert report.clean, (report.residue, report.files_failed)
     left = await _one(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n", g=scope)
@@ -98,7 +104,7 @@ async def test_a_member_export_holds_their_facts_messages_and_summaries(store: G
     from graph.privacy.export import export_member
 
     p = await populate(store)
-    data = await export_member(store.runner, CHARLIE)
+    data = await export_member(store, CHARLIE)
 
     assert data is not None and data["name"] == "charlie"
     texts = {f["text"] for f in data["facts"]}
@@ -109,4 +115,4 @@ async def test_a_member_export_holds_their_facts_messages_and_summaries(store: G
     mine = [m for m in p.messages if m.author_id == CHARLIE]
     assert sorted(m["id"] for m in data["messages"]) == sorted(m.id for m in mine)
     assert any("Celtics" in s["summary"] for s in data["summaries"])
-    assert await export_member(store.runner, "399999999999999998") is None
+    assert await export_member(store, "399999999999999998") is None

@@ -72,10 +72,16 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.consent import opt_out
 from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
 from graph.privacy.export import export_member
-from graph.privacy.requests import Request, Requests, finished, run_request, with_scope
+from graph.privacy.forget import finished, run_request, with_scope
+from graph.privacy.requests import Request, Requests
+from graph.privacy.retention import apply_retention
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.episodes import close_episode, write_episode
+from graph.writes.messages import record_batch, record_messages
 from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg
 from tests.support.fresh_store import fresh_arcadedb_store
 
@@ -170,11 +176,11 @@ class ErasureMachine(RuleBasedStateMachine):
 
     async def _setup(self) -> None:
         for guild in (G1, G2, *(f"dm:{i}" for i in MEMBERS)):
-            await self.store.upsert_guild(Guild(id=guild, name=guild))
+            await upsert_guild(self.store, Guild(id=guild, name=guild))
         for channel, (guild, parent, kind) in CHANNELS.items():
-            await self.store.upsert_channel(Channel(id=channel, guild_id=guild, name=channel, kind=kind, parent_id=parent))
+            await upsert_channel(self.store, Channel(id=channel, guild_id=guild, name=channel, kind=kind, parent_id=parent))
         for i in MEMBERS:
-            await self.store.upsert_channel(Channel(id=dm_channel(i), guild_id=f"dm:{i}", name="dm", kind=ChannelKind.DM))
+            await upsert_channel(self.store, Channel(id=dm_channel(i), guild_id=f"dm:{i}", name="dm", kind=ChannelKind.DM))
 
     def teardown(self) -> None:
         root = logging.getLogger()
@@ -282,7 +288,7 @@ class ErasureMachine(RuleBasedStateMachine):
         msg = Message(id=message_id, guild_id=guild, channel_id=channel, author_id=who, content=text, created_at=self.now,
                       reply_to_id=parent)  # fmt: skip
         user = self.user(who, guild)
-        self.run(self.store.record_batch([msg], {who: user}, {guild: [user]}))
+        self.run(record_batch(self.store, [msg], {who: user}, {guild: [user]}))
         self.ids.append(message_id)
         self.model.upsert(who, guild)
         self.model.record(Msg(message_id, guild, channel, who, text, self.now, parent))
@@ -313,7 +319,7 @@ class ErasureMachine(RuleBasedStateMachine):
         m = self.model.messages[stored[pick % len(stored)]]
         again = Message(id=m.id, guild_id=m.guild, channel_id=m.channel, author_id=m.author, content=m.content,
                         created_at=m.at, reply_to_id=m.reply_to)  # fmt: skip
-        self.run(self.store.record_messages([again]))
+        self.run(record_messages(self.store, [again]))
 
     @rule(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), nick=st.sampled_from(NICKS))
     def rename(self, who: str, home: int, nick: str) -> None:
@@ -325,7 +331,7 @@ class ErasureMachine(RuleBasedStateMachine):
         if member.opted_out:
             return
         member.nick[guild] = nick
-        self.run(self.store.upsert_users([self.user(who, guild)], guild))
+        self.run(upsert_users(self.store, [self.user(who, guild)], guild))
         self.model.upsert(who, guild)
 
     @rule(who=st.sampled_from(MEMBERS), other=st.sampled_from(MEMBERS))
@@ -372,7 +378,7 @@ class ErasureMachine(RuleBasedStateMachine):
         people = sorted({m.author for m in waiting})
         close = EpisodeClose(key=key, uuid=uuid.uuid4().hex, guild_id=guild, channel_id=channel, started_at=waiting[0].at,
                              ended_at=waiting[-1].at, message_ids=tuple(m.id for m in waiting), participant_ids=tuple(people))  # fmt: skip
-        self.run(self.store.close_episode(close))
+        self.run(close_episode(self.store, close))
         for m in waiting:
             m.episode = True
         first, last = waiting[0], waiting[-1]
@@ -407,7 +413,7 @@ class ErasureMachine(RuleBasedStateMachine):
         write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=() if owner_out else (pet,),
                              relations=() if owner_out else (RelationWrite(entity_uuid=pet.uuid, kind="dog", target=NodeRef(kind="user", id=first.author)),),
                              facts=tuple(facts), people=tuple(sorted({*people, *mentioned})))  # fmt: skip
-        self.run(self.store.write_episode(write))
+        self.run(write_episode(self.store, write))
         self.summaries.append((guild, summary, set(people)))
         for f in model_facts:
             self.model.facts[f.uuid] = f
@@ -479,7 +485,7 @@ class ErasureMachine(RuleBasedStateMachine):
         before = self.model.scope(who)
         texts = self.run(self._texts())
         request = self.requests.record(self.run(with_scope(self.store, Request(who, None))))
-        self.run(self.store.opt_out(who))
+        self.run(opt_out(self.store, who))
         self._finish(request)
         self.model.forget(who)
         self._only_theirs_changed(who, before, texts, everywhere=True)
@@ -553,7 +559,7 @@ class ErasureMachine(RuleBasedStateMachine):
         days = max(1, -(-(self.now - cut) // timedelta(days=1)))
         self.now = max(self.now, cut + timedelta(days=days))
         cutoff = self.model.cutoff(self.now, days)
-        self.run(self.store.apply_retention(messages_days=days, closed_facts_days=0, now=self.now))
+        self.run(apply_retention(self.store, messages_days=days, closed_facts_days=0, now=self.now))
         self.model.retention(cutoff)
         if self.model.messages and any(t < cutoff for t in times):
             ErasureMachine.shapes["retention left messages behind"] += 1
@@ -565,7 +571,7 @@ class ErasureMachine(RuleBasedStateMachine):
 
     @rule(who=st.sampled_from(MEMBERS))
     def opt_out(self, who: str) -> None:
-        self.run(self.store.opt_out(who))
+        self.run(opt_out(self.store, who))
         self.model.members[who].opted_out = True
 
     @rule(pick=st.integers(0, 100))
@@ -593,7 +599,7 @@ class ErasureMachine(RuleBasedStateMachine):
 
     @rule(who=st.sampled_from(MEMBERS))
     def export(self, who: str) -> None:
-        data = self.run(export_member(self.store.runner, who))
+        data = self.run(export_member(self.store, who))
         member = self.model.members[who]
         if data is None:
             assert not member.stored or member.forgotten

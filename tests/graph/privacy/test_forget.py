@@ -5,15 +5,17 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.models import EpisodeWrite
-from graph.privacy.deletion import forget_user
+from graph.privacy.forget import forget_user
 from graph.reads import context as context_reads
+from graph.reads.facts import facts_about, facts_history
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate, recalled
 from tests.support.erasure_audit import residue_everywhere
 
 
 async def _all_fact_texts(store: GraphStore, guild: str) -> set[str]:
-    facts = await store.facts_history(guild, user_ids=list(PEOPLE.values()), entity_uuids=[], history=True)
+    facts = await facts_history(store, guild, user_ids=list(PEOPLE.values()), entity_uuids=[], history=True)
     return {f.text for f in facts}
 
 
@@ -23,7 +25,8 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     msg = await p.say(GENERAL, "bob", "Charlie and I are going climbing on Sunday", T0 + timedelta(days=3))
     msg2 = await p.say(GENERAL, "bob", f"hey <@{PEOPLE['charlie']}> bring the rope", T0 + timedelta(days=3, seconds=5))
     key = await p.episode(GENERAL, [msg, msg2])
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=key,
             guild_id=G1,
@@ -32,12 +35,12 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
                 p.fact("bob_climbing", "Bob is going climbing with Charlie on Sunday", [U("bob")], msg, mentions=[U("charlie")]),
                 p.fact("bob_rope", "Bob owns a climbing rope", [U("bob")], msg2, mentions=[U("charlie")]),
             ),
-        )
+        ),
     )
     before_g1 = await _all_fact_texts(store, G1)
     before_g2 = await _all_fact_texts(store, G2)
 
-    report = await forget_user(store.runner, PEOPLE["charlie"])
+    report = await forget_user(store, PEOPLE["charlie"])
 
     assert report.deleted["User"] == 1
     # Celtics fan, the sister in Austin (only he reported it), climbing and the rope (both mention him: his by edge)
@@ -53,7 +56,7 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
         "Bob owns a climbing rope",
     }
     assert await _all_fact_texts(store, G2) == before_g2
-    alice = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
+    alice = await facts_about(store, G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
     assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
     after = await context_reads.reply_facts(
         store.runner,
@@ -88,7 +91,7 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
 
 async def test_forget_in_one_guild_keeps_the_other(store: GraphStore) -> None:
     await populate(store)
-    report = await forget_user(store.runner, PEOPLE["alice"], guild_id=G1)
+    report = await forget_user(store, PEOPLE["alice"], guild_id=G1)
     assert report.deleted["User"] == 0  # Alice still has a life in the climbing gym
-    assert await store.facts_about(G1, user_ids=[PEOPLE["alice"]]) == []
-    assert [f.text for f in await store.facts_about(G2, user_ids=[PEOPLE["alice"]])] == ["Alice is vegetarian"]
+    assert await facts_about(store, G1, user_ids=[PEOPLE["alice"]]) == []
+    assert [f.text for f in await facts_about(store, G2, user_ids=[PEOPLE["alice"]])] == ["Alice is vegetarian"]

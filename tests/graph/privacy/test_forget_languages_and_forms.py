@@ -9,8 +9,11 @@ import unicodedata
 from datetime import timedelta
 
 from graph.models import Channel, Guild, User
-from graph.privacy.requests import Request, run_request, with_scope
+from graph.privacy.consent import opt_out
+from graph.privacy.forget import run_request, with_scope
+from graph.privacy.requests import Request
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, Populated
 
 FRENCH = [
@@ -24,16 +27,16 @@ FRENCH = [
 
 async def _guild(store: GraphStore, nick: str) -> Populated:
     p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE["alice"], name="alice77", display_name=nick)], G1)
-    await store.upsert_users([User(id=PEOPLE["bob"], name="bob", display_name="Bob")], G1)
+    await upsert_guild(store, Guild(id=G1, name="Club"))
+    await upsert_channel(store, Channel(id=GENERAL, guild_id=G1, name="general"))
+    await upsert_users(store, [User(id=PEOPLE["alice"], name="alice77", display_name=nick)], G1)
+    await upsert_users(store, [User(id=PEOPLE["bob"], name="bob", display_name="Bob")], G1)
     return p
 
 
 async def _forget(store: GraphStore, user_id: str) -> tuple[bool, list[str]]:
     request = await with_scope(store, Request(user_id, None))
-    await store.opt_out(user_id)
+    await opt_out(store, user_id)
     report = await run_request(store, request)
     found = await store.driver.execute_query(
         "MATCH (m:Message) RETURN m.content AS c ORDER BY m.id", database_=store.engine.database

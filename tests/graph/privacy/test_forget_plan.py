@@ -12,7 +12,7 @@ import pytest
 import graph.privacy.deletion
 import graph.writes.message_deletes
 import queries
-from graph.privacy.deletion import forget_user
+from graph.privacy.forget import forget_user
 from graph.session import Tx
 from graph.store import GraphStore
 from tests.support.busy_server import G2, PEOPLE, populate
@@ -43,7 +43,7 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     monkeypatch.setattr(graph.privacy.deletion, "run_text", _profiled)
     monkeypatch.setattr(graph.writes.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
     with CountedWrites(store) as writes:
-        report = await forget_user(store.runner, PEOPLE["charlie"], thorough_audit=False)
+        report = await forget_user(store, PEOPLE["charlie"], thorough_audit=False)
 
     assert report.deleted["User"] == 1 and report.deleted["Fact"] >= 2 and not report.residue
     assert writes.count == 1  # deletion, redaction and the indexed audit: one transaction
@@ -69,7 +69,7 @@ async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_index
     monkeypatch.setattr(graph.privacy.deletion, "run_text", _profiled)
     monkeypatch.setattr(graph.writes.message_deletes, "run", lambda tx, name, /, **p: _profiled(tx, queries.load(name), **p))
 
-    report = await forget_user(store.runner, PEOPLE["charlie"], guild_id=G2, known_names=["Charlie"], thorough_audit=False)
+    report = await forget_user(store, PEOPLE["charlie"], guild_id=G2, known_names=["Charlie"], thorough_audit=False)
 
     assert report.deleted["User"] == 0 and report.deleted["Message"] >= 1 and not report.indexed_residue
     assert len(PLANS) == report.statements

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from graph.models import EpisodeWrite
+from graph.privacy.forget import forget_user
+from graph.privacy.purge import purge_due, purge_if_due
+from graph.privacy.retention import apply_retention
+from graph.reads.stats import graph_stats
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, E, U, populate
 from tests.support.write_count import CountedWrites
 
@@ -28,20 +33,21 @@ async def test_old_messages_go_with_their_lone_episode_and_reply_pointers_and_fa
     p = await populate(store)
     old = await p.say(GENERAL, "bob", "the zeppelin museum trip was grand", T0 + timedelta(days=20))
     old_key = await p.episode(GENERAL, [old])
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=old_key,
             guild_id=G1,
             summary="Bob enjoyed the zeppelin museum.",
             facts=(p.fact("zeppelin", "Bob visited the zeppelin museum", [U("bob")], old),),
-        )
+        ),
     )
     reply = await p.say(GENERAL, "alice", "agreed, loved it", T0 + timedelta(days=40), reply_to=old.id)
     new = await p.say(GENERAL, "bob", "next time the planetarium", T0 + timedelta(days=40, seconds=5))
     await p.episode(GENERAL, [reply, new])
     before = await _message_ids(store)
     with CountedWrites(store) as writes:
-        report = await store.apply_retention(messages_days=10, closed_facts_days=0, now=T0 + timedelta(days=35))
+        report = await apply_retention(store, messages_days=10, closed_facts_days=0, now=T0 + timedelta(days=35))
 
     left = await _message_ids(store)
     assert left == {reply.id, new.id}  # everything older than day 25 went, in every channel
@@ -57,45 +63,47 @@ async def test_old_messages_go_with_their_lone_episode_and_reply_pointers_and_fa
         u=p.facts["zeppelin"],
     )
     assert fact == {"text": "Bob visited the zeppelin museum", "sources": 0}  # the distilled fact stays, unsourced
-    assert (await store.purge_due()).since is not None
+    assert (await purge_due(store)).since is not None
 
 
 async def test_a_zero_bound_keeps_everything(store: GraphStore) -> None:
     await populate(store)
     before = await _message_ids(store)
-    report = await store.apply_retention(messages_days=0, closed_facts_days=0, now=T0 + timedelta(days=3650))
+    report = await apply_retention(store, messages_days=0, closed_facts_days=0, now=T0 + timedelta(days=3650))
     assert (report.messages, report.facts, report.batches) == (0, 0, 0)
     assert await _message_ids(store) == before
-    assert (await store.purge_due()).since is None
+    assert (await purge_due(store)).since is None
 
 
 async def test_closed_facts_older_than_the_bound_go_with_entities_only_they_touched(store: GraphStore) -> None:
     p = await populate(store)
     said = await p.say(GENERAL, "bob", "renting a flat in Kreuzberg", T0 + timedelta(days=5))
     flat = p.entity("flat", "Kreuzberg flat", "place")
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=await p.episode(GENERAL, [said]),
             guild_id=G1,
             entities=(flat,),
             facts=(p.fact("flat", "Bob rents a flat in Kreuzberg", [U("bob")], said, mentions=[E(flat.uuid)]),),
-        )
+        ),
     )
     moved = await p.say(GENERAL, "bob", "moved to Munich today", T0 + timedelta(days=30))
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=await p.episode(GENERAL, [moved]),
             guild_id=G1,
             facts=(p.fact("munich", "Bob lives in Munich", [U("bob")], moved, supersedes=["flat"]),),
-        )
+        ),
     )
     facts = {r["uuid"] for r in await _rows(store, "MATCH (f:Fact) RETURN f.uuid AS uuid")}
     closed = {r["uuid"] for r in await _rows(store, "MATCH (f:Closed) RETURN f.uuid AS uuid")}
     assert p.facts["flat"] in closed
 
-    await store.apply_retention(messages_days=0, closed_facts_days=10, now=T0 + timedelta(days=35))
+    await apply_retention(store, messages_days=0, closed_facts_days=10, now=T0 + timedelta(days=35))
     assert p.facts["flat"] in {r["uuid"] for r in await _rows(store, "MATCH (f:Fact) RETURN f.uuid AS uuid")}
-    report = await store.apply_retention(messages_days=0, closed_facts_days=10, now=T0 + timedelta(days=45))
+    report = await apply_retention(store, messages_days=0, closed_facts_days=10, now=T0 + timedelta(days=45))
 
     after = {r["uuid"] for r in await _rows(store, "MATCH (f:Fact) RETURN f.uuid AS uuid")}
     assert p.facts["flat"] not in after  # it stopped holding on day 30: kept until day 40
@@ -108,19 +116,19 @@ async def test_closed_facts_older_than_the_bound_go_with_entities_only_they_touc
 async def test_an_erasure_waits_for_the_purge_until_upkeep_runs_it(store: GraphStore) -> None:
     """Forget-me and retention leave the index rebuilds to the next upkeep pass (graph/privacy/purge.py)."""
     await populate(store)
-    assert (await store.purge_due()).since is None
-    report = await store.forget_user(PEOPLE["charlie"])
+    assert (await purge_due(store)).since is None
+    report = await forget_user(store, PEOPLE["charlie"])
     assert report.deleted["User"] == 1 and not report.files_purged
-    await store.apply_retention(messages_days=1, closed_facts_days=0, now=T0 + timedelta(days=3650))
-    due = await store.purge_due()
+    await apply_retention(store, messages_days=1, closed_facts_days=0, now=T0 + timedelta(days=3650))
+    due = await purge_due(store)
     assert due.since is not None and due.erasures >= 2
 
-    purged = await store.purge_if_due()
+    purged = await purge_if_due(store)
 
     assert purged.erasures == due.erasures and not purged.failed
-    assert (await store.purge_due()).since is None
-    assert (await store.purge_if_due()).since is None  # nothing waits: nothing is rebuilt
-    assert await store.stats()  # the rebuilt indexes serve reads
+    assert (await purge_due(store)).since is None
+    assert (await purge_if_due(store)).since is None  # nothing waits: nothing is rebuilt
+    assert await graph_stats(store)  # the rebuilt indexes serve reads
 
 
 @pytest.mark.parametrize("store", ["arcadedb"], indirect=True)  # Neo4j has no index files to purge
@@ -130,10 +138,10 @@ async def test_a_rebuild_that_outlasts_its_call_leaves_the_purge_due(store: Grap
     import graph.engines.arcadedb_purge as purge
 
     await populate(store)
-    await store.forget_user(PEOPLE["charlie"])
+    await forget_user(store, PEOPLE["charlie"])
     monkeypatch.setattr(purge, "REBUILD_TIMEOUT_S", 1e-6)  # no rebuild answers within it
 
-    purged = await store.purge_if_due()
+    purged = await purge_if_due(store)
 
     assert purged.failed and all(reason.startswith(("TimeoutError", "URLError", "OSError")) for reason in purged.failed.values())
-    assert (await store.purge_due()).since is not None  # still due: the next upkeep pass tries again
+    assert (await purge_due(store)).since is not None  # still due: the next upkeep pass tries again

@@ -14,8 +14,10 @@ import graph.privacy.optout_guard
 import graph.store
 import queries
 from graph.models import Corroboration, EpisodeWrite, RelationWrite, Report
+from graph.reads.backlog import episode_by_key
 from graph.session import Tx
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.graph.privacy.test_forget_plan import _SCAN
 from tests.support.busy_server import GENERAL, T0, E, U, populate
 from tests.support.write_count import CountedWrites
@@ -59,7 +61,7 @@ async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, mo
     monkeypatch.setattr(graph.store, "run", _profiled)
     monkeypatch.setattr(graph.privacy.optout_guard, "run", _profiled)
     with CountedWrites(store) as writes:
-        outcome = await store.write_episode(write)
+        outcome = await write_episode(store, write)
 
     assert outcome.written and outcome.facts == 2 and outcome.superseded == 1 and outcome.corroborations == 1
     assert writes.count == 1
@@ -70,7 +72,7 @@ async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, mo
     # statements (and round trips) per episode write, whatever its size: the episode's state with the opt-outs,
     # entities, the new facts with all their edges and the episode's end, relations, corroborations, supersessions
     assert len(PLANS) <= 6
-    done = await store.episode(key)
+    done = await episode_by_key(store, key)
     assert done is not None and done.status.value == "done" and done.summary == "Alice moved to Denver."
     # The new facts' edges are created, not merged: a MERGE of (new fact)-[:ABOUT]->(member) reads the member's
     # edges (thousands of facts in a big guild) to look for one that cannot exist yet.

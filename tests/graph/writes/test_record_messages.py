@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from graph.models import Guild, Message, User
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 
 GUILD = "834000000000000001"
 OTHER = "834000000000000002"
@@ -29,15 +31,15 @@ async def read(store: GraphStore, text: str, **params: object) -> list[dict[str,
 
 
 async def setup(store: GraphStore) -> None:
-    await store.upsert_guild(Guild(id=GUILD, name="g"))
-    await store.upsert_users([ANN, BEN], GUILD)
+    await upsert_guild(store, Guild(id=GUILD, name="g"))
+    await upsert_users(store, [ANN, BEN], GUILD)
 
 
 async def test_a_batch_creates_each_message_once_with_its_author(store: GraphStore) -> None:
     await setup(store)
     batch = [msg(n, ANN if n % 2 else BEN) for n in range(50)]
-    assert await store.record_messages(batch) == []
-    assert await store.record_messages(batch) == []  # again: nothing new, nothing refused
+    assert await record_messages(store, batch) == []
+    assert await record_messages(store, batch) == []  # again: nothing new, nothing refused
     rows = await read(store, "MATCH (u:User)-[:SENT]->(m:Message) WHERE m.guild_id = $g RETURN u.id AS u, m.id AS m", g=GUILD)
     assert sorted((r["m"], r["u"]) for r in rows) == sorted((m.id, m.author_id) for m in batch)
     buffered = await read(store, "MATCH (m:Message {buffered: true}) WHERE m.guild_id = $g RETURN count(m) AS n", g=GUILD)
@@ -48,21 +50,21 @@ async def test_the_same_id_twice_in_a_batch_is_one_message_with_the_later_edit(s
     await setup(store)
     first = msg(1)
     edited = msg(1, content="message 1, edited", edited_at=T0 + timedelta(minutes=5))
-    assert await store.record_messages([first, edited, msg(2)]) == []
+    assert await record_messages(store, [first, edited, msg(2)]) == []
     rows = await read(store, "MATCH (m:Message {id: $id}) RETURN m.content AS c", id=first.id)
     assert rows == [{"c": "message 1, edited"}]
     older = msg(1, content="message 1, older edit", edited_at=T0 + timedelta(minutes=1))
-    assert await store.record_messages([older]) == []  # an edit older than the stored one does not apply
+    assert await record_messages(store, [older]) == []  # an edit older than the stored one does not apply
     assert await read(store, "MATCH (m:Message {id: $id}) RETURN m.content AS c", id=first.id) == rows
 
 
 async def test_an_id_of_another_author_or_guild_is_refused_in_the_batch_and_later(store: GraphStore) -> None:
     await setup(store)
-    await store.upsert_guild(Guild(id=OTHER, name="o"))
+    await upsert_guild(store, Guild(id=OTHER, name="o"))
     mine = msg(7)
     theirs = msg(7, BEN, content="not ann's")
-    assert await store.record_messages([mine, theirs]) == [mine.id]
-    assert await store.record_messages([msg(7, guild_id=OTHER)]) == [mine.id]
+    assert await record_messages(store, [mine, theirs]) == [mine.id]
+    assert await record_messages(store, [msg(7, guild_id=OTHER)]) == [mine.id]
     rows = await read(
         store, "MATCH (u:User)-[:SENT]->(m:Message {id: $id}) RETURN u.id AS u, m.content AS c, m.guild_id AS g", id=mine.id
     )
@@ -73,9 +75,9 @@ async def test_replies_link_within_a_batch_and_to_a_parent_recorded_later(store:
     await setup(store)
     parent, child = msg(1), msg(2, BEN, reply_to_id=msg(1).id)
     late_child = msg(4, reply_to_id=msg(3).id)
-    assert await store.record_messages([parent, child, late_child]) == []
-    assert await store.record_messages([msg(3, BEN), late_child]) == []  # the window records it again
-    await store.record_messages([late_child])  # linked once
+    assert await record_messages(store, [parent, child, late_child]) == []
+    assert await record_messages(store, [msg(3, BEN), late_child]) == []  # the window records it again
+    await record_messages(store, [late_child])  # linked once
     rows = await read(
         store, "MATCH (a:Message)-[:REPLIES_TO]->(b:Message) WHERE a.guild_id = $g RETURN a.id AS a, b.id AS b", g=GUILD
     )
