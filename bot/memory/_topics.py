@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from bot.memory._facts import Speaker, Subject, find_subjects
-from bot.memory._parse import _PLEASE
+from bot.memory._parse import PLEASE
 from bot.services import Services
 from common import bounds
 from common.links import jump_url
@@ -29,7 +29,7 @@ _PATTERNS: list[tuple[Literal["who_knows", "timeline"], re.Pattern[str]]] = [
     (
         "who_knows",
         re.compile(
-            rf"^{_PLEASE}who(?:\s+here|\s+of\s+you)?\s+(?:knows|knows\s+anything|can\s+help(?:\s+me)?)\s+(?:about|with|on)\s+"
+            rf"^{PLEASE}who(?:\s+here|\s+of\s+you)?\s+(?:knows|knows\s+anything|can\s+help(?:\s+me)?)\s+(?:about|with|on)\s+"
             r"(?P<arg>.+?)[\s?.!]*$",
             re.I | re.S,
         ),
@@ -37,7 +37,7 @@ _PATTERNS: list[tuple[Literal["who_knows", "timeline"], re.Pattern[str]]] = [
     (
         "timeline",
         re.compile(
-            rf"^{_PLEASE}(?:what(?:'s|\s+has)?\s+happened\s+(?:with|to|about)|(?:show\s+(?:me\s+)?)?(?:the\s+)?timeline\s+(?:of|for)"
+            rf"^{PLEASE}(?:what(?:'s|\s+has)?\s+happened\s+(?:with|to|about)|(?:show\s+(?:me\s+)?)?(?:the\s+)?timeline\s+(?:of|for)"
             rf"|(?:memory\s+)?timeline)\s+(?P<arg>.+?){_TAIL}",
             re.I | re.S,
         ),

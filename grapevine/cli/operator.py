@@ -23,6 +23,7 @@ from grapevine.cli.base import (
     optional,
     out,
     parse_date,
+    print_rows,
     run_or_exit,
     settings_or_exit,
     strict,
@@ -32,27 +33,6 @@ from grapevine.cli.base import (
 from graph.privacy.consent import opt_out
 from graph.reads.backlog import episodes_by_status
 from graph.reads.facts import entities_by_names, facts_history
-
-MIN_COLUMN = 14  # characters: narrower than this, a table is printed one record at a time
-
-
-def _print_rows(rows: list[dict[str, Any]], title: str, as_json: bool) -> None:
-    """JSON lines; or a table, one record at a time when the terminal is too narrow for its columns; or
-    one line saying there is nothing."""
-    if as_json:
-        for row in rows:
-            print(json.dumps(row, default=str, ensure_ascii=False))
-    elif not rows:
-        out.print(f"{title}: nothing found")
-    elif out.width // len(rows[0]) < MIN_COLUMN:
-        out.print(f"[bold]{title}[/bold]")
-        width = max(len(key) for key in rows[0])
-        for number, row in enumerate(rows, 1):
-            out.rule(f"{number}", align="left")
-            for key, value in row.items():
-                out.print(f"{key:<{width}}  {cell(value)}", highlight=False, markup=False)
-    else:
-        out.print(table(rows, title))
 
 
 @app.command()
@@ -140,7 +120,7 @@ def facts(
         ]
         if not history:
             rows = [{k: v for k, v in r.items() if k not in ("invalid_at", "expired_at", "superseded_by")} for r in rows]
-        _print_rows(rows, f"{len(rows)} facts", as_json)
+        print_rows(rows, f"{len(rows)} facts", as_json)
         if not rows and not as_json:
             await _say_what_waits(rt, guild)
 
@@ -207,7 +187,7 @@ def query(
             rows = await run_operator_query(reader, rt.engine.database, q, params)
         finally:
             await reader.close()
-        _print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
+        print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
 
     run_or_exit(with_store(settings, work))
 

@@ -10,8 +10,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from common import bounds, ids
-from grapevine.cli.base import app, optional, parse_date, run_or_exit, settings_or_exit, strict, with_store
-from grapevine.cli.operator import _print_rows
+from grapevine.cli.base import app, optional, parse_date, print_rows, run_or_exit, settings_or_exit, strict, with_store
 from graph.privacy.consent import keyed
 
 T = TypeVar("T")
@@ -51,7 +50,7 @@ def who_knows(
         return [topics.knower_record(k, guild, rank) for rank, k in enumerate(found, 1)]
 
     rows = run_or_exit(with_store(settings, lambda rt: _reading(rt, work)))
-    _print_rows(rows, f"who knows about {topic!r}: {len(rows)} members", as_json)
+    print_rows(rows, f"who knows about {topic!r}: {len(rows)} members", as_json)
 
 
 @app.command()
@@ -92,7 +91,7 @@ def timeline(
             }
             for r in rows
         ]
-    _print_rows(rows, f"timeline of {user or entity}{' as of ' + at if at else ''}: {len(rows)} facts", as_json)
+    print_rows(rows, f"timeline of {user or entity}{' as of ' + at if at else ''}: {len(rows)} facts", as_json)
 
 
 @app.command()
