@@ -325,7 +325,7 @@ def _engine_cpu(pid: int | None) -> float | None:
 
 async def measure_forget(store: GraphStore, g: Guild, figures: Figures, purge: bool = True) -> None:
     """As the bot runs it: the member waits for the transaction (with the audit through the indexes inside it);
-    the thorough audit runs after their answer (bot/memory/_unfinished.py), the files' purge at upkeep."""
+    the thorough audit runs after their answer (bot/memory/unfinished_forgets.py), the files' purge at upkeep."""
     rows = await bench_read(store, "facts_about_user_count", user_id=g.forget_id)
     figures.forget_facts_before = int(rows[0]["facts"]) if rows else 0
 

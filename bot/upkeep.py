@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from discord.ext import commands, tasks
 
-from bot.memory import _unfinished as unfinished_forgets
+from bot.memory import unfinished_forgets
 from bot.services import Services
 from bot.shards import Shard
 from common.events import emit

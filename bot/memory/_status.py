@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.memory import _unfinished as unfinished_forgets
+from bot.memory import unfinished_forgets
 from bot.services import Services
 from common.events import emit
 from graph.models import Episode, EpisodeStatus
