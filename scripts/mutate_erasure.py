@@ -46,7 +46,7 @@ MUTANTS = (
                 'rows["Episode"] = [{"key": k, "props": p} for k, p in by_episode.items()]',
                 'rows["Episode"] = []',
             ),
-            ("graph/privacy/deletion.py", '"Episode": ("summary", "error"), ', ""),
+            ("graph/privacy/audit.py", '"Episode": ("summary", "error"), ', ""),
         ),
     ),
     Mutant(

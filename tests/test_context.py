@@ -232,7 +232,14 @@ class FakeRunner:
         if name != "store/nearest_facts":
             return []
         self.vectors.append(params["vector"])
-        return [{"uuid": "v1", "text": "Grace climbs on Sundays", "about": [["x", None]], "reporters": [["grace", "Grace", D]]}]
+        return [
+            {
+                "uuid": "v1",
+                "text": "Grace climbs on Sundays",
+                "about": [{"id": "x", "name": None}],
+                "reporters": [{"id": "grace", "name": "Grace", "at": D}],
+            }
+        ]
 
 
 class FakeStore:
