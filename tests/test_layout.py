@@ -1,6 +1,7 @@
 """The floors point down: read every module's imports (with `ast`) and fail on an import cycle, on a
 lower floor importing a higher one, on the pure core importing an adapter, or on test code shipped in a
-runtime package."""
+runtime package. The graph keeps one way in: a store that only opens and closes, rooms of at most a dozen
+modules, no runner outside graph/, no private name taken from another module, no Cypher row of positions."""
 
 from __future__ import annotations
 
@@ -266,3 +267,92 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
     assert tops == {"common", "graph", "llm", "ingest", "recall", "bot", "grapevine", "queries"}
     assert not [n for n in names if "scripted" in n or "doubles" in n or "/bench/" in n or n.startswith(("tests/", "bench/"))]
     assert "queries/store/record_messages.cypher" in names
+
+
+# --- the graph's rooms and its one way in --------------------------------------------------------------
+STORE_LINES = 150  # graph/store.py opens and closes; what it reads and writes lives in graph/'s rooms
+ROOM_MODULES = 12  # modules a folder of graph/ holds at most, its __init__ counted
+OUTSIDE_GRAPH = (*(p for p in RUNTIME if p != "graph"), "bench")  # tests may fake the engine at the runner
+# A private name one module takes from another; a package's own private submodules are its own.
+PRIVATE_ALLOWED = {("ingest.batch_prompt", "ingest.extraction", "_Answer"): "the ingest rewrite renames this base"}
+# A Cypher list literal built per row: `RETURN [a, b]` in a subquery, or `| [a, b]` in a comprehension.
+_POSITIONAL = re.compile(r"RETURN\s+\[|\|\s*\[")
+# Rows operators read as they are (the Browser, MCP's run_query): their shape is what those tools print.
+POSITIONAL_ALLOWED = {"queries/operator/topic_timeline.cypher": "pairs and reporter lists an operator's tools show as they are"}
+
+
+def test_the_store_only_opens_and_closes() -> None:
+    assert len((REPO / "graph" / "store.py").read_text(encoding="utf-8").splitlines()) <= STORE_LINES
+
+
+def test_no_folder_of_graph_holds_more_than_a_room() -> None:
+    folders = [REPO / "graph", *(p for p in (REPO / "graph").iterdir() if p.is_dir() and p.name != "__pycache__")]
+    crowded = {f.name: n for f in folders if (n := len(list(f.glob("*.py")))) > ROOM_MODULES}
+    assert crowded == {}
+
+
+def runner_uses(source: str) -> list[int]:
+    """Lines that reach for a runner: an attribute `.runner` read anywhere."""
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Attribute) and n.attr == "runner"]
+
+
+def test_nothing_outside_graph_touches_a_runner() -> None:
+    found = [
+        f"{name}:{line}"
+        for name, path in modules(OUTSIDE_GRAPH).items()
+        for line in runner_uses(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def private_imports(name: str, source: str) -> list[tuple[str, str]]:
+    """(module, name) of each `from module import _name` that reaches into another module: a package importing
+    its own private submodule (`from bot.memory import _cog` inside bot.memory) is not one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                inside = name.startswith(node.module + ".") and (node.module + "." + alias.name) in modules()
+                if private and not inside:
+                    found.append((node.module, alias.name))
+    return found
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    found = {
+        (name, module, private)
+        for name, path in modules((*RUNTIME, "bench")).items()
+        for module, private in private_imports(name, path.read_text(encoding="utf-8"))
+    }
+    assert sorted(found - PRIVATE_ALLOWED.keys()) == []
+
+
+def cypher_code(text: str) -> str:
+    """A .cypher file without its comments (// to the line's end, outside strings is all this project writes)."""
+    return "\n".join(line.split("//")[0] for line in text.splitlines())
+
+
+def test_no_cypher_file_returns_a_positional_list() -> None:
+    """Every statement returns named fields, and maps rather than lists of values inside them; a reply's reads
+    (queries/context/) are being changed over and are checked once they are."""
+    found = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "queries").rglob("*.cypher"))
+        if "context" not in path.relative_to(REPO / "queries").parts[:1]
+        and _POSITIONAL.search(cypher_code(path.read_text(encoding="utf-8")))
+    ]
+    assert sorted(set(found) - POSITIONAL_ALLOWED.keys()) == []
+    assert sorted(POSITIONAL_ALLOWED.keys() - set(found)) == []  # an allowance for a file changed since goes too
+
+
+def test_the_room_checks_catch_a_violation() -> None:
+    assert runner_uses("async def f(store):\n    return await store.runner.read('x')\n") == [2]
+    assert private_imports("bot.upkeep", "from bot.memory import _unfinished\nfrom x.y import _z\n") == [
+        ("bot.memory", "_unfinished"),
+        ("x.y", "_z"),
+    ]
+    assert private_imports("bot.memory._cog", "from bot.memory import _cog\n") == []
+    assert _POSITIONAL.search(cypher_code("RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [s.id, s.name] } AS about"))
+    assert _POSITIONAL.search("RETURN [(f)-[:FROM]->(m) | [m.id, m.channel_id]] AS shown")
+    assert not _POSITIONAL.search(cypher_code("RETURN {id: s.id} AS about // RETURN [a, b]"))
