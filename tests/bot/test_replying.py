@@ -13,7 +13,7 @@ from bot.replying import Replying
 from bot.replying._answer import LLM_DOWN
 from bot.services import Services
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.reads import context as context_reads
+from graph.reads import reply
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
 from tests.support.busy_server import G1, GENERAL, PEOPLE, populate
@@ -250,7 +250,7 @@ async def test_a_failed_read_is_logged_without_the_words_of_the_message(
             f"Regular expression operation aborted (arcadedb.command.regexTimeout): pattern '(?isU).*\\b(?:{words})\\b.*'"
         )
 
-    monkeypatch.setattr(context_reads, "conversation", aborted)
+    monkeypatch.setattr(reply, "conversation", aborted)
     llm_server.push("Sorry, I remember nothing right now.")
     ask = harness.message(harness.member("bob"), "where is the xylophone rehearsal", to_bot=True)
     with caplog.at_level(logging.INFO, logger="common.events"):

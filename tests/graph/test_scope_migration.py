@@ -1,4 +1,4 @@
-"""A graph written before facts stored their audience gets it at the next start (GraphStore.setup_schema), once:
+"""A graph written before facts stored their audience gets it at the next start (graph/schema.py setup_schema), once:
 from the messages a fact came from, else from its episode's channel, else none at all, so that a fact whose
 channel nothing records is shown to no member (operators still read it) rather than to every one."""
 

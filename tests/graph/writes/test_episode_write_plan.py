@@ -1,4 +1,4 @@
-"""An episode write (GraphStore.write_episode: entities, facts, their links, relations, reports, a corroboration
+"""An episode write (graph/writes/episodes.py write_episode: entities, facts, their links, relations, reports, a corroboration
 and a supersession) is one transaction whose every statement starts from an index: ArcadeDB's PROFILE of each
 shows index seeks and work on bound nodes, never a scan of a label, whose cost would grow with the guild's
 history. The plan is read, not a timing."""
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import graph.privacy.optout_guard
-import graph.store
+import graph.writes.episodes
 import queries
 from graph.models import Corroboration, EpisodeWrite, RelationWrite, Report
 from graph.reads.backlog import episode_by_key
@@ -58,7 +58,7 @@ async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, mo
         ),
     )
     PLANS.clear()
-    monkeypatch.setattr(graph.store, "run", _profiled)
+    monkeypatch.setattr(graph.writes.episodes, "run", _profiled)
     monkeypatch.setattr(graph.privacy.optout_guard, "run", _profiled)
     with CountedWrites(store) as writes:
         outcome = await write_episode(store, write)

@@ -1,4 +1,4 @@
-"""Recording messages in batches (GraphStore.record_messages): new ids are created with their SENT edge, a
+"""Recording messages in batches (graph/writes/messages.py record_messages): new ids are created with their SENT edge, a
 stored id is an edit or a refusal, a batch may hold the same id twice, and replies link inside a batch and
 to a parent recorded later."""
 
