@@ -22,12 +22,16 @@ import queries
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, table
 from bench.queries import FILES, bench_read, bench_write
 from bench.scale_guild import GUILD, NOW, generate, load
+from graph import transactions
 from graph.channels import modes as channel_modes
-from graph.guild_activity import guild_time
 from graph.models import EpisodeStatus
-from graph.operator_queries import get_query, run_operator_query
+from graph.reads.activity import guild_time, recent_activity
+from graph.reads.backlog import episodes_by_status, messages_before
+from graph.reads.operator import get_query, run_operator_query
+from graph.reads.stats import guild_counts
 from graph.session import Tx, run_text
 from graph.store import GraphStore
+from graph.writes.user_cap import enforce_user_cap
 
 TICK = os.sysconf("SC_CLK_TCK")
 Op = Callable[[], Awaitable[Any]]
@@ -49,9 +53,9 @@ async def _cpu_ms(pid: int | None, op: Op, repeat: int) -> float:
 
 async def _memory_status(store: GraphStore) -> None:
     """The graph reads of `memory status` (bot/memory/_status.py, and _modes.py's channel listing)."""
-    await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD)
-    await store.episodes([EpisodeStatus.FAILED], guild_id=GUILD)
-    await store.recent_activity(GUILD, 7, now=NOW)
+    await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD)
+    await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=GUILD)
+    await recent_activity(store, GUILD, 7, now=NOW)
     await channel_modes(store, GUILD, recent_days=7)
 
 
@@ -61,7 +65,7 @@ async def _statements(store: GraphStore, text: str, **params: Any) -> None:
         async def work(tx: Tx, statement: str = statement) -> list[dict[str, Any]]:
             return await run_text(tx, statement, **params)
 
-        await store.runner.read_tx(work)
+        await transactions.read(store, work)
 
 
 async def _operator(store: GraphStore, name: str, **params: Any) -> None:
@@ -79,7 +83,7 @@ def _ops(store: GraphStore) -> dict[str, Op]:
         "memory status' fact counts as before (datetime ranges)": lambda: _statements(
             store, FILES.load("guild_facts_since_datetime"), since=NOW - week, until=NOW, guild_id=GUILD
         ),
-        "whole-guild totals (store.guild_counts, status before)": lambda: store.guild_counts(GUILD),
+        "whole-guild totals (store.guild_counts, status before)": lambda: guild_counts(store, GUILD),
         "operator closed_facts_marked, last 7 days": lambda: _operator(store, "closed_facts_marked", since=NOW - week, until=NOW),
         "operator closed_facts_marked as before (whole guild)": lambda: bench_read(
             store, "closed_facts_marked_whole_guild", guild_id=GUILD, limit=None
@@ -88,11 +92,11 @@ def _ops(store: GraphStore) -> dict[str, Op]:
         "operator superseded_recently as before (whole guild)": lambda: bench_read(
             store, "superseded_recently_whole_guild", guild_id=GUILD, days=7, now=NOW.isoformat()
         ),
-        "upkeep fact cap, a pass (new facts' members only)": lambda: store.enforce_user_cap(50, now=NOW + hour),
+        "upkeep fact cap, a pass (new facts' members only)": lambda: enforce_user_cap(store, 50, now=NOW + hour),
         "upkeep fact cap as before (every member's facts)": lambda: bench_write(
             store, "enforce_user_cap_every_member", cap=50, now=(NOW + hour).isoformat()
         ),
-        "extraction's earlier messages (store.messages_before)": lambda: store.messages_before("800000000000000000", NOW, 10),
+        "extraction's earlier messages (store.messages_before)": lambda: messages_before(store, "800000000000000000", NOW, 10),
     }
 
 
@@ -101,7 +105,7 @@ async def measure(scale: float, repeat: int) -> tuple[int, dict[str, float]]:
     with TempArcadeDB() as db:
         store = await db.store("bounded")
         await load(store, g)
-        await store.enforce_user_cap(50, now=NOW)  # the first pass reads every fact once
+        await enforce_user_cap(store, 50, now=NOW)  # the first pass reads every fact once
         figures = {name: await _cpu_ms(db.pid, op, repeat) for name, op in _ops(store).items()}
         await db.close_drivers()
     return len(g.facts), figures

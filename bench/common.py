@@ -28,6 +28,7 @@ from common.settings import (
     LLMSettings,
 )
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
+from graph.schema import setup_schema
 from graph.store import GraphStore
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
@@ -98,7 +99,7 @@ class TempArcadeDB:
         driver = engine.driver()
         self._drivers.append(driver)
         graph = GraphStore(driver, engine)
-        await graph.setup_schema(embedding_model, embedding_dimension)
+        await setup_schema(graph, embedding_model, embedding_dimension)
         return graph
 
     async def close_drivers(self) -> None:

@@ -57,6 +57,8 @@ from bench.windows import PaceRow, pace_table, seen_in_calls
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from ingest.ingestor import Ingestor
 from ingest.replay import replay
 from ingest.window_prompt import Extraction, PromptInput, build_prompt
@@ -178,12 +180,12 @@ async def run_grapevine(samples: list[IrcSample], srv: ScriptedLLMServer, llm: O
             ingestor = Ingestor(store, llm, ExtractionSettings(), windows, rng=lambda: 0.0, clock=clock)
         else:  # a call per closed window, as it closes
             ingestor = Ingestor(store, llm, ExtractionSettings(batch_messages=1), windows, rng=lambda: 0.0)
-        await store.upsert_guild(Guild(id=IRC_GUILD, name="IRC"))
+        await upsert_guild(store, Guild(id=IRC_GUILD, name="IRC"))
         for sample in samples:
-            await store.upsert_channel(Channel(id=_channel(sample), guild_id=IRC_GUILD, name=sample.name))
-            await store.upsert_users(list({wm.author.id: wm.author for wm in sample.messages}.values()))
+            await upsert_channel(store, Channel(id=_channel(sample), guild_id=IRC_GUILD, name=sample.name))
+            await upsert_users(store, list({wm.author.id: wm.author for wm in sample.messages}.values()))
             for start in range(0, len(sample.messages), 500):
-                await store.record_messages([wm.message for wm in sample.messages[start : start + 500]])
+                await record_messages(store, [wm.message for wm in sample.messages[start : start + 500]])
             closed = sorted(replay(sample.messages, windows), key=lambda w: closed_at(w, windows))
             if batched:
                 usage.delays += await _batched(ingestor, closed, clock, windows)

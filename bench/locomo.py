@@ -57,6 +57,8 @@ from bench.queries import bench_read
 from common.settings import ContextSettings, ExtractionSettings, RecallTuning, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild, Message, MessageView, User
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from ingest.ingestor import Ingestor
 from ingest.windows import ClosedWindow, WindowMessage
 from recall.assemble import ContextRequest, assemble, message_line
@@ -279,11 +281,11 @@ async def ingest(
     store = await (db.store(name, EMBEDDING_MODEL, EMBEDDING_DIMENSION) if embed else db.store(name))
     extraction = ExtractionSettings(**CAPS, batch_messages=1)  # each session its own call: the script answers one session
     ingestor = Ingestor(store, llm, extraction, WindowSettings(), rng=lambda: 0.0, embed=embed)
-    await store.upsert_guild(Guild(id=ids.guild, name=conv.sample_id))
-    await store.upsert_channel(Channel(id=ids.channel, guild_id=ids.guild, name="chat"))
-    await store.upsert_users([ids.user(s) for s in conv.speakers] + [ids.asker])
+    await upsert_guild(store, Guild(id=ids.guild, name=conv.sample_id))
+    await upsert_channel(store, Channel(id=ids.channel, guild_id=ids.guild, name="chat"))
+    await upsert_users(store, [ids.user(s) for s in conv.speakers] + [ids.asker])
     per_session = [session_messages(ids, s) for s in conv.sessions]
-    await store.record_messages([wm.message for msgs in per_session for wm in msgs])
+    await record_messages(store, [wm.message for msgs in per_session for wm in msgs])
     script.ids = ids
     for session, msgs in zip(conv.sessions, per_session):
         script.session = session

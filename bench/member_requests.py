@@ -1,5 +1,5 @@
 """A member's requests at scale, on the embedded engine: `/memory export` (gathering and paging) and a
-moderator's forget in one guild (graph/guild_forget.py, with its guild residue audit); with `--irc`, on real chat
+moderator's forget in one guild (graph/privacy/audit.py, with its guild residue audit); with `--irc`, on real chat
 instead: the shared IRC samples imported as two guilds with shared members (tests/support/irc_guilds.py), forget-me of
 its busiest member (the one transaction, its statements, the thorough audit) and retention of its messages older
 than 30 days (every sample is), each with its audit.
@@ -20,9 +20,13 @@ from unittest.mock import patch
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quiet_logs, reference_ms
 from bench.scale_guild import GUILD, generate, load
 from bot.memory._export import PAGE_BYTES, pages
-from graph.export import export_member
-from graph.guild_forget import forget_in_guild, guild_residue
-from graph.name_scope import NameScope
+from graph import transactions
+from graph.privacy.audit import residue_audit
+from graph.privacy.consent import opt_out
+from graph.privacy.export import export_member
+from graph.privacy.forget import forget_user
+from graph.privacy.name_scope import NameScope
+from graph.privacy.retention import apply_retention
 
 
 async def run(scale: float) -> list[tuple[str, str]]:
@@ -36,7 +40,7 @@ async def run(scale: float) -> list[tuple[str, str]]:
         busiest, other = g.forget_id, g.users[1]["id"]
         for label, user_id in (("busiest member", busiest), ("another member", other)):
             started = time.perf_counter()
-            data = await export_member(store.runner, user_id)
+            data = await export_member(store, user_id)
             gathered = time.perf_counter() - started
             assert data is not None
             started = time.perf_counter()
@@ -50,12 +54,12 @@ async def run(scale: float) -> list[tuple[str, str]]:
                     f"bytes encoded in {paged:.3f} s",
                 )
             )
-        small = pages(await export_member(store.runner, busiest) or {}, 16 * 1024)
+        small = pages(await export_member(store, busiest) or {}, 16 * 1024)
         rows.append(("export paged at 16 KiB", f"{len(small)} files, largest {max(map(len, small)):,} bytes"))
         started = time.perf_counter()
-        report = await forget_in_guild(store, other, GUILD)
+        report = await forget_user(store, other, GUILD)
         took = time.perf_counter() - started
-        left = await guild_residue(store.runner, report.scope or NameScope(other), GUILD)
+        left = await residue_audit(store, report.scope or NameScope(other), GUILD)
         rows.append(
             (
                 "moderator forget in the guild",
@@ -72,10 +76,11 @@ async def run_irc() -> list[tuple[str, str]]:
     from datetime import UTC, datetime
     from pathlib import Path
 
-    import graph.message_deletes
-    import graph.retention
+    import graph.privacy.retention
     import graph.session
-    from graph.forget_requests import Request, run_request, with_scope
+    import graph.writes.message_deletes
+    from graph.privacy.forget import run_request, with_scope
+    from graph.privacy.requests import Request
     from tests.support.irc_guilds import import_all, write_exports
 
     rows: list[tuple[str, str]] = []
@@ -92,7 +97,7 @@ async def run_irc() -> list[tuple[str, str]]:
         (busiest, nick), wrote = imported.authors.most_common(1)[0]
         started = time.perf_counter()
         request = await with_scope(store, Request(busiest, None))
-        await store.opt_out(busiest)
+        await opt_out(store, busiest)
         report = await run_request(store, request, purge=True)
         rows.append(
             (
@@ -104,19 +109,19 @@ async def run_irc() -> list[tuple[str, str]]:
             )
         )
         statements = 0
-        real = graph.session.run  # what graph.retention and graph.message_deletes run their statements with
+        real = graph.session.run  # what graph.privacy.retention and graph.writes.message_deletes run their statements with
 
         async def counted(tx: Any, name: str, /, **params: Any) -> Any:
             nonlocal statements
             statements += 1
             return await real(tx, name, **params)
 
-        with patch.object(graph.retention, "run", counted), patch.object(graph.message_deletes, "run", counted):
+        with patch.object(graph.privacy.retention, "run", counted), patch.object(graph.writes.message_deletes, "run", counted):
             started = time.perf_counter()
             now = datetime.now(UTC)
-            kept = await store.apply_retention(30, 0, now)
+            kept = await apply_retention(store, 30, 0, now)
             took = time.perf_counter() - started
-        left = await store.runner.read_tx(lambda tx: _retention_left(tx))
+        left = await transactions.read(store, _retention_left)
         rows.append(
             (
                 "retention at 30 days",

@@ -21,9 +21,12 @@ from datetime import UTC, datetime, timedelta
 
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, percentile, quiet_logs, steal_share, table
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
+from graph.privacy.consent import Consent
+from graph.reads.stats import guild_counts
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
@@ -99,7 +102,7 @@ async def _loop_lag(lags: list[float], stop: asyncio.Event) -> None:
 
 
 async def _stored(store: GraphStore, guild: str) -> int:
-    return (await store.guild_counts(guild))["messages"]
+    return (await guild_counts(store, guild))["messages"]
 
 
 async def offered(
@@ -172,8 +175,8 @@ class BeforeRecorder(MessageRecorder):
         for message, author in batch:
             by_guild.setdefault(message.guild_id, {})[author.id] = author
         for guild_id, authors in by_guild.items():
-            await self.store.upsert_users(list(authors.values()), guild_id)
-        refused = await self.store.record_messages([m for m, _ in batch])
+            await upsert_users(self.store, list(authors.values()), guild_id)
+        refused = await record_messages(self.store, [m for m, _ in batch])
         self.recorded += len(batch) - len(refused)
         self.batches += 1
 
@@ -184,11 +187,11 @@ class BeforeRecorder(MessageRecorder):
 async def go(args: argparse.Namespace) -> list[Run]:
     with TempArcadeDB() as db:
         store = await db.store("recording")
-        await store.upsert_guild(Guild(id=GUILD, name="busy"))
+        await upsert_guild(store, Guild(id=GUILD, name="busy"))
         for c in range(args.channels):
-            await store.upsert_channel(Channel(id=f"86{c:016d}", guild_id=GUILD, name=f"channel-{c}"))
+            await upsert_channel(store, Channel(id=f"86{c:016d}", guild_id=GUILD, name=f"channel-{c}"))
         users = [User(id=f"87{u:016d}", name=f"member{u}", display_name=f"Member {u}") for u in range(args.users)]
-        await store.upsert_users(users, GUILD)
+        await upsert_users(store, users, GUILD)
         consent = Consent(store)
         await consent.load()
         tick = args.tick_ms[0] / 1000

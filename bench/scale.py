@@ -54,6 +54,7 @@ from bench.scale_measure import (
 from bench.scale_report import report, share
 from bench.topics import measure_topic_reads
 from common.settings import ContextSettings
+from graph.schema import setup_schema
 from graph.store import GraphStore
 from tests.support.ports import docker_missing
 
@@ -121,7 +122,7 @@ async def run_neo4j(
         engine = Neo4jEngine(container.get_connection_url(), "neo4j", "grapevine-bench")
         driver = engine.driver()
         store = GraphStore(driver, engine)
-        await store.setup_schema()
+        await setup_schema(store)
         await run_engine(figures, store, g, authors, writes, steady_after=steady_after, purge=purge, rehearsal=rehearsal)
         await driver.close()
     return figures

@@ -19,8 +19,6 @@ from bench.queries import bench_read
 from bench.scale_guild import GUILD, NOW, WORDS, Guild
 from common.settings import ContextSettings, RecallTuning, WindowSettings
 from graph.channels import modes as channel_modes
-from graph.consent import Consent
-from graph.forget import finish_audit
 from graph.models import (
     Corroboration,
     EntityWrite,
@@ -34,7 +32,16 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.audit import finish_audit
+from graph.privacy.consent import Consent
+from graph.privacy.forget import forget_user
+from graph.privacy.purge import purge_if_due
+from graph.reads.activity import recent_activity
+from graph.reads.backlog import episodes_by_status, messages_before
+from graph.reads.stats import guild_counts
 from graph.store import GraphStore
+from graph.writes.episodes import close_episode, write_episode
+from graph.writes.messages import record_messages
 from recall.assemble import PART_ORDER, ContextRequest, Gathered, ReplyContext
 from recall.expand import second_read
 from recall.gather import build_context, conversation_read, fact_read, gather
@@ -202,19 +209,19 @@ def _reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuning) -
             store, q, first, tuning
         ),
         # not part of a build: the other reads that must not grow with history
-        "store/messages_before (a window's earlier messages, extraction)": lambda q, _: store.messages_before(
-            q.channel_id, q.at, WindowSettings().context_messages
+        "store/messages_before (a window's earlier messages, extraction)": lambda q, _: messages_before(
+            store, q.channel_id, q.at, WindowSettings().context_messages
         ),
         "memory status (last 7 days' activity, waiting and failed windows, channel listing)": lambda q, _: _memory_status(store),
-        "store/guild_counts (whole-guild totals, no longer in memory status)": lambda q, _: store.guild_counts(GUILD),
+        "store/guild_counts (whole-guild totals, no longer in memory status)": lambda q, _: guild_counts(store, GUILD),
     }
 
 
 async def _memory_status(store: GraphStore) -> None:
     """The graph reads of `memory status` (bot/memory/_status.py and the channel listing of _modes.py)."""
-    await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD)
-    await store.episodes([EpisodeStatus.FAILED], guild_id=GUILD)
-    await store.recent_activity(GUILD, 7, now=NOW)
+    await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD)
+    await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=GUILD)
+    await recent_activity(store, GUILD, 7, now=NOW)
     await channel_modes(store, GUILD, recent_days=7)
 
 
@@ -253,9 +260,10 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
             )
             for k in range(5)
         ]
-        await store.record_messages(msgs)
+        await record_messages(store, msgs)
         key = f"{channel}:{msgs[0].id}:{msgs[-1].id}"
-        await store.close_episode(
+        await close_episode(
+            store,
             EpisodeClose(
                 key=key,
                 uuid=uuid.uuid4().hex,
@@ -265,7 +273,7 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
                 ended_at=msgs[-1].created_at,
                 message_ids=tuple(m.id for m in msgs),
                 participant_ids=tuple(a["id"] for a in authors),
-            )
+            ),
         )
         entities = [EntityWrite(uuid=uuid.uuid4().hex, name=f"Bench Thing {n}-{k}", kind="object") for k in range(2)]
         facts = []
@@ -301,7 +309,7 @@ async def measure_writes(store: GraphStore, g: Guild, figures: Figures, count: i
             corroborations=corroborations,
         )
         started = time.perf_counter()
-        await store.write_episode(write)
+        await write_episode(store, write)
         if n >= 5:  # the first few warm up
             figures.write_ms.append((time.perf_counter() - started) * 1000)
 
@@ -317,7 +325,7 @@ def _engine_cpu(pid: int | None) -> float | None:
 
 async def measure_forget(store: GraphStore, g: Guild, figures: Figures, purge: bool = True) -> None:
     """As the bot runs it: the member waits for the transaction (with the audit through the indexes inside it);
-    the thorough audit runs after their answer (bot/memory/_unfinished.py), the files' purge at upkeep."""
+    the thorough audit runs after their answer (bot/memory/unfinished_forgets.py), the files' purge at upkeep."""
     rows = await bench_read(store, "facts_about_user_count", user_id=g.forget_id)
     figures.forget_facts_before = int(rows[0]["facts"]) if rows else 0
 
@@ -329,17 +337,17 @@ async def measure_forget(store: GraphStore, g: Guild, figures: Figures, purge: b
         return (None if engine is None or before[0] is None else engine - before[0]), own - before[1]
 
     before = cpu()
-    report = await store.forget_user(g.forget_id, thorough_audit=False)
+    report = await forget_user(store, g.forget_id, thorough_audit=False)
     figures.forget_cpu["transaction"] = spent(before)
     figures.forget_s, figures.forget_statements = report.seconds, report.statements
     figures.forget_indexed_audit_s, figures.forget_indexed_residue = report.indexed_audit_seconds, list(report.indexed_residue)
     figures.forget_deleted = dict(report.deleted)
     before, started = cpu(), time.perf_counter()
     assert report.scope is not None
-    _, residue = await finish_audit(store.runner, report.scope)
+    _, residue = await finish_audit(store, report.scope)
     figures.forget_audit_s, figures.forget_cpu["thorough audit"] = time.perf_counter() - started, spent(before)
     figures.residue = list(residue)
     if purge:
         before = cpu()
-        figures.forget_files_s = (await store.purge_if_due()).seconds
+        figures.forget_files_s = (await purge_if_due(store)).seconds
         figures.forget_cpu["files purge"] = spent(before)

@@ -1,7 +1,7 @@
 """Who-knows and a topic's timeline on bench.scale's generated guild, timed beside the reply's reads.
 
 bench.scale calls `measure_topic_reads` after its per-read breakdown: each ask runs as the bot runs it
-(graph/topics.py, with the opt-out read), from one of the guild's channels, for a topic that is an entity's name
+(graph/reads/topics.py, with the opt-out read), from one of the guild's channels, for a topic that is an entity's name
 (a rare word) or one of the words every generated message is made of (common: a fifth of the messages hold
 each), so the full-text indexes see both kinds. Each timing goes into the same table as the reply's reads.
 """
@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from bench.cpu import CpuClock
-from graph import topics
+from graph.privacy.consent import keyed
+from graph.reads import topics
 from graph.store import GraphStore
 
 COMMON = ("server", "game", "trip", "music")  # words of bench.scale's _WORDS: each in about 20% of the messages
@@ -23,7 +24,7 @@ COMMON = ("server", "game", "trip", "music")  # words of bench.scale's _WORDS: e
 async def measure_topic_reads(store: GraphStore, guild_id: str, g: Any, figures: Any, count: int, rng: random.Random) -> None:
     """Time `count` who-knows asks and as many timelines into `figures.reads` / `figures.reads_cpu` (bench.scale's)."""
     database = store.engine.database
-    opted_out = topics.opted_out_reader(store.driver, database, store.consent_key)
+    opted_out = topics.opted_out_reader(store.driver, database, keyed(store))
     channels = [c["id"] for c in g.channels]
     now = datetime.fromisoformat(g.messages[-1]["created_at"])  # the generated guild's present: its last message
     asks = [

@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from discord.ext import commands, tasks
 
-from bot.memory import _unfinished as unfinished_forgets
+from bot.memory import unfinished_forgets
 from bot.services import Services
 from bot.shards import Shard
 from common.events import emit
+from graph.privacy.purge import purge_if_due
+from graph.privacy.retention import apply_retention, retire_expired
+from graph.writes.user_cap import enforce_user_cap
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -49,13 +52,13 @@ async def _step(report: UpkeepReport, name: str, work: Awaitable[T]) -> T | None
 
 async def _retention_and_purge(report: UpkeepReport, services: Services) -> None:
     """Remove what the retention settings no longer keep, then purge the engine's files of every erasure
-    waiting for it (forget-me, retention): the bound graph/purge.py states."""
+    waiting for it (forget-me, retention): the bound graph/privacy/purge.py states."""
     store = services.store
     memory = services.settings.memory
-    kept = await _step(report, "retention", store.apply_retention(memory.retain_messages_days, memory.retain_closed_facts_days))
+    kept = await _step(report, "retention", apply_retention(store, memory.retain_messages_days, memory.retain_closed_facts_days))
     if kept is not None:
         report.retained_messages, report.retained_facts = kept.messages, kept.facts
-    purged = await _step(report, "purge_erased", store.purge_if_due())
+    purged = await _step(report, "purge_erased", purge_if_due(store))
     if purged is not None and purged.since is not None:
         report.purged = not purged.failed
         emit(
@@ -76,8 +79,8 @@ async def run_upkeep(services: Services) -> UpkeepReport:
     store = services.store
     cap = services.settings.memory.max_facts_per_user
     if Shard.of(services.settings.discord).runs_graph_upkeep:  # once for the whole graph, not once per shard
-        report.expired = await _step(report, "retire_expired", store.retire_expired()) or 0
-        report.capped = await _step(report, "enforce_user_cap", store.enforce_user_cap(cap)) or 0
+        report.expired = await _step(report, "retire_expired", retire_expired(store)) or 0
+        report.capped = await _step(report, "enforce_user_cap", enforce_user_cap(store, cap)) or 0
         await _retention_and_purge(report, services)
     backlog = await _step(report, "process_backlog", services.ingestor.process_backlog(backoff=True))
     if backlog is not None:

@@ -141,7 +141,7 @@ class MemorySettings(_Section):
 
     max_facts_per_user: int = Field(50, ge=1)
     upkeep_interval_hours: float = Field(24.0, gt=0)
-    retain_messages_days: int = Field(0, ge=0)  # 0: keep forever (graph/retention.py)
+    retain_messages_days: int = Field(0, ge=0)  # 0: keep forever (graph/privacy/retention.py)
     retain_closed_facts_days: int = Field(0, ge=0)  # 0: keep forever
 
 

@@ -16,7 +16,7 @@ from bot.shards import Shard
 from common.events import emit
 from common.settings import Settings
 from grapevine.runtime import open_store
-from graph.consent import Consent
+from graph.privacy.consent import Consent
 from graph.store import GraphStore
 from ingest.embeddings import load_embedder
 from ingest.ingestor import Ingestor

@@ -4,9 +4,9 @@ operator's assistant. Every tool reads; none writes or deletes.
 - Scope: one guild, and within it only what the guild's `shared` channels hold (channel id '' in the topic reads,
   queries/operator/who_knows.cypher): nothing said in a private channel reaches the assistant.
 - Reads run as the engine's reader user (ArcadeDB refuses it any write; Neo4j runs them in READ sessions) in a
-  transaction that is rolled back whatever it did (`graph.operator_queries.read_rolled_back`).
+  transaction that is rolled back whatever it did (`graph.reads.operator.read_rolled_back`).
 - Opted-out members are left out of who-knows and of the reporters shown, as for members asking the bot, in the
-  tools and in every operator query `run_query` runs (`graph.topics.without_opted_out`).
+  tools and in every operator query `run_query` runs (`graph.reads.topics.without_opted_out`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from neo4j.exceptions import DriverError, Neo4jError
 from common import bounds, ids
 from common.settings import Settings
 from common.urls import mask_credentials
-from graph import topics
-from graph.operator_queries import OperatorQuery, coerce_params, get_query, list_queries, run_operator_query
+from graph.privacy.consent import keyed
+from graph.reads import topics
+from graph.reads.operator import OperatorQuery, coerce_params, get_query, list_queries, run_operator_query
 
 SHARED = ""  # the channel scope of every read: what the guild's shared channels hold
 MAX_KNOWERS = 50  # members `who_knows` lists at most
@@ -167,7 +168,7 @@ async def serve(settings: Settings, guild_id: str) -> None:
         driver = await rt.engine.reader_driver()
         try:
             database = rt.engine.database
-            reader = Reader(driver, database, guild_id, topics.opted_out_reader(driver, database, rt.store.consent_key))
+            reader = Reader(driver, database, guild_id, topics.opted_out_reader(driver, database, keyed(rt.store)))
             await build(reader).run_stdio_async()
         finally:
             await driver.close()

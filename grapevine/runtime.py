@@ -30,6 +30,7 @@ from grapevine.ownership import (
 from graph.engines import Engine
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer, password_for
 from graph.engines.neo4j import Neo4jEngine
+from graph.schema import owner_token, set_owner_token, setup_schema
 from graph.store import GraphStore
 
 
@@ -186,13 +187,13 @@ async def open_store(
     try:
         await driver.verify_connectivity()
         store = GraphStore(driver, engine)
-        if claim.token is not None and await store.owner_token() != claim.token:
+        if claim.token is not None and await owner_token(store) != claim.token:
             raise DataDirBusy(foreign_engine_message(settings.graph.data_dir, settings.arcadedb.bolt_port))
         if setup:
             dimension = settings.embeddings.dimension if settings.embeddings.enabled else None
-            await store.setup_schema(settings.embeddings.model, dimension)
+            await setup_schema(store, settings.embeddings.model, dimension)
         if lock is not None and lock.record is not None:
-            await store.set_owner_token(lock.record.token)
+            await set_owner_token(store, lock.record.token)
             lock.serving()
         yield Runtime(store, engine, driver, server is not None)
     finally:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
+from graph.reads.activity import recent_activity
 from graph.store import GraphStore
 
 Mode = Literal["off", "private", "shared"]
@@ -52,7 +53,7 @@ async def modes(store: GraphStore, guild_id: str, recent_days: int | None = None
     """The guild's channels; `messages` counts each one's whole history, or with `recent_days` only the messages
     of those days (one channel_time range each: what `memory status` shows, its cost not growing with history)."""
     if recent_days is not None:
-        counts = await store.recent_activity(guild_id, recent_days)
+        counts = await recent_activity(store, guild_id, recent_days)
         return [
             replace(c, messages=counts.per_channel.get(c.id, 0))
             for c in _channel_modes(await store.runner.read("channels/modes_recent", guild_id=guild_id))

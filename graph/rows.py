@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -40,6 +41,8 @@ def importance_then_newest(fact: FactView) -> tuple[int, bool, float, str]:
 
 
 def fact(row: dict[str, Any]) -> FactView:
+    """A fact of the store's reads (store/facts_about.cypher and its siblings): named fields, and maps in its
+    lists (`about`: id, name; `reporters`: id, name, at; `shown`: message_id, channel_id)."""
     about = row.get("about") or []
     superseded_by = row.get("superseded_by") or []
     return FactView(
@@ -53,16 +56,16 @@ def fact(row: dict[str, Any]) -> FactView:
         expires_at=_dt(row.get("expires_at")),
         created_at=_dt(row.get("created_at")),
         expired_at=_dt(row.get("expired_at")),
-        about=tuple(a[1] or a[0] for a in about),
-        about_ids=tuple(a[0] for a in about),
-        reporters=_reporters(row.get("reporters") or []),
+        about=tuple(a["name"] or a["id"] for a in about),
+        about_ids=tuple(a["id"] for a in about),
+        reporters=_reporters([(r["id"], r["name"], r["at"]) for r in row.get("reporters") or ()]),
         superseded_by=superseded_by[0] if superseded_by else None,
-        shown=tuple((m, c) for m, c in row.get("shown") or ()),
+        shown=tuple((m["message_id"], m["channel_id"]) for m in row.get("shown") or ()),
     )
 
 
-def _reporters(raw: list[list[Any]]) -> tuple[tuple[str, str, datetime | None], ...]:
-    """[[user id, name, at]] as (id, name or id, at), earliest report first, undated last."""
+def _reporters(raw: Sequence[Sequence[Any]]) -> tuple[tuple[str, str, datetime | None], ...]:
+    """(user id, name, at) as (id, name or id, at), earliest report first, undated last."""
     said = [(r[0], r[1] or r[0], _dt(r[2])) for r in raw]
     return tuple(sorted(said, key=lambda r: (r[2] is None, r[2] or datetime.max, r[0])))
 

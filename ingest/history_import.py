@@ -24,10 +24,13 @@ from common.events import emit
 from common.names import spoken_languages
 from common.settings import WindowSettings
 from common.text import redact
-from graph.consent import Consent
 from graph.models import EpisodeStatus, Message
-from graph.optout_guard import dm_owner, mentioned
+from graph.privacy.consent import Consent
+from graph.privacy.optout_guard import dm_owner, mentioned
+from graph.reads.backlog import episode_by_key, episodes_by_status, episodes_holding
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_batch
 from ingest.export_format import ParsedExport, SkippedMessage, parse_export
 from ingest.ingestor import Ingestor
 from ingest.replay import replay
@@ -160,10 +163,10 @@ async def _record(
     if not await hiding.check(result):
         return None
     allowed = hiding.allowed(parsed.messages)
-    await store.upsert_guild(parsed.guild)
-    await store.upsert_channel(parsed.channel)
+    await upsert_guild(store, parsed.guild)
+    await upsert_channel(store, parsed.channel)
     authors = {m.author_id for m in allowed}
-    await store.upsert_users([u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
+    await upsert_users(store, [u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
     refused: set[str] = set()
     written: list[Message] = []
     progress.start("messages", len(allowed))
@@ -171,7 +174,7 @@ async def _record(
         if not await hiding.check(result):
             return None  # the DM space's owner opted out meanwhile: their forget removes what was written
         batch = hiding.allowed(allowed[start : start + BATCH])
-        recorded = await store.record_batch(batch, {}, {})
+        recorded = await record_batch(store, batch, {}, {})
         refused.update(recorded.refused)
         written += batch
         result.new_messages += recorded.created
@@ -237,10 +240,10 @@ async def _status(store: GraphStore, window: ClosedWindow) -> EpisodeStatus | No
     """The status of the episode holding the window now: its own key's, or (a forget having re-keyed it, its key
     built from a forgotten message's id) the one holding what is left of its messages; None when a forget
     removed it whole."""
-    episode = await store.episode(window.key)
+    episode = await episode_by_key(store, window.key)
     if episode is not None:
         return episode.status
-    holding = await store.episodes_holding(list(window.message_ids))
+    holding = await episodes_holding(store, list(window.message_ids))
     return min((status for _, status, _ in holding), key=_progress) if holding else None
 
 
@@ -259,5 +262,5 @@ async def _extract_all(batcher: Ingestor, guild_id: str, windows: int, progress:
             continue
         if batcher.llm is None or batcher.llm.parked:
             return
-        if not await batcher.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=1):
+        if not await episodes_by_status(batcher.store, [EpisodeStatus.PENDING], guild_id=guild_id, limit=1):
             return

@@ -20,11 +20,14 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from common.clock import now_utc
 from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import Episode, EpisodeClose, EpisodeStatus
-from graph.store import GraphStore, now_utc
+from graph.reads.backlog import episode_by_key, episode_messages, episodes_by_status, episodes_holding
+from graph.store import GraphStore
 from graph.unreachable import unreachable
+from graph.writes.episodes import close_episode
 from ingest.batch_extraction import extract_together
 from ingest.batch_rule import Queued, age_limit, batches, queued
 from ingest.guild_turns import GuildTurns
@@ -83,10 +86,11 @@ class Ingestor:
         A window whose every message is already in an episode (the same history imported again, with a
         forgotten member's messages now left out) is that episode: nothing new is stored, and its
         status comes back."""
-        holding = await self.store.episodes_holding(list(window.message_ids))
+        holding = await episodes_holding(self.store, list(window.message_ids))
         if holding and sum(held for _, _, held in holding) >= len(window.message_ids):
             return min((status for _, status, _ in holding), key=_progress)
-        await self.store.close_episode(
+        await close_episode(
+            self.store,
             EpisodeClose(
                 key=window.key,
                 uuid=uuid.uuid5(uuid.NAMESPACE_URL, f"episode:{window.key}").hex,
@@ -96,7 +100,7 @@ class Ingestor:
                 ended_at=window.ended_at,
                 message_ids=window.message_ids,
                 participant_ids=window.participant_ids,
-            )
+            ),
         )
         emit(
             "ingest",
@@ -114,7 +118,7 @@ class Ingestor:
         if held is not None:
             return held
         await self.extract_due(window.guild_id)
-        episode = await self.store.episode(window.key)
+        episode = await episode_by_key(self.store, window.key)
         return episode.status if episode else EpisodeStatus.DONE
 
     async def tick(self) -> None:
@@ -128,7 +132,7 @@ class Ingestor:
         how many windows each batch settled."""
         if self.llm is None:
             return {}
-        queued = await self.store.episodes([EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
+        queued = await episodes_by_status(self.store, [EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
         by_guild: dict[str, list[Episode]] = {}
         for episode in queued:
             if self.holds(episode.guild_id):
@@ -155,7 +159,7 @@ class Ingestor:
         """One call for these windows of one guild (a single window goes the single-window way)."""
         if len(keys) == 1:
             return {keys[0]: await self.extract(keys[0])}
-        first = await self.store.episode(keys[0])
+        first = await episode_by_key(self.store, keys[0])
         if first is None or self.llm is None:
             return {}
         out: dict[str, EpisodeStatus] = {}
@@ -177,7 +181,7 @@ class Ingestor:
 
     async def extract(self, key: str) -> EpisodeStatus:
         """One stored window alone, in its guild's turn; a fault of the graph that is not an outage fails it."""
-        episode = await self.store.episode(key)
+        episode = await episode_by_key(self.store, key)
         if episode is None:
             raise LookupError(f"no episode {key}")
         if episode.status == EpisodeStatus.DONE:
@@ -188,7 +192,7 @@ class Ingestor:
             try:
                 return await self.steps.extract(self.llm, key)
             except Exception as exc:
-                if unreachable(exc) or (failed := await self.store.episode(key)) is None:
+                if unreachable(exc) or (failed := await episode_by_key(self.store, key)) is None:
                     raise
                 return await self.steps.fail(failed, type(exc).__name__, str(exc), tokens_of(self.llm, "window", key))
 
@@ -219,7 +223,11 @@ class Ingestor:
                 if progress:
                     progress(status)
         if EpisodeStatus.PENDING in statuses:
-            waiting = [e for e in await self.store.episodes([EpisodeStatus.PENDING], guild_id, limit) if self.holds(e.guild_id)]
+            waiting = [
+                e
+                for e in await episodes_by_status(self.store, [EpisodeStatus.PENDING], guild_id, limit)
+                if self.holds(e.guild_id)
+            ]
             if self.llm is not None and self.llm.parked:
                 result.parked += len(waiting)
             else:
@@ -246,7 +254,7 @@ class Ingestor:
         now = now_utc()
         episodes = [
             e
-            for e in await self.store.episodes(list(statuses), guild_id=guild_id, limit=limit)
+            for e in await episodes_by_status(self.store, list(statuses), guild_id=guild_id, limit=limit)
             if self.holds(e.guild_id)
             and (e.status != EpisodeStatus.FAILED or retry_failed or retry_due(e, now, backoff, self.extraction))
         ]
@@ -292,7 +300,7 @@ class Ingestor:
 
     async def _queued(self, episode: Episode) -> Queued:
         if episode.key not in self._sizes:
-            texts = [m.content for m, _ in await self.store.episode_messages(episode.key)]
+            texts = [m.content for m, _ in await episode_messages(self.store, episode.key)]
             self._sizes[episode.key] = queued(
                 episode.key, episode.channel_id, episode.started_at, texts, self.windows.context_messages
             )

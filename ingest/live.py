@@ -10,12 +10,16 @@ import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 
+from common.clock import now_utc
 from common.events import emit
 from common.settings import WindowSettings
-from graph.consent import Consent
-from graph.erasure import apply_edit, erase_messages
 from graph.models import Message, User
-from graph.store import GraphStore, now_utc
+from graph.privacy.consent import Consent
+from graph.privacy.erasure import apply_edit, erase_messages
+from graph.reads.backlog import buffered_messages
+from graph.store import GraphStore
+from graph.writes.discord_records import upsert_users
+from graph.writes.messages import record_messages
 from ingest.ingestor import Ingestor
 from ingest.recording import MessageRecorder
 from ingest.windows import ClosedWindow, WindowBuffer, WindowMessage
@@ -53,7 +57,7 @@ class LiveWindows:
     async def start(self) -> int:
         """Rebuild the open windows from stored, unclosed messages; start the timer loop."""
         restored = 0
-        for message, author in await self.store.buffered_messages():
+        for message, author in await buffered_messages(self.store):
             if not self.consent.allowed(author.id):
                 continue
             # as replay does: what was due by this message's time closes first, so stored
@@ -106,8 +110,8 @@ class LiveWindows:
     async def _record_now(self, message: Message, author: User) -> bool:
         """Without a recorder: store the message before buffering it; False when its id is refused."""
         try:
-            await self.store.upsert_users([author], message.guild_id)
-            if await self.store.record_messages([message]):
+            await upsert_users(self.store, [author], message.guild_id)
+            if await record_messages(self.store, [message]):
                 emit("ingest", "message_id_refused", message_id=message.id, guild_id=message.guild_id)
                 return False
         except Exception as exc:  # noqa: BLE001 - kept in the buffer; stored again when its window closes
@@ -115,7 +119,7 @@ class LiveWindows:
         return True
 
     async def on_edit(self, message_id: str, content: str, edited_at: datetime) -> None:
-        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/erasure.py), and the
+        """The new text everywhere it waits; in the graph, nothing kept of the old one (graph/privacy/erasure.py), and the
         new text extracted in the background when its episode was already extracted."""
         await self._flush_recorder()  # the message itself may still be waiting for its tick
         self.buffer.edit(message_id, content, edited_at)
@@ -132,7 +136,7 @@ class LiveWindows:
             emit("ingest", "reextraction_parked", error=type(exc).__name__, reason=str(exc)[:300])
 
     async def on_delete(self, message_id: str) -> None:
-        """Out of every window, and out of the graph with what was drawn only from it (graph/erasure.py)."""
+        """Out of every window, and out of the graph with what was drawn only from it (graph/privacy/erasure.py)."""
         await self._flush_recorder()
         self.buffer.delete(message_id)
         self._unsubmitted = [k for w in self._unsubmitted if (k := _without(w, message_id)) is not None]
@@ -240,8 +244,8 @@ class LiveWindows:
             if not unwritten:
                 self.recorder.release(ids)
                 return refused
-        await self.store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
-        refused = set(await self.store.record_messages([wm.message for wm in window.messages]))
+        await upsert_users(self.store, list({wm.author.id: wm.author for wm in window.messages}.values()), window.guild_id)
+        refused = set(await record_messages(self.store, [wm.message for wm in window.messages]))
         if self.recorder is not None:
             self.recorder.release(ids)
         return refused

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from common.events import emit
 from graph.models import Message, User
 from graph.store import GraphStore
+from graph.writes.messages import record_batch
 
 DROP_AFTER_FAILURES = 5  # then the batch is left to the windows holding its messages (they record it again)
 KNOWN_AUTHORS = 100_000  # (guild, member) pairs remembered as stored; past this the cache starts again empty
@@ -123,8 +124,8 @@ class MessageRecorder:
             authors[author.id] = author
             if known.get((message.guild_id, author.id)) != (author.name, author.display_name, author.is_bot):
                 changed.setdefault(message.guild_id, {})[author.id] = author
-        done = await self.store.record_batch(
-            [m for m, _ in batch], authors, {guild: list(users.values()) for guild, users in changed.items()}
+        done = await record_batch(
+            self.store, [m for m, _ in batch], authors, {guild: list(users.values()) for guild, users in changed.items()}
         )
         if len(known) > KNOWN_AUTHORS:
             known.clear()

@@ -1,6 +1,6 @@
 """An edited message of an episode already extracted, extracted again from its new text.
 
-The edit itself removed what was drawn only from the old text and left the message waiting (graph/reextract.py,
+The edit itself removed what was drawn only from the old text and left the message waiting (graph/writes/reextract.py,
 durable: the backlog finds it after a restart). Here the waiting messages of one episode are sent as one call:
 a window of only those messages, with the episode's other messages as earlier messages (context the answer
 cannot cite, so no other message's facts come twice). The facts are resolved as for any window and written
@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from common.clock import now_utc
 from common.events import emit
-from graph import reextract
-from graph.store import now_utc
+from graph.reads.backlog import episode_by_key, episode_messages
+from graph.writes import reextract
 from ingest.embeddings import embed_facts
 from ingest.guild_turns import GuildTurns
 from ingest.resolution import keyed_uuids, resolve
@@ -43,12 +44,12 @@ async def reextract_edited(
 async def _episode(steps: WindowSteps, llm: StructuredLLM, key: str) -> int:
     store = steps.store
     waiting, mode = await reextract.changes(store, key)  # read again under the guild's turn: done once only
-    episode = await store.episode(key)
+    episode = await episode_by_key(store, key)
     if not waiting or episode is None:
         return 0
     ids = {c.id for c in waiting}
     hidden = steps.hidden or (lambda _: False)
-    stored = [(without_hidden(m, steps.hidden), u) for m, u in await store.episode_messages(key) if not hidden(u.id)]
+    stored = [(without_hidden(m, steps.hidden), u) for m, u in await episode_messages(store, key) if not hidden(u.id)]
     changed = tuple(WindowMessage(m, u) for m, u in stored if m.id in ids)
     if mode == "off" or not changed:
         await reextract.clear(store, key, waiting)

@@ -8,7 +8,8 @@ from datetime import datetime
 
 from common.events import emit
 from common.settings import WindowSettings
-from graph.consent import Consent
+from graph.privacy.consent import Consent
+from graph.reads.backlog import buffered_messages
 from graph.store import GraphStore
 from ingest.ingestor import Ingestor
 from ingest.replay import replay
@@ -29,7 +30,7 @@ async def window_buffered(
     """Replay buffered messages as the live bot would have closed them; windows due by `now` are stored."""
     buffered = [
         WindowMessage(m, u)
-        for m, u in await store.buffered_messages()
+        for m, u in await buffered_messages(store)
         if (guild_id is None or m.guild_id == guild_id) and consent.allowed(u.id)
     ]
     windows = list(replay(buffered, settings, until=now))

@@ -11,12 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from common.clock import now_utc
 from common.events import emit
 from common.settings import ExtractionSettings, WindowSettings
 from common.text import MENTION, keywords
-from graph import optout_guard
 from graph.models import Episode, EpisodeStatus, EpisodeWrite, Message, User
-from graph.store import GraphStore, now_utc
+from graph.privacy import optout_guard
+from graph.reads.backlog import episode_by_key, episode_messages, messages_before
+from graph.reads.facts import entities_by_names, facts_about, members_by_name, search_entities, users_by_id
+from graph.store import GraphStore
+from graph.writes.episodes import mark_episode, write_episode
 from ingest.embeddings import embed_facts
 from ingest.resolution import keyed_uuids, resolve
 from ingest.window_prompt import Extraction, PromptInput, RefTable, build_prompt
@@ -60,16 +64,16 @@ class WindowSteps:
     async def prepare(self, key: str) -> tuple[Episode, ClosedWindow] | EpisodeStatus:
         """A stored window as it is sent (a hidden member's mentions masked, the channel's earlier messages
         as context), or its status when there is nothing to send: done, sampled out, or emptied."""
-        episode = await self.store.episode(key)
+        episode = await episode_by_key(self.store, key)
         if episode is None or episode.status == EpisodeStatus.DONE:
             return EpisodeStatus.DONE
         if episode.status != EpisodeStatus.FAILED and self.rng() >= self.extraction.probability:
-            await self.store.mark_episode(key, EpisodeStatus.SKIPPED, "sampled out by EXTRACTION_PROBABILITY")
+            await mark_episode(self.store, key, EpisodeStatus.SKIPPED, "sampled out by EXTRACTION_PROBABILITY")
             emit("ingest", "extraction_skipped", key=key)
             return EpisodeStatus.SKIPPED
-        stored = [(without_hidden(m, self.hidden), u) for m, u in await self.store.episode_messages(key)]
+        stored = [(without_hidden(m, self.hidden), u) for m, u in await episode_messages(self.store, key)]
         if not stored:
-            await self.store.write_episode(EpisodeWrite(key=key, guild_id=episode.guild_id))
+            await write_episode(self.store, EpisodeWrite(key=key, guild_id=episode.guild_id))
             return EpisodeStatus.DONE
         window = ClosedWindow(
             channel_id=episode.channel_id,
@@ -77,8 +81,8 @@ class WindowSteps:
             messages=tuple(WindowMessage(m, u) for m, u in stored),
             context=tuple(
                 WindowMessage(m, u)
-                for m, u in await self.store.messages_before(
-                    episode.channel_id, episode.started_at, self.windows.context_messages
+                for m, u in await messages_before(
+                    self.store, episode.channel_id, episode.started_at, self.windows.context_messages
                 )
             ),
             reason="stored",
@@ -92,14 +96,16 @@ class WindowSteps:
         text = "\n".join(wm.message.content for wm in window.messages)
         authors = set(window.participant_ids)
         words = keywords(text, limit=200)
-        members = [u for u in await self.store.members_by_name(guild, words, limit=30) if u.id not in authors]
+        members = [u for u in await members_by_name(self.store, guild, words, limit=30) if u.id not in authors]
         mentioned = {m for m in MENTION.findall(text) if m not in authors} - {u.id for u in members}
         if mentioned:
-            members += [u for u in await self.store.users(sorted(mentioned), guild) if not u.is_bot]
-        known = {e.uuid: e for e in await self.store.search_entities(guild, text, limit=20)}
-        known.update({e.uuid: e for e in await self.store.entities_by_names(guild, words)})
+            members += [u for u in await users_by_id(self.store, sorted(mentioned), guild) if not u.is_bot]
+        known = {e.uuid: e for e in await search_entities(self.store, guild, text, limit=20)}
+        known.update({e.uuid: e for e in await entities_by_names(self.store, guild, words)})
         people = [*window.participant_ids, *(u.id for u in members)]
-        candidates = await self.store.facts_about(guild, user_ids=people, entity_uuids=list(known), now=window.ended_at, limit=80)
+        candidates = await facts_about(
+            self.store, guild, user_ids=people, entity_uuids=list(known), now=window.ended_at, limit=80
+        )
         return PromptInput(
             window=window,
             members=_distinct(members),
@@ -127,7 +133,7 @@ class WindowSteps:
             update={"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "people": tuple(sorted(people))}
         )
         write = await embed_facts(self.embed, write)
-        outcome = await self.store.write_episode(write)
+        outcome = await write_episode(self.store, write)
         emit(
             "ingest",
             "extraction_done",
@@ -149,7 +155,7 @@ class WindowSteps:
         reason = f"{error}: {why}"
         if attempts >= self.extraction.max_attempts:
             reason = f"failed for good after {attempts} attempts: {reason}"
-        await self.store.mark_episode(episode.key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=tokens)
+        await mark_episode(self.store, episode.key, EpisodeStatus.FAILED, reason[:500], attempt=True, tokens=tokens)
         emit("ingest", "extraction_failed", key=episode.key, guild_id=episode.guild_id, error=error, reason=why[:300])
         return EpisodeStatus.FAILED
 

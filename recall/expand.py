@@ -19,9 +19,10 @@ from dataclasses import replace
 from typing import Any
 
 from common.settings import RecallTuning
-from graph import context_reads
-from graph.context_reads import SecondRound
 from graph.models import MessageView
+from graph.reads import context as context_reads
+from graph.reads.context import SecondRound
+from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
@@ -66,7 +67,8 @@ async def with_evidence(
     # every fact of both rounds at once, so reporters who share a name are told apart wherever they come from
     # ("Alex (@alexk)", "Alex (@alexm)")
     *related, author_facts = await disambiguate(
-        [*gathered.related, *([matched] if matched else []), gathered.author_facts], lambda ids: store.users(ids, req.guild_id)
+        [*gathered.related, *([matched] if matched else []), gathered.author_facts],
+        lambda ids: users_by_id(store, ids, req.guild_id),
     )
     drawn = {f.uuid: f.sources for f in [*author_facts, *(f for source in related for f in source)] if f.sources}
     gathered = replace(gathered, related=related, author_facts=author_facts, drawn=drawn)

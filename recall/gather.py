@@ -15,8 +15,9 @@ from typing import Any
 
 from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
-from graph import context_reads
 from graph.models import Conversation, FactView, MessageView
+from graph.reads import context as context_reads
+from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from graph.unreachable import UNREACHABLE
 from recall.assemble import ContextRequest, Gathered, ReplyContext, assemble
@@ -216,7 +217,7 @@ async def gather(
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
     if unknown:
-        names.update({u.id: u.display_name for u in await store.users(unknown, req.guild_id)})
+        names.update({u.id: u.display_name for u in await users_by_id(store, unknown, req.guild_id)})
     summaries = list(talk.summaries)[-settings.channel_episodes :] if settings.channel_episodes > 0 else []
     return Gathered(
         author_id=req.author_id,

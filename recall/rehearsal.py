@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from common.settings import ContextSettings, RecallTuning
+from graph.reads.backlog import messages_before, some_channels
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import GraphUnavailable, build_context
@@ -34,8 +35,8 @@ async def rehearsal_requests(store: GraphStore, at: datetime) -> list[ContextReq
     """Requests as members would send them: the latest messages of up to CHANNELS channels (bounded reads: a
     few channels, then each one's last messages through its time index), each asked again at `at`."""
     requests: list[ContextRequest] = []
-    for guild_id, channel_id in await store.some_channels(CHANNELS):
-        for message, author in await store.messages_before(channel_id, at, PER_CHANNEL):
+    for guild_id, channel_id in await some_channels(store, CHANNELS):
+        for message, author in await messages_before(store, channel_id, at, PER_CHANNEL):
             if message.content.strip() and not author.is_bot:
                 requests.append(
                     ContextRequest(

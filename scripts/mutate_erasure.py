@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MACHINE = "tests/graph/test_erasure_model.py"
+MACHINE = "tests/graph/privacy/test_erasure_model.py"
 
 
 @dataclass(frozen=True)
@@ -39,27 +39,27 @@ class Mutant:
 MUTANTS = (
     Mutant(
         "M1",
-        "graph/forget.py: summaries no longer redacted (in the transaction, nor by the audit's fallback)",
+        "graph/privacy/deletion.py: summaries no longer redacted (in the transaction, nor by the audit's fallback)",
         (
             (
-                "graph/forget.py",
+                "graph/privacy/deletion.py",
                 'rows["Episode"] = [{"key": k, "props": p} for k, p in by_episode.items()]',
                 'rows["Episode"] = []',
             ),
-            ("graph/forget.py", '"Episode": ("summary", "error"), ', ""),
+            ("graph/privacy/audit.py", '"Episode": ("summary", "error"), ', ""),
         ),
     ),
     Mutant(
         "M2",
-        "graph/name_scope.py: a member's names matched in every guild",
-        (("graph/name_scope.py", 'return self.guilds.get(guild_id or "", ())', "return tuple(self.every_name())"),),
+        "graph/privacy/name_scope.py: a member's names matched in every guild",
+        (("graph/privacy/name_scope.py", 'return self.guilds.get(guild_id or "", ())', "return tuple(self.every_name())"),),
     ),
     Mutant(
         "M3",
-        "graph/forget.py: messages deleted without clearing reply pointers",
+        "graph/privacy/deletion.py: messages deleted without clearing reply pointers",
         (
             (
-                "graph/forget.py",
+                "graph/privacy/deletion.py",
                 'report.deleted["Message"] = (await delete_messages(tx, ids)).messages',
                 'report.deleted["Message"] = int((await f.run("store/forget_messages", ids=ids))[0]["messages"]) if ids else 0',
             ),
@@ -67,8 +67,14 @@ MUTANTS = (
     ),
     Mutant(
         "M4",
-        "graph/optout_guard.py: the opt-out guard skipped (an opted-out member's messages stored)",
-        (("graph/optout_guard.py", "    keys = {consent_key(i): i for i in set(user_ids) if i}\n", "    return set()\n"),),
+        "graph/privacy/optout_guard.py: the opt-out guard skipped (an opted-out member's messages stored)",
+        (
+            (
+                "graph/privacy/optout_guard.py",
+                "    keys = {consent_key(i): i for i in set(user_ids) if i}\n",
+                "    return set()\n",
+            ),
+        ),
     ),
     Mutant(
         "M5",
@@ -83,10 +89,10 @@ MUTANTS = (
     ),
     Mutant(
         "M6",
-        "graph/export.py: other members shown by id rather than display name",
+        "graph/privacy/export.py: other members shown by id rather than display name",
         (
             (
-                "graph/export.py",
+                "graph/privacy/export.py",
                 "return YOU if user_id == self.user_id else self.names.get((guild_id, user_id), NOT_STORED)",
                 "return YOU if user_id == self.user_id else user_id",
             ),
@@ -94,20 +100,20 @@ MUTANTS = (
     ),
     Mutant(
         "M7",
-        "graph/name_scope.py: a name another member of the guild carries is matched anyway",
-        (("graph/name_scope.py", "    return {fold(n) for n in names if n.lower() in found}", "    return set()"),),
+        "graph/privacy/name_scope.py: a name another member of the guild carries is matched anyway",
+        (("graph/privacy/name_scope.py", "    return {fold(n) for n in names if n.lower() in found}", "    return set()"),),
     ),
     Mutant(
         "M8",
-        "graph/forget.py: a moderator's forget redacts the texts of every guild",
-        (("graph/forget.py", 'return [r for r in rows if self.guild_id in (None, r["guild_id"])]', "return rows"),),
+        "graph/privacy/deletion.py: a moderator's forget redacts the texts of every guild",
+        (("graph/privacy/deletion.py", 'return [r for r in rows if self.guild_id in (None, r["guild_id"])]', "return rows"),),
     ),
     Mutant(
         "M9",
-        "graph/forget.py: the in-transaction redaction of summaries skipped (the audit's fallback left in place)",
+        "graph/privacy/deletion.py: the in-transaction redaction of summaries skipped (the audit's fallback left in place)",
         (
             (
-                "graph/forget.py",
+                "graph/privacy/deletion.py",
                 'rows["Episode"] = [{"key": k, "props": p} for k, p in by_episode.items()]',
                 'rows["Episode"] = []',
             ),
@@ -156,7 +162,7 @@ def apply(tree: Path, mutant: Mutant) -> None:
 def imported_from(tree: Path, env: dict[str, str]) -> str:
     """Where the copy's `graph` package is imported from when its tests run (it must be the copy)."""
     found = subprocess.run(
-        [sys.executable, "-c", "import graph.forget, common.text; print(graph.forget.__file__)"],
+        [sys.executable, "-c", "import graph.privacy.deletion, common.text; print(graph.privacy.deletion.__file__)"],
         cwd=tree, env=env, check=True, capture_output=True, text=True,
     )  # fmt: skip
     return found.stdout.strip()

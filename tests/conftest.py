@@ -17,6 +17,7 @@ import pytest
 
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.engines.neo4j import Neo4jEngine
+from graph.schema import setup_schema
 from graph.store import GraphStore
 from tests.support.fresh_store import fresh_arcadedb_store
 from tests.support.ports import docker_missing, free_port
@@ -77,6 +78,8 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[GraphStore]:
         driver = neo.driver()
         await driver.execute_query("MATCH (n) DETACH DELETE n", database_=neo.database)
         graph = GraphStore(driver, neo)
-        await graph.setup_schema()
+        await setup_schema(
+            graph,
+        )
         yield graph
         await driver.close()

@@ -1,6 +1,7 @@
 """The floors point down: read every module's imports (with `ast`) and fail on an import cycle, on a
 lower floor importing a higher one, on the pure core importing an adapter, or on test code shipped in a
-runtime package."""
+runtime package. The graph keeps one way in: a store that only opens and closes, rooms of at most a dozen
+modules, no runner outside graph/, no private name taken from another module, no Cypher row of positions."""
 
 from __future__ import annotations
 
@@ -38,31 +39,31 @@ ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcaded
 # format, an outside limit, or the bound of an operation that is not a reply's recall.
 TUNED = ("graph", "recall")
 TRUE_CONSTANTS = {
-    "graph.store.SCHEMA_VERSION": "the graph's format version",
-    "graph.store.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
-    "graph.store.MESSAGES_BEFORE_SPANS": "the widening steps of the extraction prompt's earlier-messages read",
+    "graph.schema.SCHEMA_VERSION": "the graph's format version",
+    "graph.privacy.consent.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
+    "graph.reads.backlog.MESSAGES_BEFORE_SPANS": "the widening steps of the extraction prompt's earlier-messages read",
     "graph.keys._OFFSET": "the digits of the time keys' encoding",
     "graph.engines.neo4j.MAX_VECTOR_DIMENSIONS": "Neo4j 5's vector index limit",
     "graph.engines.arcadedb_aot.MIN_JAVA": "the JDK that records the AOT cache's profiles",
     "graph.engines.arcadedb_child.REGEX_TIMEOUT_MS": "the engine's guard against a runaway regex",
     "graph.engines.arcadedb_purge.REBUILD_TIMEOUT_S": "how long an index rebuild of the purge may take",
-    "graph.retention.BATCH": "records per retention transaction",
+    "graph.privacy.retention.BATCH": "records per retention transaction",
     "graph.scope.BACKFILL_BATCH": "facts per transaction of the audience backfill at start",
-    "graph.forget.NAMED_LIMIT": "full-text hits read per forget-me",
-    "graph.user_cap.OVERLAP": "the clock overlap of the per-member cap's passes",
+    "graph.privacy.deletion.NAMED_LIMIT": "full-text hits read per forget-me",
+    "graph.writes.user_cap.OVERLAP": "the clock overlap of the per-member cap's passes",
     "recall.assemble.MAX_NAME_CHARS": "the longest name a line shows",
     "recall.assemble.MAX_MESSAGE_CHARS": "the longest text a line shows",
     "recall.when.SLACK": "the day either side of a named day: time zones",
     "recall.rehearsal.CHANNELS": "the start-up rehearsal's channels",
     "recall.rehearsal.PER_CHANNEL": "the start-up rehearsal's messages per channel",
     "graph.session.CONFLICT_PATIENCE": "how long a unit of work that keeps losing write conflicts is replayed",
-    "graph.topics.HALF_LIFE": "who-knows ranking rule: what was said this long ago counts half",
-    "graph.topics.FACT_WEIGHT": "who-knows ranking rule: a reported fact counts as three messages",
-    "graph.topics.MESSAGE_WEIGHT": "who-knows ranking rule: a message counts once",
-    "graph.topics.HITS": "full-text hits read per index by who-knows",
-    "graph.topics.TIMELINE_FACTS": "facts a timeline shows at most",
+    "graph.reads.topics.HALF_LIFE": "who-knows ranking rule: what was said this long ago counts half",
+    "graph.reads.topics.FACT_WEIGHT": "who-knows ranking rule: a reported fact counts as three messages",
+    "graph.reads.topics.MESSAGE_WEIGHT": "who-knows ranking rule: a message counts once",
+    "graph.reads.topics.HITS": "full-text hits read per index by who-knows",
+    "graph.reads.topics.TIMELINE_FACTS": "facts a timeline shows at most",
     "recall.sources.WORDS": "content words of a text compared when citing: more than any fact or quote holds",
-    "graph.operator_queries.MAX_STRING_CHARS": "an operator query's text parameter: far longer than any id, name or word",
+    "graph.reads.operator.MAX_STRING_CHARS": "an operator query's text parameter: far longer than any id, name or word",
 }
 _UPPER = re.compile(r"_?[A-Z][A-Z0-9_]*")
 
@@ -266,3 +267,90 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
     assert tops == {"common", "graph", "llm", "ingest", "recall", "bot", "grapevine", "queries"}
     assert not [n for n in names if "scripted" in n or "doubles" in n or "/bench/" in n or n.startswith(("tests/", "bench/"))]
     assert "queries/store/record_messages.cypher" in names
+
+
+# --- the graph's rooms and its one way in --------------------------------------------------------------
+STORE_LINES = 150  # graph/store.py opens and closes; what it reads and writes lives in graph/'s rooms
+ROOM_MODULES = 12  # modules a folder of graph/ holds at most, its __init__ counted
+OUTSIDE_GRAPH = (*(p for p in RUNTIME if p != "graph"), "bench")  # tests may fake the engine at the runner
+# A private name one module takes from another; a package's own private submodules are its own.
+PRIVATE_ALLOWED: dict[tuple[str, str, str], str] = {}
+# A Cypher list literal built per row: `RETURN [a, b]` in a subquery, or `| [a, b]` in a comprehension.
+_POSITIONAL = re.compile(r"RETURN\s+\[|\|\s*\[")
+# Rows operators read as they are (the Browser, MCP's run_query): their shape is what those tools print.
+POSITIONAL_ALLOWED = {"queries/operator/topic_timeline.cypher": "pairs and reporter lists an operator's tools show as they are"}
+
+
+def test_the_store_only_opens_and_closes() -> None:
+    assert len((REPO / "graph" / "store.py").read_text(encoding="utf-8").splitlines()) <= STORE_LINES
+
+
+def test_no_folder_of_graph_holds_more_than_a_room() -> None:
+    folders = [REPO / "graph", *(p for p in (REPO / "graph").iterdir() if p.is_dir() and p.name != "__pycache__")]
+    crowded = {f.name: n for f in folders if (n := len(list(f.glob("*.py")))) > ROOM_MODULES}
+    assert crowded == {}
+
+
+def runner_uses(source: str) -> list[int]:
+    """Lines that reach for a runner: an attribute `.runner` read anywhere."""
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Attribute) and n.attr == "runner"]
+
+
+def test_nothing_outside_graph_touches_a_runner() -> None:
+    found = [
+        f"{name}:{line}"
+        for name, path in modules(OUTSIDE_GRAPH).items()
+        for line in runner_uses(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def private_imports(name: str, source: str) -> list[tuple[str, str]]:
+    """(module, name) of each `from module import _name` that reaches into another module: a package importing
+    its own private submodule (`from bot.memory import _cog` inside bot.memory) is not one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                inside = name.startswith(node.module + ".") and (node.module + "." + alias.name) in modules()
+                if private and not inside:
+                    found.append((node.module, alias.name))
+    return found
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    found = {
+        (name, module, private)
+        for name, path in modules((*RUNTIME, "bench")).items()
+        for module, private in private_imports(name, path.read_text(encoding="utf-8"))
+    }
+    assert sorted(found - PRIVATE_ALLOWED.keys()) == []
+
+
+def cypher_code(text: str) -> str:
+    """A .cypher file without its comments (// to the line's end, outside strings is all this project writes)."""
+    return "\n".join(line.split("//")[0] for line in text.splitlines())
+
+
+def test_no_cypher_file_returns_a_positional_list() -> None:
+    """Every statement returns named fields, and maps rather than lists of values inside them."""
+    found = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "queries").rglob("*.cypher"))
+        if _POSITIONAL.search(cypher_code(path.read_text(encoding="utf-8")))
+    ]
+    assert sorted(set(found) - POSITIONAL_ALLOWED.keys()) == []
+    assert sorted(POSITIONAL_ALLOWED.keys() - set(found)) == []  # an allowance for a file changed since goes too
+
+
+def test_the_room_checks_catch_a_violation() -> None:
+    assert runner_uses("async def f(store):\n    return await store.runner.read('x')\n") == [2]
+    assert private_imports("bot.upkeep", "from bot.memory import _unfinished\nfrom x.y import _z\n") == [
+        ("bot.memory", "_unfinished"),
+        ("x.y", "_z"),
+    ]
+    assert private_imports("bot.memory._cog", "from bot.memory import _cog\n") == []
+    assert _POSITIONAL.search(cypher_code("RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [s.id, s.name] } AS about"))
+    assert _POSITIONAL.search("RETURN [(f)-[:FROM]->(m) | [m.id, m.channel_id]] AS shown")
+    assert not _POSITIONAL.search(cypher_code("RETURN {id: s.id} AS about // RETURN [a, b]"))

@@ -123,7 +123,7 @@ def _run(command: Command, clone: Path, env: dict[str, str]) -> str | None:
     if any(a.endswith("scripts/test") for a in argv):
         return "CI's own command, which runs this test"
     if argv[0] == "docker":
-        return "compose needs a Docker engine and builds images (tests/operator/test_compose.py reads the file)"
+        return "compose needs a Docker engine and builds images (tests/cli/test_compose.py reads the file)"
     sub = _grapevine_command(argv)
     if sub == "run":
         quiet = {k: v for k, v in env.items() if not k.startswith("DISCORD_")}

@@ -9,7 +9,7 @@ from typing import Any
 from bot.memory._parse import parse as parse_command
 from bot.memory._topics import TopicCommand, as_of, parse
 from common.links import JUMP_URL, jump_url, sources_line
-from graph.topics import rank_knowers, topic_query
+from graph.reads.topics import rank_knowers, topic_query
 from recall.sources import cited
 
 G, C, M = "100000000000000001", "110000000000000001", "500000000000000002"

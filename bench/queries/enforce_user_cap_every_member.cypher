@@ -1,5 +1,5 @@
 // Bench only (bench/bounded_reads.py): the per-member fact cap read the unbounded way, reading every
-// member's active facts, kept to compare its cost with graph/user_cap.py's.
+// member's active facts, kept to compare its cost with graph/writes/user_cap.py's.
 MATCH (u:User)<-[:ABOUT]-(f:Fact)
 WHERE f.expired_at IS NULL AND f.invalid_at IS NULL
 WITH u, f.guild_id AS guild_id, f

@@ -1,4 +1,4 @@
-"""Deletes and edits from Discord, applied to the memory (graph/erasure.py) in the order they came; while the
+"""Deletes and edits from Discord, applied to the memory (graph/privacy/erasure.py) in the order they came; while the
 graph cannot take them they wait on disk (`_pending.py`) and are applied when it answers again."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from bot.listening._pending import FILE_NAME, PendingChanges
 from bot.services import Services
 from common.events import emit
-from graph.erasure import erase_channel
+from graph.privacy.erasure import erase_channel
 from graph.unreachable import UNREACHABLE
 
 

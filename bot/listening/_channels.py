@@ -11,6 +11,7 @@ from bot.services import Services
 from common.events import emit
 from graph.channels import Visibility, set_visibility
 from graph.models import Channel, Guild
+from graph.writes.discord_records import upsert_channel, upsert_guild
 
 
 def visibility_of(channel: object) -> Visibility:
@@ -54,8 +55,8 @@ class ChannelWatch:
         if isinstance(channel, discord.CategoryChannel):
             return
         store = self.services.store
-        await store.upsert_guild(Guild(id=str(channel.guild.id), name=channel.guild.name))
-        await store.upsert_channel(channel_record(channel))
+        await upsert_guild(store, Guild(id=str(channel.guild.id), name=channel.guild.name))
+        await upsert_channel(store, channel_record(channel))
         await self.remember(str(channel.guild.id), str(channel.id), visibility_of(channel))
 
     async def refresh_guild(self, guild: discord.Guild) -> int:

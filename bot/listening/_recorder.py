@@ -8,6 +8,8 @@ from bot.convert import STORED_TYPES, Place, place_of, to_message, to_user
 from bot.listening._channels import ChannelWatch, visibility_of
 from bot.services import Services
 from common.events import emit
+from graph.reads.facts import users_by_id
+from graph.writes.discord_records import upsert_channel, upsert_guild
 
 
 class Recorder:
@@ -22,15 +24,15 @@ class Recorder:
         if key in self._known:
             return
         store = self.services.store
-        await store.upsert_guild(place.guild)
-        await store.upsert_channel(place.channel)
+        await upsert_guild(store, place.guild)
+        await upsert_channel(store, place.channel)
         if visibility in ("public", "restricted"):
             await self.channels.remember(place.guild.id, place.channel.id, "public" if visibility == "public" else "restricted")
         self._known.add(key)
 
     async def _stored(self, user_id: str) -> bool:
         try:
-            return bool(await self.services.store.users([user_id]))
+            return bool(await users_by_id(self.services.store, [user_id]))
         except Exception:  # noqa: BLE001 - the graph is down: a command is not conversation, it need not be kept
             return False
 

@@ -26,6 +26,7 @@ from bot.sources import can_open
 from common.events import emit
 from common.ids import MENTION
 from graph.models import User
+from graph.reads.facts import users_by_id
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -230,7 +231,7 @@ class Memory(commands.Cog):
     async def _mentioned(self, text: str) -> tuple[str, list[User]]:
         """Users a slash command's text mentions as <@id>, and the text with @names instead."""
         ids = list(dict.fromkeys(MENTION.findall(text)))
-        users = {u.id: u for u in await self.services.store.users(ids)} if ids else {}
+        users = {u.id: u for u in await users_by_id(self.services.store, ids)} if ids else {}
         for i in ids:
             found = self.bot.get_user(int(i))
             if found is not None:

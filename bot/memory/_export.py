@@ -1,6 +1,6 @@
 """`/memory export`: a member's data access request, answered in their DMs only.
 
-Everything stored about and from them (graph/export.py) goes as JSON files, one a message, each at most
+Everything stored about and from them (graph/privacy/export.py) goes as JSON files, one a message, each at most
 PAGE_BYTES: Discord refuses an upload over its size limit (10 MiB without boosts), so a large member's
 facts, messages and summaries are paged over several files, each a whole JSON document that names its
 part. The file never goes to a channel; if their DMs are closed they are told so in one line, and the
@@ -19,7 +19,7 @@ import discord
 
 from bot.services import Services
 from common.events import emit
-from graph.export import export_member
+from graph.privacy.export import export_member
 
 PAGE_BYTES = 8 * 1024 * 1024  # each file; under discord.py's DEFAULT_FILE_SIZE_LIMIT_BYTES (10 MiB)
 SECTIONS = ("facts", "messages", "summaries", "facts_naming_them", "summaries_naming_them")
@@ -88,7 +88,7 @@ def file_name(part: int, parts: int) -> str:
 
 async def deliver(services: Services, user: discord.User | discord.Member, max_bytes: int = PAGE_BYTES) -> str:
     """Gather the member's export and DM it, one file a message; returns the one line to answer with."""
-    data = await export_member(services.store.runner, str(user.id))
+    data = await export_member(services.store, str(user.id))
     if data is None:
         emit("bot", "memory_export", user_id=str(user.id), files=0)
         return NOTHING

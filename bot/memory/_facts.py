@@ -18,6 +18,10 @@ from common.events import emit
 from common.links import jump_url
 from common.text import keywords
 from graph.models import FactView, FactWrite, NodeRef, Report, User
+from graph.privacy.erasure import delete_facts, forgettable_facts
+from graph.reads.facts import entities_by_names, facts_about, members_by_name
+from graph.writes.discord_records import upsert_users
+from graph.writes.episodes import write_command_facts
 from recall.assemble import day
 from recall.gather import name_candidates
 from recall.names import label
@@ -61,7 +65,7 @@ def _names(subjects: list[Subject]) -> str:
 
 async def named_members(services: Services, scope: str, text: str) -> list[User]:
     names = list(dict.fromkeys([*keywords(text, 60), *name_candidates(text)]))
-    return [u for u in await services.store.members_by_name(scope, names) if not u.is_bot]
+    return [u for u in await members_by_name(services.store, scope, names) if not u.is_bot]
 
 
 async def resolve_subjects(
@@ -75,7 +79,7 @@ async def resolve_subjects(
         return [me], others
     if people:
         return people, []
-    entities = await services.store.entities_by_names(speaker.scope, name_candidates(text))
+    entities = await entities_by_names(services.store, speaker.scope, name_candidates(text))
     if entities:
         return [Subject(NodeRef(kind="entity", id=e.uuid), e.name) for e in entities[:3]], []
     return [me], []
@@ -97,7 +101,7 @@ async def remember(services: Services, speaker: Speaker, text: str, mentioned: l
     if blocked:
         return f"{_names(blocked)} opted out of memory, so I won't keep that."
     users = {u.id: u for u in [speaker.author, *(s.user for s in [*about, *mentions] if s.user)]}
-    await services.store.upsert_users(list(users.values()), speaker.scope)
+    await upsert_users(services.store, list(users.values()), speaker.scope)
     fact = FactWrite(
         uuid=uuid.uuid4().hex,
         text=text,
@@ -111,7 +115,7 @@ async def remember(services: Services, speaker: Speaker, text: str, mentioned: l
         channel_id=speaker.channel_id,
         source="command",
     )
-    await services.store.write_command_facts(speaker.scope, [fact])
+    await write_command_facts(services.store, speaker.scope, [fact])
     emit(
         "bot",
         "fact_remembered",
@@ -133,12 +137,12 @@ async def forget(services: Services, speaker: Speaker, what: str) -> str:
     words = keywords(what)
     if not words:
         return "Tell me what to forget, e.g. `forget that I live in Berlin`."
-    rows = await services.store.forgettable_facts(speaker.scope, speaker.author.id, speaker.channel_id or "")
+    rows = await forgettable_facts(services.store, speaker.scope, speaker.author.id, speaker.channel_id or "")
     hits = [r for r in rows if matches(words, r["text"])]
     if not hits:
         return f"I found nothing about you or from you matching “{what}”, so there was nothing to forget."
     touched = sorted({e for r in hits for e in r["entities"]})
-    count = await services.store.delete_facts(speaker.scope, [r["uuid"] for r in hits], touched)
+    count = await delete_facts(services.store, speaker.scope, [r["uuid"] for r in hits], touched)
     emit("bot", "facts_forgotten", guild_id=speaker.scope, facts=count)
     shown = [r for r in hits if r["shown"]][:MAX_LISTED]  # a fact told where this channel cannot see is not read out
     lines = [f"• {r['text']}" for r in shown] + ([f"…and {len(hits) - len(shown)} more."] if len(hits) > len(shown) else [])
@@ -160,7 +164,7 @@ async def find_subjects(services: Services, speaker: Speaker, who: str, mentione
         if len(exact) > 1:
             return [Subject(NodeRef(kind="user", id=u.id), label(u), u) for u in exact]
         return [person((exact or members)[0])]
-    entities = await services.store.entities_by_names(speaker.scope, name_candidates(who))
+    entities = await entities_by_names(services.store, speaker.scope, name_candidates(who))
     return [Subject(NodeRef(kind="entity", id=entities[0].uuid), entities[0].name)] if entities else []
 
 
@@ -173,8 +177,13 @@ def _fact_line(fact: FactView, speaker: Speaker) -> str:
 
 async def describe(services: Services, speaker: Speaker, subject: Subject) -> str:
     users, entities = ([subject.ref.id], []) if subject.ref.kind == "user" else ([], [subject.ref.id])
-    facts = await services.store.facts_about(
-        speaker.scope, user_ids=users, entity_uuids=entities, limit=MAX_LISTED, channel_id=speaker.channel_id or ""
+    facts = await facts_about(
+        services.store,
+        speaker.scope,
+        user_ids=users,
+        entity_uuids=entities,
+        limit=MAX_LISTED,
+        channel_id=speaker.channel_id or "",
     )
     name = "you" if subject.ref.id == speaker.author.id else subject.name
     if not facts:

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import discord
 
-from bot.memory import _unfinished
+from bot.memory import unfinished_forgets
 from bot.services import Services
 from common.events import emit
-from graph.forget import ForgetReport
+from graph.privacy.deletion import ForgetReport
 
 PROMPT = (
     "This deletes everything I remember about you and everything you said, in every server and in our DMs, "
@@ -29,11 +29,11 @@ FILES_LATER = "Leftover copies in my database files are wiped at my next mainten
 
 
 async def forget_everything(services: Services, user_id: str, known_names: Sequence[str] = ()) -> ForgetReport:
-    """Record the request durably (bot/memory/_unfinished.py), opt out first (nothing new gets stored
+    """Record the request durably (bot/memory/unfinished_forgets.py), opt out first (nothing new gets stored
     meanwhile), drop buffered messages, then delete while no extraction runs (one already reading their
     messages writes first, then goes with the rest). Raises when the graph failed: upkeep finishes it."""
-    request = _unfinished.Request(user_id, None, tuple(n for n in known_names if n))
-    report = await _unfinished.forget(services, request)
+    request = unfinished_forgets.Request(user_id, None, tuple(n for n in known_names if n))
+    report = await unfinished_forgets.forget(services, request)
     emit(
         "bot",
         "forget_me",
@@ -72,7 +72,7 @@ def describe_report(report: ForgetReport) -> str:
     if not report.clean:
         text += " " + STILL_FINISHING
     elif not report.files_purged and (any(report.deleted.values()) or report.redacted):
-        text += " " + FILES_LATER  # graph/purge.py: the bound is the upkeep interval
+        text += " " + FILES_LATER  # graph/privacy/purge.py: the bound is the upkeep interval
     return text
 
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.memory import _unfinished
+from bot.memory import unfinished_forgets
 from bot.memory._forget_me import STILL_FINISHING, ConfirmForget, deleted_anything, describe_counts
 from bot.services import Services
 from common import ids
 from common.events import emit
-from graph.forget import ForgetReport
+from graph.privacy.deletion import ForgetReport
 
 ASK = (
     "This deletes everything I remember from and about {who} in this server: what they said here, facts about "
@@ -100,9 +100,9 @@ def who(user: discord.abc.User | None, user_id: str) -> str:
 
 async def forget_member(services: Services, guild_id: str, user_id: str, names: Sequence[str], moderator_id: str) -> ForgetReport:
     """Forget `user_id` in this guild (recorded first, finished by upkeep if not clean), and log who did it."""
-    request = _unfinished.Request(user_id, guild_id, tuple(n for n in names if n))
+    request = unfinished_forgets.Request(user_id, guild_id, tuple(n for n in names if n))
     try:
-        report = await _unfinished.forget(services, request)
+        report = await unfinished_forgets.forget(services, request)
     except Exception as exc:
         emit("bot", "moderator_forget_failed", level=logging.ERROR, guild_id=guild_id, member_id=user_id,
              moderator_id=moderator_id, error=type(exc).__name__)  # fmt: skip

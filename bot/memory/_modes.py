@@ -12,7 +12,7 @@ import discord
 from bot.services import Services
 from common.events import emit
 from graph import channels
-from graph.erasure import erase_channel
+from graph.privacy.erasure import erase_channel
 
 RECENT_DAYS = 7  # the listing counts each channel's messages of these days (index ranges), not its whole history
 MEANING = {

@@ -8,25 +8,25 @@ from typing import Literal
 
 Kind = Literal["remember", "forget", "forget_me", "forget_member", "about", "opt_out", "opt_in", "status", "mode", "export"]
 
-_PLEASE = r"(?:(?:hey|ok|okay|please|pls)[,\s]+)*"
+PLEASE = r"(?:(?:hey|ok|okay|please|pls)[,\s]+)*"
 _END = r"(?:[,\s]+(?:please|pls|thanks|thank you))?[\s.!]*"
 _PATTERNS: list[tuple[Kind, re.Pattern[str]]] = [
     (
         "forget_member",  # a moderator acting on a deletion request: by mention, or by id (also one who left)
-        re.compile(rf"^{_PLEASE}(?:memory\s+)?forget\s+(?:member|user)\s+(?P<arg>(?:<@|@\S|\d).*?){_END}$", re.I),
+        re.compile(rf"^{PLEASE}(?:memory\s+)?forget\s+(?:member|user)\s+(?P<arg>(?:<@|@\S|\d).*?){_END}$", re.I),
     ),
-    ("export", re.compile(rf"^{_PLEASE}(?:memory\s+export|export\s+(?:my\s+)?(?:data|memory)){_END}$", re.I)),
+    ("export", re.compile(rf"^{PLEASE}(?:memory\s+export|export\s+(?:my\s+)?(?:data|memory)){_END}$", re.I)),
     (
         "forget_me",
-        re.compile(rf"^{_PLEASE}forget\s+(?:about\s+)?(?:me|everything\s+(?:about|of)\s+me|all\s+about\s+me){_END}$", re.I),
+        re.compile(rf"^{PLEASE}forget\s+(?:about\s+)?(?:me|everything\s+(?:about|of)\s+me|all\s+about\s+me){_END}$", re.I),
     ),
-    ("opt_out", re.compile(rf"^{_PLEASE}(?:memory\s+)?opt[\s-]?out{_END}$", re.I)),
-    ("opt_in", re.compile(rf"^{_PLEASE}(?:memory\s+)?opt[\s-]?in{_END}$", re.I)),
-    ("status", re.compile(rf"^{_PLEASE}memory\s+status{_END}$", re.I)),
-    ("mode", re.compile(rf"^{_PLEASE}memory\s+(?:here|mode)\s*[:=]?\s*(?P<arg>off|private|shared){_END}$", re.I)),
-    ("about", re.compile(rf"^{_PLEASE}what\s+do\s+you\s+(?:know|remember)\s+about\s+(?P<arg>.+?)[\s?.!]*$", re.I | re.S)),
-    ("remember", re.compile(rf"^{_PLEASE}remember(?:\s+that\b|\s*:|\s)\s*(?P<arg>.+?)[\s.!]*$", re.I | re.S)),
-    ("forget", re.compile(rf"^{_PLEASE}forget(?:\s+that\b|\s+about\b|\s*:|\s)\s*(?P<arg>.+?)[\s.!]*$", re.I | re.S)),
+    ("opt_out", re.compile(rf"^{PLEASE}(?:memory\s+)?opt[\s-]?out{_END}$", re.I)),
+    ("opt_in", re.compile(rf"^{PLEASE}(?:memory\s+)?opt[\s-]?in{_END}$", re.I)),
+    ("status", re.compile(rf"^{PLEASE}memory\s+status{_END}$", re.I)),
+    ("mode", re.compile(rf"^{PLEASE}memory\s+(?:here|mode)\s*[:=]?\s*(?P<arg>off|private|shared){_END}$", re.I)),
+    ("about", re.compile(rf"^{PLEASE}what\s+do\s+you\s+(?:know|remember)\s+about\s+(?P<arg>.+?)[\s?.!]*$", re.I | re.S)),
+    ("remember", re.compile(rf"^{PLEASE}remember(?:\s+that\b|\s*:|\s)\s*(?P<arg>.+?)[\s.!]*$", re.I | re.S)),
+    ("forget", re.compile(rf"^{PLEASE}forget(?:\s+that\b|\s+about\b|\s*:|\s)\s*(?P<arg>.+?)[\s.!]*$", re.I | re.S)),
 ]
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from bot.memory import _unfinished as unfinished_forgets
+from bot.memory import unfinished_forgets
 from bot.services import Services
 from common.events import emit
 from graph.models import Episode, EpisodeStatus
-from graph.retention import retention_text
+from graph.privacy.forget import drop_command_trace
+from graph.privacy.retention import retention_text
+from graph.reads.activity import recent_activity
+from graph.reads.backlog import episodes_by_status
 from llm.cost import cost, cost_text
 
 OPTED_OUT = (
@@ -24,7 +27,7 @@ async def opt_out(services: Services, user_id: str, message_id: str | None = Non
     """Opt out; the command's own message is not kept, nor anything of a member it was all we had of."""
     await services.consent.opt_out(user_id)
     dropped = services.live.drop_user(user_id)
-    forgotten = await services.store.drop_command_trace(user_id, message_id)
+    forgotten = await drop_command_trace(services.store, user_id, message_id)
     emit("bot", "opted_out", dropped_buffered=dropped, forgotten=forgotten)
     return OPTED_OUT
 
@@ -38,9 +41,9 @@ async def opt_in(services: Services, user_id: str) -> str:
 async def status(services: Services, guild_id: str) -> str:
     """This guild's facts and episodes; the process-wide windows and LLM use of today."""
     store = services.store
-    pending = await store.episodes([EpisodeStatus.PENDING], guild_id=guild_id)
-    failed = await store.episodes([EpisodeStatus.FAILED], guild_id=guild_id)
-    recent = await store.recent_activity(guild_id, ACTIVITY_DAYS)
+    pending = await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=guild_id)
+    failed = await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=guild_id)
+    recent = await recent_activity(store, guild_id, ACTIVITY_DAYS)
     for_good = sum(1 for e in failed if e.attempts >= services.settings.extraction.max_attempts)
     live = services.live.stats()
     today = services.meter.today()

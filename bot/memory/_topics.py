@@ -1,5 +1,5 @@
 """Topics: "who knows about X?" and "what happened with X?" (a topic's timeline), said to the bot or as
-`/memory who-knows` and `/memory timeline`. Both read only what the asking channel may recall (graph/topics.py),
+`/memory who-knows` and `/memory timeline`. Both read only what the asking channel may recall (graph/reads/topics.py),
 link each answer to messages the asker can open, and ping no one (names are plain text, mentions are off)."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from bot.memory._facts import Speaker, Subject, find_subjects
-from bot.memory._parse import _PLEASE
+from bot.memory._parse import PLEASE
 from bot.services import Services
 from common import bounds
 from common.links import jump_url
 from common.text import keywords, name_key
-from graph import topics
 from graph.models import NodeRef, User
+from graph.reads import topics
+from graph.reads.facts import entities_by_names
 from recall.assemble import day
 from recall.gather import name_candidates
 
@@ -28,7 +29,7 @@ _PATTERNS: list[tuple[Literal["who_knows", "timeline"], re.Pattern[str]]] = [
     (
         "who_knows",
         re.compile(
-            rf"^{_PLEASE}who(?:\s+here|\s+of\s+you)?\s+(?:knows|knows\s+anything|can\s+help(?:\s+me)?)\s+(?:about|with|on)\s+"
+            rf"^{PLEASE}who(?:\s+here|\s+of\s+you)?\s+(?:knows|knows\s+anything|can\s+help(?:\s+me)?)\s+(?:about|with|on)\s+"
             r"(?P<arg>.+?)[\s?.!]*$",
             re.I | re.S,
         ),
@@ -36,7 +37,7 @@ _PATTERNS: list[tuple[Literal["who_knows", "timeline"], re.Pattern[str]]] = [
     (
         "timeline",
         re.compile(
-            rf"^{_PLEASE}(?:what(?:'s|\s+has)?\s+happened\s+(?:with|to|about)|(?:show\s+(?:me\s+)?)?(?:the\s+)?timeline\s+(?:of|for)"
+            rf"^{PLEASE}(?:what(?:'s|\s+has)?\s+happened\s+(?:with|to|about)|(?:show\s+(?:me\s+)?)?(?:the\s+)?timeline\s+(?:of|for)"
             rf"|(?:memory\s+)?timeline)\s+(?P<arg>.+?){_TAIL}",
             re.I | re.S,
         ),
@@ -116,7 +117,7 @@ async def subject_of(services: Services, speaker: Speaker, topic: str, mentioned
     first, else its longest), else a member by name."""
     if mentioned or topic.strip().casefold() in ("me", "myself", "@me"):
         return (await find_subjects(services, speaker, topic, mentioned))[0]
-    entities = await services.store.entities_by_names(speaker.scope, name_candidates(topic))
+    entities = await entities_by_names(services.store, speaker.scope, name_candidates(topic))
     wanted = name_key(topic)
     exact = [e for e in entities if name_key(e.name) == wanted]
     members = [s for s in await find_subjects(services, speaker, topic, []) if s.ref.kind == "user"]

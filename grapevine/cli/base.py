@@ -97,6 +97,28 @@ def _engine_hint() -> str:
     return f" (the embedded engine's log: {folder / 'server.out'} and {folder / 'log'})"
 
 
+MIN_COLUMN = 14  # characters: narrower than this, a table is printed one record at a time
+
+
+def print_rows(rows: list[dict[str, Any]], title: str, as_json: bool) -> None:
+    """JSON lines; or a table, one record at a time when the terminal is too narrow for its columns; or
+    one line saying there is nothing."""
+    if as_json:
+        for row in rows:
+            print(json.dumps(row, default=str, ensure_ascii=False))
+    elif not rows:
+        out.print(f"{title}: nothing found")
+    elif out.width // len(rows[0]) < MIN_COLUMN:
+        out.print(f"[bold]{title}[/bold]")
+        width = max(len(key) for key in rows[0])
+        for number, row in enumerate(rows, 1):
+            out.rule(f"{number}", align="left")
+            for key, value in row.items():
+                out.print(f"{key:<{width}}  {cell(value)}", highlight=False, markup=False)
+    else:
+        out.print(table(rows, title))
+
+
 def table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
     table = Table(title=title, show_lines=False)
     columns = list(rows[0]) if rows else []

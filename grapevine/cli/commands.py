@@ -24,6 +24,9 @@ from grapevine.cli.base import (
 )
 from grapevine.cli.progress import Progress
 from grapevine.cli.watch import ExtractionWatch, watching
+from graph.privacy.purge import purge_due
+from graph.reads.backlog import episodes_by_status
+from graph.reads.stats import graph_stats, llm_usage
 
 
 @app.command()
@@ -116,12 +119,12 @@ def stats() -> None:
         return UsageTotals(prompt_tokens=int(row["prompt_tokens"]), completion_tokens=int(row["completion_tokens"]))
 
     async def work(rt: Any) -> None:
-        data = await rt.store.stats()
+        data = await graph_stats(rt.store)
         out.print(table(data["nodes"], "nodes"))
         out.print(table(data["relationships"], "relationships"))
         if data["buffered"]:
             out.print(table(data["buffered"], "messages in no window yet"))
-        usage = await rt.store.llm_usage()
+        usage = await llm_usage(rt.store)
         if usage:
             rows = [
                 {**row, "tokens per window": round((row["prompt_tokens"] + row["completion_tokens"]) / max(row["windows"], 1))}
@@ -136,10 +139,10 @@ def stats() -> None:
                 for row in usage
             ]
             out.print(table(rows, "LLM use by extraction (every attempt)"))
-        from graph.retention import retention_text
+        from graph.privacy.retention import retention_text
 
         out.print(retention_text(settings.memory))
-        due = await rt.store.purge_due()
+        due = await purge_due(rt.store)
         if due.since:
             out.print(f"{due.erasures} erasures since {due.since} wait for the purge of the engine's files (next upkeep)")
 
@@ -174,7 +177,7 @@ def import_(
 ) -> None:
     """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
     settings = settings_or_exit()
-    from graph.consent import Consent
+    from graph.privacy.consent import Consent
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
     from ingest.ingestor import Ingestor
@@ -248,9 +251,9 @@ def ingest(
             soft_wrap=True,
         )
         raise typer.Exit(2)
-    from graph.consent import Consent
+    from common.clock import now_utc
     from graph.models import EpisodeStatus
-    from graph.store import now_utc
+    from graph.privacy.consent import Consent
     from ingest.ingestor import Ingestor
     from ingest.rewindowing import window_buffered
     from llm.client import build_llm
@@ -271,7 +274,7 @@ def ingest(
                 f"{rewindowed.messages} messages in no window yet made {rewindowed.windows} windows"
                 + (f"; {rewindowed.still_open} wait in windows still open" if rewindowed.still_open else "")
             )
-        waiting = await rt.store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
+        waiting = await episodes_by_status(rt.store, [EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
         total = sum(
             1
             for e in waiting

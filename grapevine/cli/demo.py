@@ -10,6 +10,7 @@ import typer
 
 from grapevine.cli.base import app, err, out, run_or_exit, settings_or_exit, with_store
 from grapevine.cli.progress import Progress
+from graph.reads.stats import graph_stats
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SAMPLE = EXAMPLES / "discord-export"
@@ -35,7 +36,7 @@ def demo(
         err.print(f"[red]no replayed answers:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     settings = settings_or_exit()
-    from graph.consent import Consent
+    from graph.privacy.consent import Consent
     from ingest.history_import import import_export
     from ingest.ingestor import Ingestor
 
@@ -57,7 +58,7 @@ def demo(
                 result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
             out.print(f"{path.name}: {result.messages:,} messages, {result.windows:,} windows {result.statuses}", soft_wrap=True)
             guild = guild or _guild_of(path)
-        nodes = (await rt.store.stats())["nodes"]
+        nodes = (await graph_stats(rt.store))["nodes"]
         return guild, sum(int(r["count"]) for r in nodes if r.get("label") == "Fact")
 
     guild, facts = run_or_exit(with_store(settings, work), failed="the demo import did not finish")

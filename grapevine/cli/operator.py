@@ -23,33 +23,16 @@ from grapevine.cli.base import (
     optional,
     out,
     parse_date,
+    print_rows,
     run_or_exit,
     settings_or_exit,
     strict,
     table,
     with_store,
 )
-
-MIN_COLUMN = 14  # characters: narrower than this, a table is printed one record at a time
-
-
-def _print_rows(rows: list[dict[str, Any]], title: str, as_json: bool) -> None:
-    """JSON lines; or a table, one record at a time when the terminal is too narrow for its columns; or
-    one line saying there is nothing."""
-    if as_json:
-        for row in rows:
-            print(json.dumps(row, default=str, ensure_ascii=False))
-    elif not rows:
-        out.print(f"{title}: nothing found")
-    elif out.width // len(rows[0]) < MIN_COLUMN:
-        out.print(f"[bold]{title}[/bold]")
-        width = max(len(key) for key in rows[0])
-        for number, row in enumerate(rows, 1):
-            out.rule(f"{number}", align="left")
-            for key, value in row.items():
-                out.print(f"{key:<{width}}  {cell(value)}", highlight=False, markup=False)
-    else:
-        out.print(table(rows, title))
+from graph.privacy.consent import opt_out
+from graph.reads.backlog import episodes_by_status
+from graph.reads.facts import entities_by_names, facts_history
 
 
 @app.command()
@@ -116,11 +99,11 @@ def facts(
     settings = settings_or_exit()
 
     async def work(rt: Any) -> None:
-        entity_uuids = [e.uuid for e in await rt.store.entities_by_names(guild, [entity])] if entity else []
+        entity_uuids = [e.uuid for e in await entities_by_names(rt.store, guild, [entity])] if entity else []
         if entity and not entity_uuids:
             raise LookupError(f"no entity named {entity!r} in guild {guild}")
-        found = await rt.store.facts_history(
-            guild, user_ids=[user] if user else [], entity_uuids=entity_uuids, at=when, history=history
+        found = await facts_history(
+            rt.store, guild, user_ids=[user] if user else [], entity_uuids=entity_uuids, at=when, history=history
         )
         rows = [
             {
@@ -137,7 +120,7 @@ def facts(
         ]
         if not history:
             rows = [{k: v for k, v in r.items() if k not in ("invalid_at", "expired_at", "superseded_by")} for r in rows]
-        _print_rows(rows, f"{len(rows)} facts", as_json)
+        print_rows(rows, f"{len(rows)} facts", as_json)
         if not rows and not as_json:
             await _say_what_waits(rt, guild)
 
@@ -148,7 +131,7 @@ async def _say_what_waits(rt: Any, guild: str) -> None:
     """No facts: when windows of the guild wait for extraction, that is why; say how many and what comes next."""
     from graph.models import EpisodeStatus
 
-    waiting = await rt.store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
+    waiting = await episodes_by_status(rt.store, [EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
     if not waiting:
         return
     failed = sum(1 for e in waiting if e.status == EpisodeStatus.FAILED)
@@ -169,7 +152,7 @@ def query(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table")] = False,
 ) -> None:
     """Run an operator query from queries/operator/ in a read-only session."""
-    from graph.operator_queries import (
+    from graph.reads.operator import (
         coerce_params,
         get_query,
         list_queries,
@@ -204,7 +187,7 @@ def query(
             rows = await run_operator_query(reader, rt.engine.database, q, params)
         finally:
             await reader.close()
-        _print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
+        print_rows(rows, f"{q.title}: {len(rows)} rows", as_json)
 
     run_or_exit(with_store(settings, work))
 
@@ -227,7 +210,8 @@ def forget(
     ):
         raise typer.Exit(1)
     settings = settings_or_exit()
-    from graph.forget_requests import Request, Requests, finished, run_request, with_scope
+    from graph.privacy.forget import finish, keep, run_request
+    from graph.privacy.requests import Request, Requests
 
     kept = Requests(settings.graph.data_dir)
     try:  # before the engine is opened: whatever fails from here on (a held data directory, a wrong password), it waits
@@ -242,12 +226,11 @@ def forget(
         raise typer.Exit(1) from None
 
     async def work(rt: Any) -> Any:
-        request = kept.record(await with_scope(rt.store, Request(user_id, guild)))  # with where their names stand
+        request = await keep(rt.store, kept, Request(user_id, guild))  # with where their names stand
         if guild is None:  # first, so that no process stores anything of theirs while the forget runs
-            await rt.store.opt_out(user_id)
+            await opt_out(rt.store, user_id)
         report = await run_request(rt.store, request, purge=not no_purge)
-        if finished(report):
-            kept.done(request)
+        finish(kept, request, report)
         return report
 
     report = run_or_exit(with_store(settings, work), failed=forget_failed(user_id, guild, kept.path))
@@ -303,9 +286,9 @@ def export_member(
     settings = settings_or_exit()
 
     async def work(rt: Any) -> Any:
-        from graph.export import export_member as gather
+        from graph.privacy.export import export_member as gather
 
-        return await gather(rt.store.runner, user_id)
+        return await gather(rt.store, user_id)
 
     data = run_or_exit(with_store(settings, work))
     if data is None:

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 import typer
 
 from grapevine.cli.base import app, out, run_or_exit, settings_or_exit, with_store
+from graph.privacy.purge import purge_if_due
+from graph.privacy.retention import apply_retention
 
 
 @app.command()
@@ -20,7 +22,7 @@ def retention(
     the engine's files of them (and of any erasure waiting for it) at once."""
     settings = settings_or_exit()
     memory = settings.memory
-    from graph.retention import retention_text
+    from graph.privacy.retention import retention_text
 
     out.print(retention_text(memory))
     if not apply:
@@ -28,8 +30,8 @@ def retention(
         return
 
     async def work(rt: Any) -> Any:
-        kept = await rt.store.apply_retention(memory.retain_messages_days, memory.retain_closed_facts_days)
-        purged = None if no_purge else await rt.store.purge_if_due()
+        kept = await apply_retention(rt.store, memory.retain_messages_days, memory.retain_closed_facts_days)
+        purged = None if no_purge else await purge_if_due(rt.store)
         return kept, purged
 
     kept, purged = run_or_exit(with_store(settings, work))

@@ -10,8 +10,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from common import bounds, ids
-from grapevine.cli.base import app, optional, parse_date, run_or_exit, settings_or_exit, strict, with_store
-from grapevine.cli.operator import _print_rows
+from grapevine.cli.base import app, optional, parse_date, print_rows, run_or_exit, settings_or_exit, strict, with_store
+from graph.privacy.consent import keyed
 
 T = TypeVar("T")
 CHANNEL_HELP = "only what may be recalled in this channel id ('' : what the shared channels hold; default: every channel)"
@@ -19,11 +19,11 @@ CHANNEL_HELP = "only what may be recalled in this channel id ('' : what the shar
 
 async def _reading(rt: Any, work: Callable[[Any, str, Any], Awaitable[T]]) -> T:
     """`work(reader driver, database, opted_out)` as the engine's reader user, who may only read."""
-    from graph.topics import opted_out_reader
+    from graph.reads.topics import opted_out_reader
 
     reader = await rt.engine.reader_driver()
     try:
-        return await work(reader, rt.engine.database, opted_out_reader(reader, rt.engine.database, rt.store.consent_key))
+        return await work(reader, rt.engine.database, opted_out_reader(reader, rt.engine.database, keyed(rt.store)))
     finally:
         await reader.close()
 
@@ -41,7 +41,7 @@ def who_knows(
     guild, channel = strict(ids.guild_id, guild, "--guild"), optional(ids.channel_id, channel, "--channel")
     members = strict(bounds.count, limit, "--limit")
     settings = settings_or_exit()
-    from graph import topics
+    from graph.reads import topics
 
     async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
         found = await topics.who_knows(
@@ -50,7 +50,7 @@ def who_knows(
         return [topics.knower_record(k, guild, rank) for rank, k in enumerate(found, 1)]
 
     rows = run_or_exit(with_store(settings, lambda rt: _reading(rt, work)))
-    _print_rows(rows, f"who knows about {topic!r}: {len(rows)} members", as_json)
+    print_rows(rows, f"who knows about {topic!r}: {len(rows)} members", as_json)
 
 
 @app.command()
@@ -69,7 +69,7 @@ def timeline(
     channel = optional(ids.channel_id, channel, "--channel")
     when = parse_date(at)
     settings = settings_or_exit()
-    from graph import topics
+    from graph.reads import topics
 
     async def work(reader: Any, database: str, opted_out: Any) -> list[dict[str, Any]]:
         found = await topics.timeline(
@@ -91,7 +91,7 @@ def timeline(
             }
             for r in rows
         ]
-    _print_rows(rows, f"timeline of {user or entity}{' as of ' + at if at else ''}: {len(rows)} facts", as_json)
+    print_rows(rows, f"timeline of {user or entity}{' as of ' + at if at else ''}: {len(rows)} facts", as_json)
 
 
 @app.command()

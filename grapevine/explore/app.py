@@ -35,7 +35,7 @@ from common import bounds, ids
 from common.urls import mask_credentials
 from grapevine.explore.gate import LOOPBACK_HOSTS, TokenGate
 from grapevine.explore.reads import MAX_LIMIT, ExploreReader, describe
-from graph.operator_queries import MAX_STRING_CHARS
+from graph.reads.operator import MAX_STRING_CHARS
 
 STATIC = Path(__file__).resolve().parent / "static"
 GONE = "not in this guild's graph: deleted, forgotten, or of another guild"

@@ -1,4 +1,4 @@
-"""Rows of a read (as `graph.operator_queries.plain` gives them) turned into graph elements for the page.
+"""Rows of a read (as `graph.reads.operator.plain` gives them) turned into graph elements for the page.
 
 A node dict from `plain` has `_id` (the engine's element id), `_labels` and its properties; a
 relationship dict has `_id`, `_type`, `_start`, `_end`; a path dict has `nodes` and

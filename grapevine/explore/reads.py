@@ -1,6 +1,6 @@
 """Every read the explorer makes: the `queries/explore/*.cypher` files and the operator queries.
 
-Reads go through `graph.operator_queries.read_rolled_back` (a READ session whose transaction is
+Reads go through `graph.reads.operator.read_rolled_back` (a READ session whose transaction is
 rolled back whatever it did, since ArcadeDB does not enforce READ), and every statement is first
 put through the CLI's own write refusal (`check_read_only`): the explore files once, when the
 reader is made, an operator query each time it runs, exactly as `grapevine query` does.
@@ -19,7 +19,7 @@ import queries
 from common.text import lucene_query
 from grapevine.explore.elements import Elements, node_element
 from grapevine.explore.history import events_of
-from graph.operator_queries import (
+from graph.reads.operator import (
     OperatorQuery,
     check_read_only,
     coerce_params,

@@ -2,8 +2,8 @@
 MATCH (f:Fact)
 WHERE f.uuid IN $uuids AND f.guild_id = $guild_id
 CALL (f) {
-  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), s.display_name, s.name)] } AS about,
-         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), rep.display_name, rep.name), toString(r.at)] } AS reporters,
+  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN {id: coalesce(s.id, s.uuid), name: coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), s.display_name, s.name)} } AS about,
+         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) RETURN {id: rep.id, name: coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), rep.display_name, rep.name), at: toString(r.at)} } AS reporters,
          COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) RETURN newer.uuid } AS superseded_by
 }
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,

@@ -1,4 +1,4 @@
-// Which of $ids are stored already, and as whose message: GraphStore.record_messages creates only the new
+// Which of $ids are stored already, and as whose message: record_messages (graph/writes/messages.py) creates only the new
 // ones and refuses an id that another guild, channel or author holds.
 UNWIND $ids AS id
 MATCH (m:Message {id: id})

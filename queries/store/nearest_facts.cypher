@@ -12,10 +12,10 @@ WITH visible, f, max(score) AS score
 ORDER BY score DESC
 LIMIT $limit
 CALL (f, visible) {
-  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [coalesce(s.id, s.uuid), coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), s.display_name, s.name)] } AS about,
-         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR EXISTS { MATCH (rm:Message {id: r.message_id}) WHERE rm.channel_id IN visible } RETURN [rep.id, coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), rep.display_name, rep.name), toString(r.at)] } AS reporters,
+  RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN {id: coalesce(s.id, s.uuid), name: coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), s.display_name, s.name)} } AS about,
+         COLLECT { MATCH (f)-[r:REPORTED_BY]->(rep:User) WHERE $channel_id IS NULL OR r.message_id = '' OR EXISTS { MATCH (rm:Message {id: r.message_id}) WHERE rm.channel_id IN visible } RETURN {id: rep.id, name: coalesce(head([(rep)-[mb:MEMBER_OF]->(:Guild {id: f.guild_id}) | mb.display_name]), rep.display_name, rep.name), at: toString(r.at)} } AS reporters,
          COLLECT { MATCH (newer:Fact)-[:SUPERSEDES]->(f) WHERE $channel_id IS NULL OR any(a IN newer.audience WHERE a IN visible) RETURN newer.uuid } AS superseded_by,
-         COLLECT { MATCH (f)-[:FROM]->(m:Message) WHERE $channel_id IS NULL OR m.channel_id IN visible RETURN [m.id, m.channel_id] } AS shown
+         COLLECT { MATCH (f)-[:FROM]->(m:Message) WHERE $channel_id IS NULL OR m.channel_id IN visible RETURN {message_id: m.id, channel_id: m.channel_id} } AS shown
 }
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
        f.confidence AS confidence, toString(f.valid_at) AS valid_at, toString(f.invalid_at) AS invalid_at,

@@ -1,4 +1,4 @@
-// New messages (GraphStore.record_messages found none of these ids stored), each with its author's SENT
+// New messages (record_messages found none of these ids stored), each with its author's SENT
 // edge; `buffered` marks a message not yet in an episode. CREATE, not MERGE: MERGE and its CALL subqueries
 // cost ArcadeDB an order of magnitude more per row than CREATE (PROFILE); the caller has
 // ruled out that an id exists, and every property is set by the CREATE (no second update of the record).

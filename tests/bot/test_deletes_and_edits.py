@@ -10,6 +10,7 @@ from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from bot.listening import Listening
 from common.settings import WindowSettings
+from graph.reads.facts import facts_about
 from graph.store import GraphStore
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
@@ -92,7 +93,7 @@ async def test_an_edit_replaces_the_fact(store: GraphStore, harness: Harness, ll
         await harness.listening.on_raw_message_edit(raw_edit(edited))
         await services.live.drain()
     assert llm_server.calls == 1
-    about_bob = [f.text for f in await store.facts_about(G1, user_ids=[PEOPLE["bob"]])]
+    about_bob = [f.text for f in await facts_about(store, G1, user_ids=[PEOPLE["bob"]])]
     assert "Bob lives in Lisbon" in about_bob and "Bob lives in Berlin" not in about_bob
 
 

@@ -19,6 +19,7 @@ from bot.memory._forget_me import (
 from bot.services import Services
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import EpisodeStatus
+from graph.reads.facts import facts_about
 from graph.store import GraphStore
 from ingest.ingestor import Ingestor
 from tests.bot.harness import AT, Harness
@@ -72,7 +73,7 @@ async def test_forget_me_removes_charlie_and_keeps_alice(
     )
     dm_scope = f"dm:{CHARLIE}"
     assert await count(store, "MATCH (m:Message) WHERE m.guild_id = $g RETURN count(m) AS n", g=dm_scope) == 2
-    alice_before = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=AT)
+    alice_before = await facts_about(store, G1, user_ids=[PEOPLE["alice"]], now=AT)
 
     ask, view = await _ask_to_forget(harness, 1)
 
@@ -91,7 +92,7 @@ async def test_forget_me_removes_charlie_and_keeps_alice(
 
     assert await residue_everywhere(store, CHARLIE) == []
     assert await count(store, "MATCH (n) WHERE n.guild_id = $g OR n.id = $g RETURN count(n) AS n", g=dm_scope) == 0
-    assert await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=AT) == alice_before
+    assert await facts_about(store, G1, user_ids=[PEOPLE["alice"]], now=AT) == alice_before
     assert {f.uuid for f in alice_before} == {p.facts["alice_austin"], p.facts["alice_luna"]}
 
     later = harness.message(charlie, "I'm still here, remember me?", at=AT + timedelta(minutes=5))

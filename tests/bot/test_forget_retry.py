@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from neo4j.exceptions import DatabaseError
 
-from bot.memory import _unfinished
+from bot.memory import unfinished_forgets
 from bot.memory._forget_me import FAILED, FILES_LATER
 from bot.upkeep import run_upkeep
 from graph.engines.arcadedb_purge import PurgeReport
+from graph.privacy.purge import purge_due
 from graph.store import GraphStore
 from tests.bot.harness import Harness, events
 from tests.support.busy_server import PEOPLE, populate
@@ -57,13 +58,13 @@ async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
 ) -> None:
     await populate(store)
     services = harness.bot.services
-    pending = Path(services.settings.graph.data_dir) / _unfinished.FILE_NAME
+    pending = Path(services.settings.graph.data_dir) / unfinished_forgets.FILE_NAME
     repair = fail_multi_statement_writes(store, monkeypatch)
 
     said = await harness.forget_me_confirmed("charlie")
 
     assert said == FAILED
-    assert [r.user_id for r in _unfinished.waiting(services)] == [CHARLIE] and pending.exists()
+    assert [r.user_id for r in unfinished_forgets.waiting(services)] == [CHARLIE] and pending.exists()
     assert not services.consent.allowed(CHARLIE)  # opted out first: nothing new of his is kept meanwhile
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 1  # rolled back
     with caplog.at_level(logging.INFO, logger="common.events"):
@@ -80,7 +81,7 @@ async def test_a_forget_the_database_failed_part_way_is_finished_by_upkeep(
     assert finished["user_id"].startswith("u-") and finished["scope"] == "everywhere"
     assert await count(store, "MATCH (u:User {id: $id}) RETURN count(u) AS n", id=CHARLIE) == 0
     assert await residue_everywhere(store, CHARLIE) == []
-    assert not pending.exists() and _unfinished.waiting(services) == []
+    assert not pending.exists() and unfinished_forgets.waiting(services) == []
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # nothing left to do
@@ -107,17 +108,17 @@ async def test_a_forget_whose_engine_files_were_not_purged_is_finished_by_upkeep
 
     assert said.startswith("Done: I deleted 2 facts") and said.endswith(FILES_LATER)
     assert await residue_everywhere(store, CHARLIE) == []  # the graph is clean; the files are not yet
-    await _unfinished.audits_settled()  # the thorough audit after the reply closes the request
-    assert _unfinished.waiting(services) == [] and purges == []  # the files wait for upkeep (graph/purge.py)
-    assert (await store.purge_due()).since is not None
+    await unfinished_forgets.audits_settled()  # the thorough audit after the reply closes the request
+    assert unfinished_forgets.waiting(services) == [] and purges == []  # the files wait for upkeep (graph/privacy/purge.py)
+    assert (await purge_due(store)).since is not None
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)  # the purge fails: the erasure stays due
-    assert purges == [True] and (await store.purge_due()).since is not None
+    assert purges == [True] and (await purge_due(store)).since is not None
     assert [e["failed"] for e in events(caplog, "upkeep_purged")] == [["Message[content]"]]
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
     assert purges == [True, False]  # the next pass purged the files again
-    assert (await store.purge_due()).since is None
+    assert (await purge_due(store)).since is None
 
 
 async def test_a_moderator_forget_that_failed_is_finished_in_that_guild_only(
@@ -125,17 +126,17 @@ async def test_a_moderator_forget_that_failed_is_finished_in_that_guild_only(
 ) -> None:
     await populate(store)
     services = harness.bot.services
-    request = _unfinished.Request(CHARLIE, "200000000000000002", tuple(NAMES))
+    request = unfinished_forgets.Request(CHARLIE, "200000000000000002", tuple(NAMES))
     repair = fail_multi_statement_writes(store, monkeypatch)
     with pytest.raises(DatabaseError):
-        await _unfinished.forget(services, request)
+        await unfinished_forgets.forget(services, request)
     repair()
-    assert [r.key for r in _unfinished.waiting(services)] == [request.key]
+    assert [r.key for r in unfinished_forgets.waiting(services)] == [request.key]
     with caplog.at_level(logging.INFO, logger="common.events"):
         await run_upkeep(services)
     [finished] = events(caplog, "forget_finished")
     assert finished["scope"] == "guild" and finished["guild_id"] == "200000000000000002"
     left = await cypher(store, "MATCH (m:Message) WHERE m.author_id = $id RETURN m.guild_id AS g", id=CHARLIE)
     assert [r["g"] for r in left] == ["100000000000000001"] * 2  # his messages in the other guild stay
-    assert services.consent.allowed(CHARLIE) and _unfinished.waiting(services) == []
+    assert services.consent.allowed(CHARLIE) and unfinished_forgets.waiting(services) == []
     assert json.dumps(finished).count(CHARLIE) == 0

@@ -8,9 +8,12 @@ from unittest import mock
 
 import discord
 
+import bot.listening._channels
+import bot.listening._recorder
 from bot.convert import place_of, to_message
 from graph.models import ChannelKind
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel
 from tests.bot.harness import AT, Harness
 from tests.support.discord_doubles import (
     MockClientUser,
@@ -124,8 +127,11 @@ async def test_messages_edits_and_deletes_reach_the_graph(store: GraphStore, har
 
 
 async def test_guild_and_channel_are_written_once(harness: Harness) -> None:
-    store = harness.bot.services.store
-    with mock.patch.object(store, "upsert_channel", wraps=store.upsert_channel) as upsert:
+    upsert = mock.AsyncMock(wraps=upsert_channel)
+    with (
+        mock.patch.object(bot.listening._recorder, "upsert_channel", upsert),
+        mock.patch.object(bot.listening._channels, "upsert_channel", upsert),
+    ):
         for i in range(3):
             await harness.deliver(harness.message(harness.member("bob"), f"message {i}", at=AT + timedelta(seconds=i)))
     assert upsert.await_count == 1

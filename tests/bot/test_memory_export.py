@@ -14,9 +14,10 @@ import pytest
 from bot.memory import _export
 from bot.memory._export import DMS_CLOSED, INTRO, NOTHING, deliver, pages
 from common import events
-from graph.export import export_member
 from graph.models import EpisodeWrite
+from graph.privacy.export import export_member
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1, GENERAL, PEOPLE, E, populate
 from tests.support.discord_doubles import DMInbox, MockInteraction, dms_closed, invoke, sent_texts
@@ -35,10 +36,11 @@ async def test_a_plain_language_export_goes_to_the_dm_and_holds_facts_messages_a
     told = await p.say(GENERAL, "bob", "his sister is a nurse btw", AT)
     nurse = p.fact("sister_nurse", "Charlie's sister is a nurse", [E(p.entities["sister"])], told)
     asked = await p.say(GENERAL, "bob", "is Charlie coming to the game?", AT)
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=await p.episode(GENERAL, [told, asked]), guild_id=G1, summary="Bob wonders if Charlie comes.", facts=(nurse,)
-        )
+        ),
     )
     charlie = harness.member("charlie")
     inbox = DMInbox(charlie)
@@ -71,7 +73,7 @@ async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphSt
     await populate(store)
     dave = harness.member("dave")  # a dozen job-offer messages in a thread, facts and summaries
     inbox = DMInbox(dave, limit_bytes=1000)  # as if Discord took no more than that: a page over it is refused
-    whole = await export_member(store.runner, PEOPLE["dave"])
+    whole = await export_member(store, PEOPLE["dave"])
     assert whole is not None
 
     answer = await deliver(harness.bot.services, dave, max_bytes=1000)

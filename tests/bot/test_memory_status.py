@@ -6,9 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 from bot.memory._status import status
 from bot.services import Services
-from graph.forget_requests import Request, Requests
+from common.clock import now_utc
 from graph.models import EpisodeStatus, Message
-from graph.store import GraphStore, now_utc
+from graph.privacy.requests import Request, Requests
+from graph.reads.backlog import episodes_by_status
+from graph.store import GraphStore
+from graph.writes.messages import record_messages
+from graph.writes.user_cap import enforce_user_cap
 from ingest.ingestor import Ingestor
 from tests.support.busy_server import G1, G2, GENERAL, OTHER, PEOPLE, THREAD, populate
 
@@ -26,7 +30,7 @@ async def test_status_shows_this_weeks_activity_retention_and_unfinished_forgets
         Message(id="9200", guild_id=G2, channel_id=OTHER, author_id=PEOPLE["bob"], content="else",
                 created_at=now - timedelta(hours=1)),
     ]  # fmt: skip
-    assert await store.record_messages(fresh) == []
+    assert await record_messages(store, fresh) == []
     services.settings.memory.retain_messages_days, services.settings.memory.retain_closed_facts_days = 90, 30
     kept = Requests(services.settings.graph.data_dir)
     kept.record(Request(PEOPLE["eve"], G1, ("eve",)))
@@ -42,7 +46,7 @@ async def test_status_shows_this_weeks_activity_retention_and_unfinished_forgets
     kept.done(Request(PEOPLE["eve"], G1, ()))
     kept.done(Request(PEOPLE["ivan"], None, ()))
     assert "Forget requests: none unfinished." in await status(services, G1)
-    retired = await store.enforce_user_cap(1)
+    retired = await enforce_user_cap(store, 1)
     assert f"{retired} closed." in await status(services, G1)
 
 
@@ -53,7 +57,7 @@ async def test_status_shows_how_long_this_servers_conversations_wait_for_extract
     settings = services.settings.extraction
     services.ingestor = Ingestor(store, None, settings, services.settings.window)
     busy = await populate(store)
-    before = len(await store.episodes([EpisodeStatus.PENDING], guild_id=G1))
+    before = len(await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=G1))
     assert "or at most 2.0 h for this server now (its pace sets it, between 2.0 h and 12.0 h)" in await status(services, G1)
     t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     for window in range(8):  # 4 messages every half hour: 32 messages in 3 h 33 min
@@ -61,6 +65,6 @@ async def test_status_shows_how_long_this_servers_conversations_wait_for_extract
             await busy.say(GENERAL, "bob", f"quiet talk {window}.{i}", t0 + timedelta(minutes=30 * window + i)) for i in range(4)
         ]
         await busy.episode(GENERAL, said)
-    assert len(await store.episodes([EpisodeStatus.PENDING], guild_id=G1)) == before + 8
+    assert len(await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=G1)) == before + 8
     text = await status(services, G1)
     assert "until they hold 30 messages, or at most 7.1 h for this server now" in text, text

@@ -18,6 +18,7 @@ from bot.memory._status import OPTED_OUT
 from bot.services import Services
 from common import events
 from common.settings import ExtractionSettings, WindowSettings
+from graph.privacy.consent import opt_out
 from graph.store import GraphStore
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
@@ -49,7 +50,7 @@ async def test_an_opt_out_by_another_process_holds_in_a_running_bot(store: Graph
     await harness.deliver(before)
     assert await count(store, "MATCH (m:Message {id: $id}) RETURN count(m) AS n", id=str(before.id)) == 1
 
-    await store.opt_out(PEOPLE["judy"])  # as `grapevine forget` does, in its own process: the bot's cache is stale
+    await opt_out(store, PEOPLE["judy"])  # as `grapevine forget` does, in its own process: the bot's cache is stale
     after = harness.message(judy, "after the operator acted", at=AT + timedelta(minutes=1))
     await harness.deliver(after)
     bob = harness.member("bob")
@@ -132,7 +133,7 @@ async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_
 
     llm_server.responder = model
 
-    await store.opt_out(PEOPLE["judy"])  # as `grapevine forget` does from its own process: the bot is not told
+    await opt_out(store, PEOPLE["judy"])  # as `grapevine forget` does from its own process: the bot is not told
     assert services.consent.allowed(PEOPLE["judy"])  # the bot's cache does not know yet
     clock[0] += timedelta(hours=6)
     await live.tick()

@@ -12,8 +12,8 @@ from neo4j import AsyncGraphDatabase
 from bot.replying import Replying
 from bot.replying._answer import LLM_DOWN
 from bot.services import Services
-from graph import context_reads
 from graph.engines.arcadedb import ArcadeDBEngine
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
 from tests.support.busy_server import G1, GENERAL, PEOPLE, populate

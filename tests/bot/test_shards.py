@@ -8,14 +8,17 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
+import bot.upkeep
 from bot.app import GrapevineBot
 from bot.services import Services
 from bot.shards import Shard
 from bot.upkeep import run_upkeep
 from common.settings import DiscordSettings, ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User, dm_scope
+from graph.privacy.consent import Consent
+from graph.reads.backlog import episodes_by_status
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import BacklogResult, Ingestor
 from ingest.live import LiveWindows
 from llm.client import OpenAILLM
@@ -63,8 +66,8 @@ async def _pending_window(store: GraphStore, consent: Consent, guild_id: str, n:
     )
     await live.start()
     channel = f"81000000000000000{n}"
-    await store.upsert_guild(Guild(id=guild_id, name=f"guild {n}"))
-    await store.upsert_channel(Channel(id=channel, guild_id=guild_id, name="general"))
+    await upsert_guild(store, Guild(id=guild_id, name=f"guild {n}"))
+    await upsert_channel(store, Channel(id=channel, guild_id=guild_id, name="general"))
     text = f"the garden club meets on thursday number {n}"
     message = Message(
         id=f"82000000000000000{n}", guild_id=guild_id, channel_id=channel, author_id=ALICE.id, content=text, created_at=T0
@@ -81,7 +84,7 @@ async def test_a_shard_extracts_only_its_own_guilds_windows(store: GraphStore) -
     await consent.load()
     for n, guild in enumerate((EVEN_GUILD, ODD_GUILD)):
         await _pending_window(store, consent, guild, n)
-    assert {e.guild_id for e in await store.episodes([EpisodeStatus.PENDING])} == {EVEN_GUILD, ODD_GUILD}
+    assert {e.guild_id for e in await episodes_by_status(store, [EpisodeStatus.PENDING])} == {EVEN_GUILD, ODD_GUILD}
     with ScriptedLLMServer() as srv:
         srv.responder = lambda _request: answer("Alice talked about the garden club.")
         llm = OpenAILLM(llm_settings(srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
@@ -92,21 +95,20 @@ async def test_a_shard_extracts_only_its_own_guilds_windows(store: GraphStore) -
             assert srv.calls == 1
         finally:
             await llm.aclose()
-    [left] = await store.episodes([EpisodeStatus.PENDING])
+    [left] = await episodes_by_status(store, [EpisodeStatus.PENDING])
     assert left.guild_id == EVEN_GUILD  # shard 0's process extracts it
 
 
 async def test_graph_wide_upkeep_runs_in_shard_0_only(services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = services.store
     called: list[str] = []
     for name in ("retire_expired", "enforce_user_cap", "apply_retention", "purge_if_due"):
-        real = getattr(store, name)
+        real = getattr(bot.upkeep, name)
 
         def spy(*args: object, _real: object = real, _name: str = name, **kwargs: object) -> object:
             called.append(_name)
             return _real(*args, **kwargs)  # type: ignore[operator]
 
-        monkeypatch.setattr(store, name, spy)
+        monkeypatch.setattr(bot.upkeep, name, spy)
     services.settings.discord = DiscordSettings(shard_id=1, shard_count=2)
     report = await run_upkeep(services)
     assert called == [] and report.errors == 0

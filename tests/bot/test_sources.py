@@ -13,6 +13,7 @@ from common.links import JUMP_URL
 from graph import channels
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.bot.harness import AT, Harness
 from tests.bot.test_channel_scope import seen_by_everyone
 from tests.support.busy_server import G1, GENERAL, U, populate
@@ -55,12 +56,14 @@ async def _staff_secret(store: GraphStore, harness: Harness) -> tuple[MockTextCh
     out = await p.say(GENERAL, "charlie", "I bake sourdough every sunday", AT)
     secret = await p.say(STAFF, "charlie", "sourdough starter recipe: the secret is rye", AT + timedelta(seconds=5))
     key = await p.episode(GENERAL, [out])
-    await store.write_episode(
-        EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("bakes", "Charlie bakes sourdough every sunday", [U("charlie")], out),))
+    await write_episode(
+        store,
+        EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("bakes", "Charlie bakes sourdough every sunday", [U("charlie")], out),)),
     )
     key = await p.episode(STAFF, [secret])
-    await store.write_episode(
-        EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("rye", "Charlie's sourdough secret is rye", [U("charlie")], secret),))
+    await write_episode(
+        store,
+        EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("rye", "Charlie's sourdough secret is rye", [U("charlie")], secret),)),
     )
     return staff, out.id, secret.id
 
@@ -119,8 +122,8 @@ async def test_a_shared_channel_the_asker_cannot_view_gets_no_link(
     assert await channels.set_mode(store, G1, MODS, "shared")
     said = await p.say(MODS, "charlie", "the server move is on friday", AT + timedelta(seconds=5))
     key = await p.episode(MODS, [said])
-    await store.write_episode(
-        EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("move", "The server move is on friday", [U("charlie")], said),))
+    await write_episode(
+        store, EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("move", "The server move is on friday", [U("charlie")], said),))
     )
     harness.guild.get_channel_or_thread.side_effect = lambda i: {int(MODS): mods, int(GENERAL): harness.general}.get(i)
     llm_server.push("The server move is on friday.")

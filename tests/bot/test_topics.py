@@ -10,6 +10,7 @@ from datetime import timedelta
 from common.links import JUMP_URL
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.bot.harness import AT, Harness, allowed_none
 from tests.bot.test_channel_scope import seen_by_everyone
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, Populated, U, populate
@@ -47,7 +48,8 @@ async def _kubernetes(store: GraphStore, harness: Harness) -> tuple[Populated, M
     eve = await p.say(GENERAL, "eve", "is kubernetes worth it for a small team?", day + timedelta(minutes=2))
     dave = await p.say(GENERAL, "dave", "I wrote our kubernetes helm charts", day + timedelta(minutes=3))
     key = await p.episode(GENERAL, [*alice, eve, dave])
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=key,
             guild_id=G1,
@@ -55,7 +57,7 @@ async def _kubernetes(store: GraphStore, harness: Harness) -> tuple[Populated, M
                 p.fact("k8s_move", "Alice's team moved their cluster to kubernetes", [U("alice")], alice[0]),
                 p.fact("k8s_scale", "Alice got kubernetes autoscaling working", [U("alice")], alice[1]),
             ),
-        )
+        ),
     )
     old = [await p.say(GENERAL, "bob", f"kubernetes broke again, day {i}", AT - timedelta(days=420 + i)) for i in range(3)]
     await p.episode(GENERAL, old)
@@ -100,7 +102,7 @@ async def _munich(store: GraphStore, p: Populated) -> tuple[str, str]:
     munich = p.fact(
         "bob_munich", "Bob moved to Munich", [U("bob")], said, valid_at=T0 + timedelta(days=2), supersedes=["bob_berlin"]
     )
-    assert (await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
+    assert (await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
     return berlin.id, said.id
 
 
@@ -142,8 +144,8 @@ async def test_a_timeline_leaves_out_what_the_channel_may_not_recall(store: Grap
     await harness.deliver(harness.message(harness.member("dave"), "morning", channel=staff, at=AT - timedelta(days=3)))
     secret = await p.say(STAFF, "alice", "bob is interviewing at Globex, keep it quiet", T0 + timedelta(days=2))
     key = await p.episode(STAFF, [secret])
-    await store.write_episode(
-        EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("globex", "Bob is interviewing at Globex", [U("bob")], secret),))
+    await write_episode(
+        store, EpisodeWrite(key=key, guild_id=G1, facts=(p.fact("globex", "Bob is interviewing at Globex", [U("bob")], secret),))
     )
     bob = harness.member("bob")
     general = await _ask(harness, "grace", f"what happened with {bob.mention}?", 1, mentions=[bob])

@@ -7,6 +7,9 @@ from datetime import timedelta
 
 from graph.models import EpisodeWrite, Message, NodeRef, User
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_users
+from graph.writes.episodes import write_episode
+from graph.writes.messages import record_messages
 from tests.support.busy_server import G1, GENERAL, T0, Populated, U, populate
 
 MUNICH_AT = T0 + timedelta(days=10)
@@ -30,8 +33,8 @@ async def explore_graph(store: GraphStore) -> Populated:
         supersedes=["bob_berlin"],
         category="location",
     )
-    assert (await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
-    await store.upsert_users([User(id=MARKUP_ID, name="markup", display_name=MARKUP_NAME)])
+    assert (await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
+    await upsert_users(store, [User(id=MARKUP_ID, name="markup", display_name=MARKUP_NAME)])
     said = Message(
         id=p.mid(),
         guild_id=G1,
@@ -40,14 +43,15 @@ async def explore_graph(store: GraphStore) -> Populated:
         content=MARKUP_FACT,
         created_at=MUNICH_AT + timedelta(hours=3),
     )
-    await store.record_messages([said])
+    await record_messages(store, [said])
     key = await p.episode(GENERAL, [said])
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=key,
             guild_id=G1,
             summary="a member wrote markup",
             facts=(p.fact("markup", MARKUP_FACT, [NodeRef(kind="user", id=MARKUP_ID)], said, importance=4),),
-        )
+        ),
     )
     return p

@@ -16,8 +16,8 @@ import queries
 from grapevine.explore.app import GONE, create_app
 from grapevine.explore.reads import ExploreReader
 from grapevine.explore.style import style_rules
-from graph.forget import forget_user
-from graph.operator_queries import check_read_only, coerce_params, get_query, list_queries, run_operator_query
+from graph.privacy.forget import forget_user
+from graph.reads.operator import check_read_only, coerce_params, get_query, list_queries, run_operator_query
 from graph.store import GraphStore
 from tests.explore.conftest import MARKUP_NAME, TOKEN, explore_graph
 from tests.support.busy_server import G1, G2, PEOPLE, Populated
@@ -205,7 +205,7 @@ async def test_only_get_is_answered(api: Api) -> None:
 
 async def test_a_forgotten_member_is_gone(api: Api, store: GraphStore, busy: Populated) -> None:
     assert (await api.get("around", guild_id=G1, label="User", key=PEOPLE["alice"]))["node"]["key"] == PEOPLE["alice"]
-    report = await forget_user(store.runner, PEOPLE["alice"])
+    report = await forget_user(store, PEOPLE["alice"])
     assert not report.residue
     assert (await api.get("around", guild_id=G1, label="User", key=PEOPLE["alice"], status=404)) == {"error": GONE}
     assert (await api.get("history", guild_id=G1, label="User", key=PEOPLE["alice"], status=404)) == {"error": GONE}

@@ -14,7 +14,7 @@ import queries
 from grapevine.explore.app import STATIC
 from grapevine.explore.reads import AROUND, HISTORY, explore_statements
 from grapevine.explore.style import style_rules
-from graph.operator_queries import OperatorQuery, ReadOnlyViolation, check_read_only
+from graph.reads.operator import OperatorQuery, ReadOnlyViolation, check_read_only
 
 REPO = Path(__file__).resolve().parents[2]
 ASSETS = REPO / "tools" / "explore-assets"

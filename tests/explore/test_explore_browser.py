@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.forget import forget_user
+from graph.privacy.forget import forget_user
+from graph.schema import setup_schema
 from graph.store import GraphStore
 from tests.explore.conftest import MARKUP_FACT, MARKUP_NAME, explore_graph
 from tests.support.busy_server import PEOPLE, Populated
@@ -111,7 +112,7 @@ async def served(arcadedb_server: ArcadeDBEngine, tmp_path_factory: pytest.TempP
     await engine.create_database()
     driver = engine.driver()
     store = GraphStore(driver, engine)
-    await store.setup_schema()
+    await setup_schema(store)
     graph = await explore_graph(store)
     proc, url, output = start_explore(engine, tmp_path_factory.mktemp("explore"))
     try:
@@ -352,7 +353,7 @@ async def test_a_forgotten_member_is_gone_from_the_page(page: Any, served: Serve
 
     await open_member(page, "alice", "Alice")
     assert "Alice adopted a cat named Luna" in await drawn(page)
-    assert not (await forget_user(served.store.runner, PEOPLE["alice"])).residue
+    assert not (await forget_user(served.store, PEOPLE["alice"])).residue
     await page.mouse.click(*await point(page, "Alice"))
     await expect(page.locator("#panel")).to_contain_text(
         "not in this guild's graph: deleted, forgotten, or of another guild. It is no longer shown."

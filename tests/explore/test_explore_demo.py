@@ -14,8 +14,9 @@ import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
 from grapevine.replayed_llm import RecordedAnswers, ReplayedLLM
-from graph.consent import Consent
 from graph.engines.arcadedb import ArcadeDBEngine
+from graph.privacy.consent import Consent
+from graph.schema import setup_schema
 from graph.store import GraphStore
 from ingest.history_import import import_export
 from ingest.ingestor import Ingestor
@@ -44,7 +45,7 @@ async def demo_url(arcadedb_server: ArcadeDBEngine, tmp_path_factory: pytest.Tem
     await engine.create_database()
     driver = engine.driver()
     store = GraphStore(driver, engine)
-    await store.setup_schema()
+    await setup_schema(store)
     await load_demo(store)
     proc, url, _ = start_explore(engine, tmp_path_factory.mktemp("demo"))
     try:

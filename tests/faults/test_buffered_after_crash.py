@@ -15,6 +15,8 @@ from common.settings import Settings
 from grapevine.config import load_settings
 from grapevine.runtime import open_store
 from graph.models import Channel, Guild, Message, User
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from tests.faults.test_cli_faults import grapevine
 from tests.support.ports import free_port
 from tests.support.prompt_reader import Prompt, batch_parts
@@ -50,10 +52,10 @@ def _settings(env: dict[str, str]) -> Settings:
 
 async def _crashed_import(env: dict[str, str]) -> None:
     async with open_store(_settings(env)) as rt:
-        await rt.store.upsert_guild(Guild(id=GUILD, name="g"))
-        await rt.store.upsert_channel(Channel(id=CHANNEL, guild_id=GUILD, name="general"))
-        await rt.store.upsert_users([ALICE])
-        await rt.store.record_messages(_messages(datetime.now(UTC)))
+        await upsert_guild(rt.store, Guild(id=GUILD, name="g"))
+        await upsert_channel(rt.store, Channel(id=CHANNEL, guild_id=GUILD, name="general"))
+        await upsert_users(rt.store, [ALICE])
+        await record_messages(rt.store, _messages(datetime.now(UTC)))
 
 
 def test_ingest_pending_windows_what_a_crashed_import_left(tmp_path: Path) -> None:

@@ -12,9 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph import context_reads
-from graph.consent import Consent
+from graph.privacy.consent import Consent, opt_out
+from graph.privacy.forget import forget_user
+from graph.reads import context as context_reads
+from graph.reads.backlog import episode_messages
+from graph.reads.facts import members_by_name, users_by_id
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from ingest.history_import import import_export
 from ingest.ingestor import Ingestor
 from tests.support.scripted import cypher
@@ -66,7 +70,7 @@ async def test_colliding_ids_from_another_guild_are_refused_and_never_mixed(stor
     sent = await cypher(store, "MATCH (u:User {id: '330000000000000002'})-[:SENT]->(m:Message) RETURN count(m) AS n")
     assert sent[0]["n"] == 0
 
-    await store.forget_user("330000000000000002")
+    await forget_user(store, "330000000000000002")
     assert await _contents(store, "800000000000000001") == [f"alice says {i}" for i in range(6)], "Alice keeps hers"
 
 
@@ -98,8 +102,8 @@ async def test_reimporting_after_a_forget_makes_no_new_window(store: GraphStore,
         m["timestamp"] = (T0 + timedelta(hours=i // 4, minutes=i % 4)).isoformat()
     first = await _import(store, tmp_path, "talk.json", doc)
     assert first.windows == 3
-    await store.forget_user("330000000000000011")  # dave wrote the first message of every window
-    await store.opt_out("330000000000000011")
+    await forget_user(store, "330000000000000011")  # dave wrote the first message of every window
+    await opt_out(store, "330000000000000011")
     # forget-me re-keys the episodes whose keys carried dave's message ids: those keys are the stored ones
     before = await cypher(store, "MATCH (e:Episode) RETURN e.key AS key ORDER BY key")
     assert len(before) == 3 and not any("900000000000020000" in str(r["key"]) for r in before)
@@ -125,17 +129,17 @@ async def test_a_nickname_stays_in_its_guild(store: GraphStore, tmp_path: Path) 
     fact = FactWrite(uuid="f-sam", text="Sam likes tea", about=(NodeRef(kind="user", id=member),),
                      reports=(Report(user_id=member, message_id="900000000000030001", at=T0),), valid_at=T0,
                      source_message_ids=("900000000000030001",))  # fmt: skip
-    await store.write_episode(EpisodeWrite(key=episode["key"], guild_id="800000000000000005", facts=(fact,)))
+    await write_episode(store, EpisodeWrite(key=episode["key"], guild_id="800000000000000005", facts=(fact,)))
 
     found = await context_reads.reply_facts(store, "800000000000000005", author_id=member, mentioned_ids=[], names=[],
                                             entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
     [tea] = found["author"]
     assert list(tea.about) == ["Sammy"] and [r[1] for r in tea.reporters] == ["Sammy"]
-    [(message, author)] = await store.episode_messages(episode["key"])
+    [(message, author)] = await episode_messages(store, episode["key"])
     assert author.display_name == "Sammy"
-    assert [u.display_name for u in await store.users([member], "800000000000000006")] == ["NightOwl"]
-    assert [u.display_name for u in await store.members_by_name("800000000000000006", ["nightowl"])] == ["NightOwl"]
-    assert await store.members_by_name("800000000000000005", ["nightowl"]) == [], "B's nickname finds nobody in A"
+    assert [u.display_name for u in await users_by_id(store, [member], "800000000000000006")] == ["NightOwl"]
+    assert [u.display_name for u in await members_by_name(store, "800000000000000006", ["nightowl"])] == ["NightOwl"]
+    assert await members_by_name(store, "800000000000000005", ["nightowl"]) == [], "B's nickname finds nobody in A"
 
 
 async def test_forget_finds_a_member_by_the_nickname_of_every_guild(store: GraphStore, tmp_path: Path) -> None:
@@ -146,6 +150,6 @@ async def test_forget_finds_a_member_by_the_nickname_of_every_guild(store: Graph
     b["messages"][0]["author"]["nickname"] = "NightOwl"
     await _import(store, tmp_path, "a.json", a)
     await _import(store, tmp_path, "b.json", b)
-    report = await store.forget_user(member)
+    report = await forget_user(store, member)
     assert report.residue == []
     assert await _contents(store, "800000000000000007") == ["ask [forgotten] about the trip"]

@@ -13,11 +13,12 @@ import pytest
 from neo4j.exceptions import Neo4jError
 from typer.testing import CliRunner
 
-import graph.forget_requests
+import graph.privacy.forget
 from grapevine.cli import app
 from grapevine.ownership import DataDirLock
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.forget_requests import FILE_NAME
+from graph.privacy.requests import FILE_NAME
+from graph.schema import setup_schema
 from tests.faults.test_cli_faults import grapevine
 from tests.support.busy_server import PEOPLE, populate
 from tests.support.ports import free_port
@@ -54,19 +55,19 @@ def test_a_cli_forget_that_fails_keeps_its_request_for_the_next_run(
 
         driver = engine.driver()
         store = GraphStore(driver, engine)
-        await store.setup_schema()
+        await setup_schema(store)
         await populate(store)
         await driver.close()
 
     asyncio.run(create())
     try:
         env = _env(engine, tmp_path / "data")
-        real = graph.forget_requests.run_request
+        real = graph.privacy.forget.run_request
 
         async def refused(*args: object, **kwargs: object) -> object:
             raise Neo4jError._hydrate_neo4j(code="Neo.ClientError.Statement.EntityNotFound", message=REFUSED)
 
-        monkeypatch.setattr(graph.forget_requests, "run_request", refused)
+        monkeypatch.setattr(graph.privacy.forget, "run_request", refused)
         failed = CliRunner().invoke(app, ["forget", CHARLIE, "--yes", "--no-purge"], env=env)
         assert failed.exit_code == 1
         said = failed.stdout + failed.stderr
@@ -76,7 +77,7 @@ def test_a_cli_forget_that_fails_keeps_its_request_for_the_next_run(
         [kept] = [json.loads(line) for line in (tmp_path / "data" / FILE_NAME).read_text().splitlines()]
         assert kept["user_id"] == CHARLIE and kept["guild_id"] is None and "scope" in kept
 
-        monkeypatch.setattr(graph.forget_requests, "run_request", real)
+        monkeypatch.setattr(graph.privacy.forget, "run_request", real)
         again = CliRunner().invoke(app, ["forget", CHARLIE, "--yes", "--no-purge"], env=env)
         assert again.exit_code == 0, again.stdout + again.stderr
         assert "residue audit: 0 nodes" in again.stdout

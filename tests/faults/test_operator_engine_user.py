@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.operator_queries import read_rolled_back
+from graph.reads.operator import read_rolled_back
 from graph.store import GraphStore
 from tests.support.busy_server import populate
 

@@ -11,6 +11,8 @@ import pytest
 
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.engines.arcadedb_purge import _quoted, _type_indexes
+from graph.privacy.forget import forget_user
+from graph.privacy.purge import purge_if_due
 from graph.store import GraphStore
 from tests.support.busy_server import PEOPLE, populate
 
@@ -23,7 +25,7 @@ async def _index_names(engine: ArcadeDBEngine) -> list[str]:
 
 async def test_a_purge_rebuilds_every_index_drops_the_log_and_the_driver_still_serves(store: GraphStore) -> None:
     await populate(store)
-    await store.forget_user(PEOPLE["charlie"])
+    await forget_user(store, PEOPLE["charlie"])
     engine = store.engine
     assert isinstance(engine, ArcadeDBEngine)
     reader = await engine.reader_driver()  # an operator's read-only session, open across the purge (the explorer)
@@ -46,7 +48,7 @@ async def test_a_rebuild_that_fails_is_named_and_the_log_waits_for_the_next_purg
     """The engine answers an index's rebuild with an error, as ArcadeDB does over HTTP (a RuntimeError carrying
     its status): in the script, and when that index is rebuilt alone."""
     await populate(store)
-    await store.forget_user(PEOPLE["charlie"])
+    await forget_user(store, PEOPLE["charlie"])
     engine = store.engine
     assert isinstance(engine, ArcadeDBEngine)
     broken = f"REBUILD INDEX {_quoted('fact_text')}"
@@ -75,4 +77,4 @@ async def test_a_rebuild_that_fails_is_named_and_the_log_waits_for_the_next_purg
     assert sorted(report.rebuilt) == sorted(set(await _index_names(engine)) - {"fact_text"})
     assert not report.log_dropped and not reopened
     monkeypatch.undo()
-    assert (await store.purge_if_due()).failed == {}  # the next purge does all of it
+    assert (await purge_if_due(store)).failed == {}  # the next purge does all of it

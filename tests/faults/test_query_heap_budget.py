@@ -18,6 +18,7 @@ from common.settings import ContextSettings, RecallTuning
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.models import Message
 from graph.store import GraphStore
+from graph.writes.messages import record_messages
 from recall.assemble import ContextRequest
 from recall.gather import build_context
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, in_general
@@ -57,7 +58,7 @@ async def test_replies_in_a_quiet_channel_do_not_use_up_the_engines_query_heap(b
                     content=f"window {window}, line {i}: we talked about the garden and the kayak trip again")
             for i in range(30)
         ]  # fmt: skip
-        await budget_store.record_messages(said)
+        await record_messages(budget_store, said)
         p.messages += said
         await p.episode(GENERAL, said)
     request = ContextRequest(G1, GENERAL, PEOPLE["judy"], "what about the kayak trip?", None, ASKED)

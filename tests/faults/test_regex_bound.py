@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from graph.context_reads import search_patterns
+from graph.reads.context import search_patterns
 from graph.store import GraphStore
 from tests.support.scripted import cypher
 

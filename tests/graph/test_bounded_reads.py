@@ -10,11 +10,19 @@ from typing import Any
 import pytest
 
 import queries
-from graph.guild_activity import guild_time
 from graph.keys import channel_start, channel_time
 from graph.models import Channel, ChannelKind, EpisodeStatus, Guild, Message, User
-from graph.operator_queries import get_query, run_operator_query
+from graph.privacy.retention import retire_expired
+from graph.reads.activity import guild_time, recent_activity
+from graph.reads.backlog import episodes_by_status, messages_before
+from graph.reads.operator import get_query, run_operator_query
+from graph.reads.stats import guild_counts
+from graph.schema import setup_schema
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.episodes import write_command_facts
+from graph.writes.messages import record_messages
+from graph.writes.user_cap import enforce_user_cap
 from tests.support.busy_server import G1, G2, GENERAL, PEOPLE, T0, U, populate
 
 pytestmark = pytest.mark.usefixtures("arcade_only")
@@ -44,10 +52,10 @@ async def _profile_text(store: GraphStore, statement: str, **params: Any) -> tup
 
 async def _history(store: GraphStore, old: int, recent: int) -> None:
     """`old` messages of the busy channel 20 to 40 days ago, `recent` in the last half hour, and some of another channel."""
-    await store.upsert_guild(Guild(id=G, name="bounded"))
+    await upsert_guild(store, Guild(id=G, name="bounded"))
     for cid in (CH, OTHER_CH):
-        await store.upsert_channel(Channel(id=cid, guild_id=G, name=cid, kind=ChannelKind.TEXT))
-    await store.upsert_users([AUTHOR], G)
+        await upsert_channel(store, Channel(id=cid, guild_id=G, name=cid, kind=ChannelKind.TEXT))
+    await upsert_users(store, [AUTHOR], G)
     messages = (
         [
             Message(
@@ -83,7 +91,7 @@ async def _history(store: GraphStore, old: int, recent: int) -> None:
             for i in range(50)
         ]
     )
-    assert await store.record_messages(messages) == []
+    assert await record_messages(store, messages) == []
 
 
 async def test_earlier_messages_are_one_index_range_of_recent_history(store: GraphStore) -> None:
@@ -99,17 +107,17 @@ async def test_earlier_messages_are_one_index_range_of_recent_history(store: Gra
     assert "Scan(m:Message) [filter" not in text and "NodeByLabelScan" not in text
     assert rows[0] == 15  # the channel's last hour only: none of its 400 older messages, none of the other channel's
 
-    before = await store.messages_before(CH, NOW, 10)
+    before = await messages_before(store, CH, NOW, 10)
     assert [m.id for m, _ in before] == [f"new-{i}" for i in range(5, 15)]
     assert {u.id for _, u in before} == {AUTHOR.id}
 
 
 async def test_earlier_messages_widen_the_span_when_the_last_hour_is_quiet(store: GraphStore) -> None:
     await _history(store, old=30, recent=3)
-    before = await store.messages_before(CH, NOW, 10)
+    before = await messages_before(store, CH, NOW, 10)
     assert [m.id for m, _ in before] == [f"old-{i}" for i in range(23, 30)] + ["new-0", "new-1", "new-2"]
-    assert [m.id for m, _ in await store.messages_before(CH, NOW - timedelta(minutes=29), 10)][-1] == "new-0"
-    assert await store.messages_before("c-empty", NOW, 10) == []
+    assert [m.id for m, _ in await messages_before(store, CH, NOW - timedelta(minutes=29), 10)][-1] == "new-0"
+    assert await messages_before(store, "c-empty", NOW, 10) == []
     _, rows = await _profile(store, "store/messages_before", from_key=channel_start(CH), to_key=channel_time(CH, NOW), limit=10)
     assert rows[0] == 33  # the whole channel, never another one
 
@@ -117,15 +125,15 @@ async def test_earlier_messages_widen_the_span_when_the_last_hour_is_quiet(store
 async def test_messages_stored_without_the_key_get_it_at_setup(store: GraphStore) -> None:
     await _history(store, old=0, recent=4)
     await store.driver.execute_query("MATCH (m:Message) REMOVE m.channel_time", database_=store.engine.database)
-    assert await store.messages_before(CH, NOW, 10) == []
-    await store.setup_schema()
-    assert [m.id for m, _ in await store.messages_before(CH, NOW, 10)] == [f"new-{i}" for i in range(4)]
+    assert await messages_before(store, CH, NOW, 10) == []
+    await setup_schema(store)
+    assert [m.id for m, _ in await messages_before(store, CH, NOW, 10)] == [f"new-{i}" for i in range(4)]
 
 
 async def test_guild_counts_seek_the_guild_never_scan_the_graph(store: GraphStore) -> None:
     await _history(store, old=20, recent=5)
-    assert await store.guild_counts(G) == {"facts": 0, "entities": 0, "messages": 75, "episodes": 0}
-    assert (await store.guild_counts("g-nobody"))["messages"] == 0
+    assert await guild_counts(store, G) == {"facts": 0, "entities": 0, "messages": 75, "episodes": 0}
+    assert (await guild_counts(store, "g-nobody"))["messages"] == 0
     statements = queries.statements(queries.load("store/guild_counts"))
     expected = [
         ("f:Fact", "fact_guild"),
@@ -156,15 +164,15 @@ async def test_upkeep_retires_through_one_index_range_of_facts_due(store: GraphS
     assert "NodeIndexRangeScan(f:Fact) [index=fact_retire_at, retire_at <= $now" in text
     assert "Scan(f:Fact) [filter" not in text and "NodeByLabelScan" not in text
     assert await still_due() == 1
-    assert await store.retire_expired(later) == 1
+    assert await retire_expired(store, later) == 1
     assert await still_due() == 0  # a retired fact leaves the range: later passes never read it again
-    assert await store.retire_expired(later + timedelta(days=365)) == 0
+    assert await retire_expired(store, later + timedelta(days=365)) == 0
     await store.driver.execute_query(
         "MATCH (f:Fact) WHERE f.expires_at IS NOT NULL SET f.expired_at = null", database_=store.engine.database
     )
-    await store.setup_schema()  # facts stored before retire_at was kept get it
+    await setup_schema(store)  # facts stored before retire_at was kept get it
     assert await still_due() == 1
-    assert await store.retire_expired(later) == 1
+    assert await retire_expired(store, later) == 1
 
 
 # --- operator and explorer queries: one guild's records through indexes, never another guild's ------------
@@ -219,7 +227,7 @@ async def test_operator_and_explorer_queries_read_one_guild_through_indexes(stor
         "q": "",
         "query": "austin",
         "hits": 10,
-        "topic": "austin",  # who_knows and topic_timeline: a UNION, profiled part by part in tests/graph/test_topic_reads.py
+        "topic": "austin",  # who_knows and topic_timeline: a UNION, profiled part by part in tests/graph/reads/test_topic_reads.py
         "channel_id": "",
         "entity_key": "austin",
         "at": None,
@@ -265,7 +273,7 @@ async def test_the_guild_overview_counts_each_label_through_its_guild_index(stor
     text, _ = await _profile(store, "operator/guild_overview", guild_id=G1, now=None)
     for label, var in (("Channel", "c"), ("Message", "m"), ("Fact", "f"), ("Entity", "e"), ("Episode", "ep")):
         assert f"MATCH NODE ({var}:{label}) [index: {label}[guild_id]]" in text
-    counts = await store.guild_counts(G1)
+    counts = await guild_counts(store, G1)
     reads = {
         m[0]: int(m[1])
         for m in re.findall(r"MATCH NODE \(\w+:(\w+)\) \[index: \w+\[guild_id\]\] \([\d,]+μs, ([\d,]+) rows", text)
@@ -333,13 +341,13 @@ async def _facts_about(store: GraphStore, guild_id: str, user_id: str, n: int, c
 
 
 async def test_the_fact_cap_reads_only_the_members_given_facts_since_the_last_pass(store: GraphStore) -> None:
-    await store.upsert_guild(Guild(id=G, name="bounded"))
+    await upsert_guild(store, Guild(id=G, name="bounded"))
     members = [User(id=f"u-cap-{i}", name=f"m{i}", display_name=f"M{i}") for i in range(4)]
-    await store.upsert_users(members, G)
+    await upsert_users(store, members, G)
     old = NOW - timedelta(days=90)
     for member in members:
         await _facts_about(store, G, member.id, 6, old, f"{member.id}-old-")
-    assert await store.enforce_user_cap(5, now=NOW - timedelta(days=1)) == 4  # the first pass reads everything once
+    assert await enforce_user_cap(store, 5, now=NOW - timedelta(days=1)) == 4  # the first pass reads everything once
     await _facts_about(store, G, members[0].id, 3, NOW, "fresh-")
 
     text, rows = await _profile(
@@ -355,15 +363,15 @@ async def test_the_fact_cap_reads_only_the_members_given_facts_since_the_last_pa
     assert max(rows) <= 9, text  # their 9 facts (6 old, of which 1 capped, and 3 new), never the 27 of the others
 
     await _facts_about(store, G, members[1].id, 2, NOW, "fresh1-")
-    assert await store.enforce_user_cap(5, now=NOW) == 2  # member 1 only (PROFILE capped member 0: it runs)
+    assert await enforce_user_cap(store, 5, now=NOW) == 2  # member 1 only (PROFILE capped member 0: it runs)
     active, _, _ = await store.driver.execute_query(
         "MATCH (u:User)<-[:ABOUT]-(f:Fact) WHERE f.expired_at IS NULL AND f.invalid_at IS NULL "
         "RETURN u.id AS id, count(f) AS n ORDER BY id",
         database_=store.engine.database,
     )
     assert {r["id"]: r["n"] for r in active} == {m.id: 5 for m in members}
-    assert await store.enforce_user_cap(5, now=NOW + timedelta(hours=1)) == 0
-    assert await store.enforce_user_cap(3, now=NOW + timedelta(hours=2)) == 4 * 2  # a lower cap: every member again
+    assert await enforce_user_cap(store, 5, now=NOW + timedelta(hours=1)) == 0
+    assert await enforce_user_cap(store, 3, now=NOW + timedelta(hours=2)) == 4 * 2  # a lower cap: every member again
 
 
 # --- `memory status`: the last days' activity through range indexes, never the guild's totals ---------------
@@ -378,8 +386,8 @@ async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store:
         {"at": (NOW - timedelta(hours=1)).isoformat()},
         database_=store.engine.database,
     )
-    assert await store.retire_expired(NOW - timedelta(minutes=30)) == 10
-    activity = await store.recent_activity(G, 7, now=NOW)
+    assert await retire_expired(store, NOW - timedelta(minutes=30)) == 10
+    activity = await recent_activity(store, G, 7, now=NOW)
     assert (activity.messages, activity.channels, activity.learned, activity.closed) == (15 + 50, 2, 4, 10)
     assert activity.per_channel == {CH: 15, OTHER_CH: 50}
 
@@ -400,7 +408,7 @@ async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store:
         assert f"NodeIndexRangeScan(f:Fact) [index={index}" in text, text
         assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
         assert rows[0] == seen, text  # the last week's, none of the 60 older facts
-    other = await store.recent_activity("g-quiet", 7, now=NOW)  # the keys hold the guild: none of G's is counted
+    other = await recent_activity(store, "g-quiet", 7, now=NOW)  # the keys hold the guild: none of G's is counted
     assert (other.learned, other.closed) == (0, 0)
 
 
@@ -408,9 +416,9 @@ async def test_every_write_keeps_the_fact_keys_that_memory_status_reads(store: G
     """created_key and closed_key follow created_at and expired_at on every path that writes them."""
     p = await populate(store)  # episodes' facts and a supersession (write_episode)
     msg = await p.say(GENERAL, "bob", "remember that I like tea", T0 + timedelta(days=1))
-    await store.write_command_facts(G1, [p.fact("bob_tea", "Bob likes tea", [U("bob")], msg, importance=1)])
-    assert await store.retire_expired(T0 + timedelta(days=4)) == 1
-    assert await store.enforce_user_cap(1, now=T0 + timedelta(days=5)) >= 1
+    await write_command_facts(store, G1, [p.fact("bob_tea", "Bob likes tea", [U("bob")], msg, importance=1)])
+    assert await retire_expired(store, T0 + timedelta(days=4)) == 1
+    assert await enforce_user_cap(store, 1, now=T0 + timedelta(days=5)) >= 1
 
     async def wrong() -> list[str]:
         rows, _, _ = await store.driver.execute_query(
@@ -433,7 +441,7 @@ async def test_every_write_keeps_the_fact_keys_that_memory_status_reads(store: G
     assert await wrong() == []
     await store.driver.execute_query("MATCH (f:Fact) REMOVE f.created_key, f.closed_key", database_=store.engine.database)
     assert await wrong() != []
-    await store.setup_schema()  # facts stored before the keys were kept get them
+    await setup_schema(store)  # facts stored before the keys were kept get them
     assert await wrong() == []
 
 
@@ -452,7 +460,7 @@ async def test_windows_waiting_are_read_through_the_status_index_not_the_guilds_
         {"g": G1, "c": GENERAL},
         database_=store.engine.database,
     )
-    waiting = await store.episodes([EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=G1)
+    waiting = await episodes_by_status(store, [EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=G1)
     assert len(waiting) >= 3
     text, rows = await _profile(store, "operator/windows_by_status", guild_id=G1, status=None)
     assert "NodeIndexSeek(ep:Episode) [index=episode_status, status=IN ['pending', 'failed', $status]" in text, text

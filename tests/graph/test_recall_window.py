@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from common.settings import RecallTuning
 from graph.models import Channel, Guild, Message, User
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from tests.support.busy_server import recalled
 
 G, CH, OTHER = "835000000000000001", "835100000000000001", "835100000000000002"
@@ -21,11 +23,11 @@ def msg(n: int, text: str, at: datetime, channel: str = CH) -> Message:
 
 
 async def setup(store: GraphStore, messages: list[Message]) -> None:
-    await store.upsert_guild(Guild(id=G, name="g"))
+    await upsert_guild(store, Guild(id=G, name="g"))
     for cid in (CH, OTHER):
-        await store.upsert_channel(Channel(id=cid, guild_id=G, name=cid))
-    await store.upsert_users([ANN], G)
-    assert await store.record_messages(messages) == []
+        await upsert_channel(store, Channel(id=cid, guild_id=G, name=cid))
+    await upsert_users(store, [ANN], G)
+    assert await record_messages(store, messages) == []
 
 
 async def test_only_the_channels_last_messages_are_searched(store: GraphStore) -> None:

@@ -12,10 +12,16 @@ from typing import Any
 
 from common.settings import ContextSettings
 from grapevine.mcp_server import Reader, build
-from graph import channels, topics
-from graph.export import export_member
+from graph import channels
 from graph.models import EpisodeWrite
+from graph.privacy.consent import keyed
+from graph.privacy.erasure import forgettable_facts
+from graph.privacy.export import export_member
+from graph.privacy.retention import apply_retention
+from graph.reads import topics
+from graph.reads.facts import facts_about
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from recall.assemble import ContextRequest
 from recall.gather import build_context
 from tests.support.busy_server import G1, GENERAL, PEOPLE, U
@@ -28,7 +34,7 @@ TOKYO = "Bob is secretly moving to Tokyo for the merger"
 
 def _reader(store: GraphStore) -> Reader:
     db = store.engine.database
-    return Reader(store.driver, db, G1, topics.opted_out_reader(store.driver, db, store.consent_key))
+    return Reader(store.driver, db, G1, topics.opted_out_reader(store.driver, db, keyed(store)))
 
 
 async def _tool(store: GraphStore, name: str, arguments: dict[str, Any]) -> Any:
@@ -50,7 +56,7 @@ async def _staff_fact(t: Topical, label: str, text: str, said: str, days_ago: in
     key = await p.episode(STAFF, [msg])
     about = [U("charlie")] if label == "vault" else [U("bob")]
     fact = p.fact(label, text, about, msg, importance=9, **kwargs)
-    await p.store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(fact,)))
+    await write_episode(p.store, EpisodeWrite(key=key, guild_id=G1, facts=(fact,)))
 
 
 async def test_retention_keeps_a_private_fact_private(store: GraphStore) -> None:
@@ -60,26 +66,26 @@ async def test_retention_keeps_a_private_fact_private(store: GraphStore) -> None
     question = "what do you know about charlie and the vault code, and about bob?"
     assert VAULT in await _context(store, STAFF, question)
     assert VAULT not in await _context(store, GENERAL, question)
-    exported = await export_member(store.runner, PEOPLE["bob"])
+    exported = await export_member(store, PEOPLE["bob"])
     assert exported is not None and FIRED not in repr(exported) and exported["withheld"]["facts"] == 1
 
-    done = await store.apply_retention(messages_days=30, closed_facts_days=0, now=NOW)
+    done = await apply_retention(store, messages_days=30, closed_facts_days=0, now=NOW)
     assert done.messages >= 1
 
     shared = await _context(store, GENERAL, question)
     assert VAULT not in shared and FIRED not in shared
     assert VAULT in await _context(store, STAFF, question)  # where it was told it is still known
-    exported = await export_member(store.runner, PEOPLE["bob"])  # a fact about Bob told where he cannot read
+    exported = await export_member(store, PEOPLE["bob"])  # a fact about Bob told where he cannot read
     assert exported is not None and FIRED not in repr(exported) and exported["withheld"]["facts"] == 1
     # "forget that I will be fired" asked in #general forgets it, and does not read it out there
     for channel, shown in ((GENERAL, False), (STAFF, True)):
-        rows = await store.forgettable_facts(G1, PEOPLE["bob"], channel)
+        rows = await forgettable_facts(store, G1, PEOPLE["bob"], channel)
         assert [r["shown"] for r in rows if r["text"] == FIRED] == [shown]
     facts = await _tool(store, "facts", {"subject": PEOPLE["charlie"]})
     assert VAULT not in repr(facts)
-    about = await store.facts_about(G1, user_ids=[PEOPLE["charlie"]], channel_id=GENERAL, now=NOW)
+    about = await facts_about(store, G1, user_ids=[PEOPLE["charlie"]], channel_id=GENERAL, now=NOW)
     assert VAULT not in [f.text for f in about]
-    assert VAULT in [f.text for f in await store.facts_about(G1, user_ids=[PEOPLE["charlie"]], now=NOW)]  # operators
+    assert VAULT in [f.text for f in await facts_about(store, G1, user_ids=[PEOPLE["charlie"]], now=NOW)]  # operators
 
 
 async def test_a_supersession_shows_the_other_side_only_where_it_may_be_seen(store: GraphStore) -> None:

@@ -45,10 +45,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from common.settings import RecallTuning
 from grapevine.mcp_server import Reader, build
-from graph import channels, context_reads, topics
+from graph import channels
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.erasure import apply_edit, erase_channel, erase_messages
-from graph.forget_requests import Request, Requests, run_request, with_scope
 from graph.models import (
     Channel,
     ChannelKind,
@@ -63,7 +61,19 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.consent import keyed, opt_out
+from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
+from graph.privacy.forget import run_request, with_scope
+from graph.privacy.requests import Request, Requests
+from graph.privacy.retention import apply_retention
+from graph.reads import context as context_reads
+from graph.reads import topics
+from graph.reads.facts import facts_about
+from graph.schema import setup_schema
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
+from graph.writes.episodes import close_episode, write_command_facts, write_episode
+from graph.writes.messages import record_batch
 
 settings.register_profile(  # derandomized: every CI run searches the same sequences, so a red CI is reproducible
     "ci",
@@ -145,7 +155,7 @@ async def embedded_store(server: ArcadeDBEngine) -> AsyncIterator[GraphStore]:
     driver = engine.driver()
     try:
         store = GraphStore(driver, engine)
-        await store.setup_schema("all-minilm-l6-v2", DIMENSION)
+        await setup_schema(store, "all-minilm-l6-v2", DIMENSION)
         yield store
     finally:
         await driver.close()
@@ -178,7 +188,7 @@ class ScopeMachine(RuleBasedStateMachine):
         self._folder = tempfile.TemporaryDirectory(prefix="scope-model-")
         self.requests = Requests(Path(self._folder.name))
         db = self.store.engine.database
-        self.reader = Reader(self.store.driver, db, G1, topics.opted_out_reader(self.store.driver, db, self.store.consent_key))
+        self.reader = Reader(self.store.driver, db, G1, topics.opted_out_reader(self.store.driver, db, keyed(self.store)))
         self.mcp = build(self.reader)
         self.run(self._setup())
 
@@ -187,13 +197,13 @@ class ScopeMachine(RuleBasedStateMachine):
 
     async def _setup(self) -> None:
         for guild in (G1, G2, *(dm_guild(i) for i in MEMBERS)):
-            await self.store.upsert_guild(Guild(id=guild, name=guild))
+            await upsert_guild(self.store, Guild(id=guild, name=guild))
         for channel, (guild, parent, visibility, kind) in CHANNELS.items():
-            await self.store.upsert_channel(Channel(id=channel, guild_id=guild, name=channel, kind=kind, parent_id=parent))
+            await upsert_channel(self.store, Channel(id=channel, guild_id=guild, name=channel, kind=kind, parent_id=parent))
             await channels.set_visibility(self.store, guild, channel, visibility)
             self._seen(channel, visibility)
         for i in MEMBERS:
-            await self.store.upsert_channel(Channel(id=dm_channel(i), guild_id=dm_guild(i), name="dm", kind=ChannelKind.DM))
+            await upsert_channel(self.store, Channel(id=dm_channel(i), guild_id=dm_guild(i), name="dm", kind=ChannelKind.DM))
 
     def teardown(self) -> None:
         self.run(self._store_cm.__aexit__(None, None, None))
@@ -299,7 +309,7 @@ class ScopeMachine(RuleBasedStateMachine):
         msg = Message(id=message_id, guild_id=guild, channel_id=channel, author_id=who, content=text, created_at=self.now,
                       reply_to_id=parent)  # fmt: skip
         user = User(id=who, name=NAMES[MEMBERS.index(who)], display_name=NAMES[MEMBERS.index(who)])
-        self.run(self.store.record_batch([msg], {who: user}, {guild: [user]}))
+        self.run(record_batch(self.store, [msg], {who: user}, {guild: [user]}))
         self.said[message_id] = Said(message_id, guild, channel, who, self.now, text=text)
 
     @rule(channel=st.sampled_from([*CHANNELS, "dm"]), other=st.integers(0, 10_000), supersede=st.booleans(),
@@ -318,7 +328,7 @@ class ScopeMachine(RuleBasedStateMachine):
         people = sorted({m.author for m in waiting})
         close = EpisodeClose(key=key, uuid=uuid.uuid4().hex, guild_id=guild, channel_id=channel, started_at=waiting[0].at,
                              ended_at=waiting[-1].at, message_ids=tuple(m.id for m in waiting), participant_ids=tuple(people))  # fmt: skip
-        self.run(self.store.close_episode(close))
+        self.run(close_episode(self.store, close))
         for m in waiting:
             m.episode = True
         first, last = waiting[0], waiting[-1]
@@ -347,7 +357,7 @@ class ScopeMachine(RuleBasedStateMachine):
             if old and len({c for u in [*old, fact.uuid] for c in self.told[u].evidence.values()}) > 1:
                 SHAPES["supersession across channels"] += 1
         write = EpisodeWrite(key=key, guild_id=guild, summary="they talked", facts=tuple(facts), people=tuple(people))
-        self.run(self.store.write_episode(write, now=self.now))
+        self.run(write_episode(self.store, write, now=self.now))
 
     @rule(who=st.sampled_from(MEMBERS), channel=st.sampled_from([*CHANNELS, "dm"]))
     def remember(self, who: str, channel: str) -> None:
@@ -360,7 +370,7 @@ class ScopeMachine(RuleBasedStateMachine):
         fact = FactWrite(uuid=uuid.uuid4().hex, text=text, valid_at=self.now, about=(NodeRef(kind="user", id=who),),
                          reports=(Report(user_id=who, message_id=None, at=self.now),), channel_id=channel,
                          source="command", embedding=tuple(unit(n)))  # fmt: skip
-        self.run(self.store.write_command_facts(guild, [fact]))
+        self.run(write_command_facts(self.store, guild, [fact]))
         self.told[fact.uuid] = Told(fact.uuid, guild, text, {who}, set(), {who}, {f"command:{fact.uuid}": channel})
         SHAPES["a fact remembered by a command"] += 1
 
@@ -400,7 +410,7 @@ class ScopeMachine(RuleBasedStateMachine):
 
     @rule(days=st.sampled_from([1, 30]))
     def retention(self, days: int) -> None:
-        self.run(self.store.apply_retention(messages_days=days, closed_facts_days=0, now=self.now))
+        self.run(apply_retention(self.store, messages_days=days, closed_facts_days=0, now=self.now))
         cutoff = self.now - timedelta(days=days)
         for m in self.said.values():
             if m.at < cutoff:
@@ -432,7 +442,7 @@ class ScopeMachine(RuleBasedStateMachine):
 
     @rule(who=st.sampled_from(MEMBERS))
     def opt_out(self, who: str) -> None:
-        self.run(self.store.opt_out(who))
+        self.run(opt_out(self.store, who))
         self.opted_out.add(who)
 
     @rule(who=st.sampled_from(MEMBERS))
@@ -440,7 +450,7 @@ class ScopeMachine(RuleBasedStateMachine):
         if who in self.forgotten:
             return
         request = self.requests.record(self.run(with_scope(self.store, Request(who, None))))
-        self.run(self.store.opt_out(who))
+        self.run(opt_out(self.store, who))
         report = self.run(run_request(self.store, request))
         assert report.clean, report.residue
         self.requests.done(request)
@@ -490,7 +500,7 @@ class ScopeMachine(RuleBasedStateMachine):
                 self.store, guild, channel, author_id=author, at=self.now + timedelta(seconds=1), reply_to_id=last,
                 text="kernel vault merger code", recall=10, older_episodes=3, tuning=RecallTuning(),
             ),
-            self.store.facts_about(guild, user_ids=MEMBERS, now=self.now, limit=100, channel_id=channel),
+            facts_about(self.store, guild, user_ids=MEMBERS, now=self.now, limit=100, channel_id=channel),
             topics._read_parts(driver, db, "operator/who_knows", who_knows, (0, 2)),  # no entities here: no part 1
             *(topics.timeline(driver, db, guild, user_id=who, channel_id=channel, opted_out=self.reader.opted_out)
               for who in sorted({a for t in self.told.values() if t.guild == guild for a in t.about})),

@@ -11,8 +11,10 @@ from neo4j.api import AsyncBookmarkManager
 
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.models import Guild
+from graph.schema import setup_schema
 from graph.session import Runner
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_guild
 
 
 class Recording(AsyncBookmarkManager):
@@ -50,7 +52,7 @@ async def test_a_read_after_a_write_carries_the_writes_bookmark(store: GraphStor
 
 async def test_the_store_chains_sessions_and_schema_statements_on_the_drivers_manager(store: GraphStore) -> None:
     assert store.runner.bookmarks is store.driver.execute_query_bookmark_manager  # execute_query's own manager
-    await store.upsert_guild(Guild(id="g-bm3", name="chained"))
+    await upsert_guild(store, Guild(id="g-bm3", name="chained"))
     assert await store.driver.execute_query_bookmark_manager.get_bookmarks(), "a committed write left no bookmark"
 
 
@@ -64,9 +66,9 @@ async def test_a_routing_driver_chains_a_write_and_the_read_after_it(arcadedb_se
         f"neo4j://{engine.host}:{engine.bolt_port}", auth=("root", engine.password), max_transaction_retry_time=0
     )
     try:
-        await GraphStore(setup, engine).setup_schema()
+        await setup_schema(GraphStore(setup, engine))
         store = GraphStore(routed, engine)
-        await store.upsert_guild(Guild(id="g-routed", name="routed"))
+        await upsert_guild(store, Guild(id="g-routed", name="routed"))
         assert await routed.execute_query_bookmark_manager.get_bookmarks()
         assert "g-routed" in {r["id"] for r in await store.runner.read_plain("explore/guilds")}
     finally:

@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 
 from common.text import name_key
-from graph import context_reads
 from graph.models import (
     EpisodeClose,
     EpisodeStatus,
@@ -16,7 +15,18 @@ from graph.models import (
     SchemaMismatch,
     User,
 )
+from graph.privacy.consent import consent_key, opt_in, opt_out, opted_out_keys
+from graph.privacy.retention import retire_expired
+from graph.reads import context as context_reads
+from graph.reads.backlog import buffered_messages, episode_by_key, episode_messages, episodes_by_status
+from graph.reads.facts import entities_by_names, facts_about, facts_history, members_by_name, search_entities, users_by_id
+from graph.reads.stats import graph_stats
+from graph.schema import setup_schema
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_users
+from graph.writes.episodes import close_episode, mark_episode, write_episode
+from graph.writes.messages import delete_message, edit_message, record_messages
+from graph.writes.user_cap import enforce_user_cap
 from tests.support.busy_server import (
     BOT,
     G1,
@@ -33,40 +43,40 @@ from tests.support.busy_server import (
 
 
 async def test_schema_setup_is_idempotent_and_refuses_other_embeddings(store: GraphStore) -> None:
-    await store.setup_schema()
+    await setup_schema(store)
     with pytest.raises(SchemaMismatch, match="embeddings"):
-        await store.setup_schema("all-minilm-l6-v2", 384)
+        await setup_schema(store, "all-minilm-l6-v2", 384)
 
 
 async def test_records_are_idempotent_on_discord_ids(store: GraphStore) -> None:
     p = await populate(store)
-    before = await store.stats()
-    await store.upsert_users([User(id=PEOPLE["alice"], name="alice", display_name="Alice A.")])
-    await store.record_messages(p.messages[:5])
-    assert (await store.stats())["nodes"] == before["nodes"]
-    alice = (await store.users([PEOPLE["alice"]]))[0]
+    before = await graph_stats(store)
+    await upsert_users(store, [User(id=PEOPLE["alice"], name="alice", display_name="Alice A.")])
+    await record_messages(store, p.messages[:5])
+    assert (await graph_stats(store))["nodes"] == before["nodes"]
+    alice = (await users_by_id(store, [PEOPLE["alice"]]))[0]
     assert alice.display_name == "Alice A."
 
 
 async def test_edit_and_delete_follow_discord(store: GraphStore) -> None:
     p = await populate(store)
     msg = p.messages[0]
-    assert await store.edit_message(msg.id, "where did you move, Alice?", T0 + timedelta(minutes=1))
+    assert await edit_message(store, msg.id, "where did you move, Alice?", T0 + timedelta(minutes=1))
     talk = await context_reads.conversation(
         store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id
     )
     assert [m.content for m in talk.chain] == ["where did you move, Alice?"]
-    assert await store.delete_message(msg.id)
+    assert await delete_message(store, msg.id)
     talk = await context_reads.conversation(
         store, G1, GENERAL, author_id=PEOPLE["bob"], at=T0 + timedelta(minutes=2), reply_to_id=msg.id
     )
     assert talk.chain == () and msg.id not in {m.id for m in talk.recent}
-    assert not await store.delete_message(msg.id)
+    assert not await delete_message(store, msg.id)
 
 
 async def test_facts_about_user_hold_now_ordered_with_reporters(store: GraphStore) -> None:
     p = await populate(store)
-    facts = await store.facts_about(G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
+    facts = await facts_about(store, G1, user_ids=[PEOPLE["alice"]], now=T0 + timedelta(days=3))
     assert [f.uuid for f in facts] == [p.facts["alice_austin"], p.facts["alice_luna"]]
     assert facts[0].reporters[0][:2] == (PEOPLE["alice"], "Alice")
     assert facts[0].about == ("Alice",)
@@ -76,26 +86,26 @@ async def test_facts_about_user_hold_now_ordered_with_reporters(store: GraphStor
 
 async def test_third_party_fact_is_about_frank_and_corroborated(store: GraphStore) -> None:
     p = await populate(store)
-    facts = await store.facts_about(G1, user_ids=[PEOPLE["frank"]])
+    facts = await facts_about(store, G1, user_ids=[PEOPLE["frank"]])
     assert [f.uuid for f in facts] == [p.facts["frank_engaged"]]
     assert [r[0] for r in facts[0].reporters] == [PEOPLE["eve"], PEOPLE["grace"]]
-    assert await store.facts_about(G1, user_ids=[PEOPLE["eve"]]) == []
+    assert await facts_about(store, G1, user_ids=[PEOPLE["eve"]]) == []
 
 
 async def test_writing_the_same_episode_twice_changes_nothing(store: GraphStore) -> None:
     p = await populate(store)
     key = p.episodes[0]
-    before = await store.stats()
+    before = await graph_stats(store)
     again = EpisodeWrite(
         key=key,
         guild_id=G1,
         summary="something else",
         facts=(p.fact("dup", "Alice is moving to Austin next month", [U("alice")], p.messages[1]),),
     )
-    outcome = await store.write_episode(again)
+    outcome = await write_episode(store, again)
     assert not outcome.written
-    assert await store.stats() == before
-    stored = await store.episode(key)
+    assert await graph_stats(store) == before
+    stored = await episode_by_key(store, key)
     assert stored is not None and stored.summary.startswith("Alice is moving")
 
 
@@ -113,17 +123,17 @@ async def test_supersession_keeps_history(store: GraphStore) -> None:
         supersedes=["bob_berlin"],
         category="location",
     )
-    outcome = await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))
+    outcome = await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))
     assert outcome.superseded == 1
-    now = await store.facts_about(G1, user_ids=[PEOPLE["bob"]], now=at)
+    now = await facts_about(store, G1, user_ids=[PEOPLE["bob"]], now=at)
     assert [f.text for f in now] == ["Bob moved to Munich"]
-    history = await store.facts_history(G1, user_ids=[PEOPLE["bob"]], history=True)
+    history = await facts_history(store, G1, user_ids=[PEOPLE["bob"]], history=True)
     by_text = {f.text: f for f in history}
     berlin = by_text["Bob lives in Berlin"]
     assert berlin.invalid_at == at - timedelta(days=7)
     assert berlin.expired_at is not None
     assert berlin.superseded_by == p.facts["bob_munich"]
-    was = await store.facts_history(G1, user_ids=[PEOPLE["bob"]], at=T0 + timedelta(days=2))
+    was = await facts_history(store, G1, user_ids=[PEOPLE["bob"]], at=T0 + timedelta(days=2))
     assert [f.text for f in was] == ["Bob lives in Berlin"]
 
 
@@ -154,17 +164,17 @@ async def test_full_text_search_is_scoped_to_the_guild(store: GraphStore) -> Non
     assert await _reply_facts(store, G1, "vegetarian") == []
     assert await _reply_facts(store, G2, "vegetarian") == []  # Alice is vegetarian, but her fact names no entity
     assert await _reply_facts(store, G2, "Austin") == []  # another guild's Austin
-    entities = await store.search_entities(G1, "how is ATX these days")
+    entities = await search_entities(store, G1, "how is ATX these days")
     assert [e.name for e in entities] == ["Austin"]
-    assert [e.name for e in await store.entities_by_names(G1, ["the celtics"])] == ["Celtics"]
+    assert [e.name for e in await entities_by_names(store, G1, ["the celtics"])] == ["Celtics"]
     assert await _reply_facts(store, G1, "") == []
 
 
 async def test_members_by_name_are_guild_members(store: GraphStore) -> None:
     await populate(store)
-    found = await store.members_by_name(G1, ["Frank", "Heather", "Dave"])
+    found = await members_by_name(store, G1, ["Frank", "Heather", "Dave"])
     assert sorted(u.name for u in found) == ["dave"]  # Frank never wrote in the guild
-    assert [u.name for u in await store.members_by_name(G2, ["alice"])] == ["alice"]
+    assert [u.name for u in await members_by_name(store, G2, ["alice"])] == ["alice"]
 
 
 async def test_channel_summaries_recent_messages_and_thread_tail(store: GraphStore) -> None:
@@ -248,21 +258,21 @@ async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None
 
 async def test_candidates_and_expiry_and_cap(store: GraphStore) -> None:
     await populate(store)
-    dave_now = await store.facts_about(G1, user_ids=[PEOPLE["dave"]], now=T0 + timedelta(days=2, hours=1))
+    dave_now = await facts_about(store, G1, user_ids=[PEOPLE["dave"]], now=T0 + timedelta(days=2, hours=1))
     assert len(dave_now) == 2
     later = T0 + timedelta(days=4)
-    assert len(await store.facts_about(G1, user_ids=[PEOPLE["dave"]], now=later)) == 1
-    assert await store.retire_expired(later) == 1
-    assert await store.retire_expired(later) == 0
-    retired = await store.enforce_user_cap(2, now=later)
+    assert len(await facts_about(store, G1, user_ids=[PEOPLE["dave"]], now=later)) == 1
+    assert await retire_expired(store, later) == 1
+    assert await retire_expired(store, later) == 0
+    retired = await enforce_user_cap(store, 2, now=later)
     assert retired == 5 * 2  # five filler people with four facts each keep their two most important
-    ivan = await store.facts_about(G1, user_ids=[PEOPLE["ivan"]], now=later)
+    ivan = await facts_about(store, G1, user_ids=[PEOPLE["ivan"]], now=later)
     assert [f.importance for f in ivan] == [6, 5]
 
 
 async def test_buffered_messages_and_episode_lifecycle(store: GraphStore) -> None:
     p = await populate(store)
-    assert await store.buffered_messages() == []
+    assert await buffered_messages(store) == []
     late = await p.say(GENERAL, "judy", "anyone around?", T0 + timedelta(days=6))
     bot = Message(
         id=p.mid(),
@@ -272,8 +282,8 @@ async def test_buffered_messages_and_episode_lifecycle(store: GraphStore) -> Non
         content="hello",
         created_at=late.created_at + timedelta(seconds=1),
     )
-    await store.record_messages([bot])
-    buffered = await store.buffered_messages()
+    await record_messages(store, [bot])
+    buffered = await buffered_messages(store)
     assert [(m.id, u.is_bot) for m, u in buffered] == [(late.id, False), (bot.id, True)]
     close = EpisodeClose(
         key=f"{GENERAL}:{late.id}:{bot.id}",
@@ -285,28 +295,28 @@ async def test_buffered_messages_and_episode_lifecycle(store: GraphStore) -> Non
         message_ids=(late.id, bot.id),
         participant_ids=(late.author_id, BOT),
     )
-    assert await store.close_episode(close) == "pending"
-    assert await store.close_episode(close) == "pending"
-    assert await store.buffered_messages() == []
-    await store.mark_episode(close.key, EpisodeStatus.FAILED, "LLM down", attempt=True)
-    parked = await store.episodes([EpisodeStatus.FAILED])
+    assert await close_episode(store, close) == "pending"
+    assert await close_episode(store, close) == "pending"
+    assert await buffered_messages(store) == []
+    await mark_episode(store, close.key, EpisodeStatus.FAILED, "LLM down", attempt=True)
+    parked = await episodes_by_status(store, [EpisodeStatus.FAILED])
     assert [(e.key, e.attempts, e.error) for e in parked] == [(close.key, 1, "LLM down")]
-    assert [m.id for m, _ in await store.episode_messages(close.key)] == [late.id, bot.id]
+    assert [m.id for m, _ in await episode_messages(store, close.key)] == [late.id, bot.id]
     with pytest.raises(LookupError):
-        await store.close_episode(close.model_copy(update={"key": "x", "channel_id": "nope"}))
+        await close_episode(store, close.model_copy(update={"key": "x", "channel_id": "nope"}))
 
 
 async def test_consent_is_stored_as_a_keyed_hash(store: GraphStore) -> None:
-    await store.opt_out(PEOPLE["mallory"])
-    keys = await store.opted_out_keys()
-    assert keys == {store.consent_key(PEOPLE["mallory"])} and PEOPLE["mallory"] not in next(iter(keys))
-    assert await store.opt_in(PEOPLE["mallory"])
-    assert await store.opted_out_keys() == set()
+    await opt_out(store, PEOPLE["mallory"])
+    keys = await opted_out_keys(store)
+    assert keys == {consent_key(store, PEOPLE["mallory"])} and PEOPLE["mallory"] not in next(iter(keys))
+    assert await opt_in(store, PEOPLE["mallory"])
+    assert await opted_out_keys(store) == set()
 
 
 async def test_stats_per_label_and_guild(store: GraphStore) -> None:
     p = await populate(store)
-    stats = await store.stats()
+    stats = await graph_stats(store)
     facts = {(r["guild_id"]): r["count"] for r in stats["nodes"] if r["label"] == "Fact"}
     assert facts == {G1: len(p.facts) - 1, G2: 1}
     types = {r["type"] for r in stats["relationships"]}

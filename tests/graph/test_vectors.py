@@ -7,10 +7,12 @@ import uuid
 
 import pytest
 
-from graph import context_reads
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.models import EpisodeWrite
+from graph.reads import context as context_reads
+from graph.schema import setup_schema
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.support.busy_server import G1, GENERAL, T0, U, populate
 
 
@@ -29,7 +31,7 @@ async def test_nearest_facts_finds_the_closest_embedding_in_the_guild(arcadedb_s
     driver = engine.driver()
     try:
         store = GraphStore(driver, engine)
-        await store.setup_schema("all-minilm-l6-v2", dimension)
+        await setup_schema(store, "all-minilm-l6-v2", dimension)
         p = await populate(store)
         msg = await p.say(GENERAL, "dave", "I'm learning the cello, and I hate olives", T0)
         key = await p.episode(GENERAL, [msg])
@@ -39,7 +41,7 @@ async def test_nearest_facts_finds_the_closest_embedding_in_the_guild(arcadedb_s
         olives = p.fact("olives", "Dave hates olives", [U("dave")], msg).model_copy(
             update={"embedding": unit(10, 11, dimension=dimension)}
         )
-        await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(cello, olives)))
+        await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(cello, olives)))
         found = await context_reads.nearest_facts(store, G1, list(unit(1, 3, dimension=dimension)), limit=1)
         assert [f.text for f in found] == ["Dave is learning the cello"]
         assert await context_reads.nearest_facts(store, "another-guild", list(unit(1, 3, dimension=dimension))) == []

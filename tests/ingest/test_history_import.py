@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
+from graph.privacy.consent import Consent, opt_out
+from graph.privacy.forget import forget_user
 from graph.store import GraphStore
 from ingest.history_import import ImportResult, import_export
 from ingest.ingestor import Ingestor
@@ -72,8 +73,8 @@ async def _import(store: GraphStore, path: Path, llm: OpenAILLM | None = None) -
 
 async def _forget(store: GraphStore, user_id: str) -> None:
     """As `grapevine forget` does: the opt-out first, then the forget."""
-    await store.opt_out(user_id)
-    report = await store.forget_user(user_id)
+    await opt_out(store, user_id)
+    report = await forget_user(store, user_id)
     assert report.clean, report.residue
 
 

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
+from graph.privacy.consent import Consent
+from graph.privacy.forget import forget_user
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import BacklogResult, Ingestor
 from ingest.live import LiveWindows
 from llm.client import OpenAILLM
@@ -104,9 +106,9 @@ class Setup:
 
 @pytest.fixture
 async def setup(store: GraphStore, srv: ScriptedLLMServer) -> AsyncIterator[Setup]:
-    await store.upsert_guild(Guild(id=GUILD, name="Quiet Guild"))
-    await store.upsert_channel(Channel(id=PLANTS, guild_id=GUILD, name="plants"))
-    await store.upsert_channel(Channel(id=MUSIC, guild_id=GUILD, name="music"))
+    await upsert_guild(store, Guild(id=GUILD, name="Quiet Guild"))
+    await upsert_channel(store, Channel(id=PLANTS, guild_id=GUILD, name="plants"))
+    await upsert_channel(store, Channel(id=MUSIC, guild_id=GUILD, name="music"))
     consent = Consent(store)
     await consent.load()
     s = Setup(store, srv, Clock(T0 - timedelta(hours=1)), consent, [], [])
@@ -232,7 +234,7 @@ async def test_forget_me_reaches_queued_windows(setup: Setup) -> None:
     await setup.say(live, [QUIET_DAY[1]])
     assert setup.srv.calls == 0 and len(await episodes(setup.store)) == 2
 
-    await setup.store.forget_user(ALICE.id)
+    await forget_user(setup.store, ALICE.id)
     await setup.wait(live, AGE)
     assert setup.srv.calls == 1
     sent = "\n".join(Prompt(part).text for _, part in batch_parts(setup.srv.requests[0]))

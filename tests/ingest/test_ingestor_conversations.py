@@ -14,9 +14,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
+from graph.privacy.consent import Consent
+from graph.reads.facts import facts_about
+from graph.reads.stats import llm_usage
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from llm.client import OpenAILLM
@@ -79,9 +82,9 @@ def srv() -> Iterator[ScriptedLLMServer]:
 
 @pytest.fixture
 async def chat(store: GraphStore, srv: ScriptedLLMServer) -> AsyncIterator[Chat]:
-    await store.upsert_guild(Guild(id=GUILD, name="Test Guild"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=GUILD, name="general"))
-    await store.upsert_channel(Channel(id=RANDOM, guild_id=GUILD, name="random"))
+    await upsert_guild(store, Guild(id=GUILD, name="Test Guild"))
+    await upsert_channel(store, Channel(id=GENERAL, guild_id=GUILD, name="general"))
+    await upsert_channel(store, Channel(id=RANDOM, guild_id=GUILD, name="random"))
     llm = OpenAILLM(llm_settings(srv.base_url), UsageMeter(), min_wait=0.001, max_wait=0.01)
     ingestor = Ingestor(store, llm, ExtractionSettings(batch_messages=1), WindowSettings())  # each window extracted as it closes
     consent = Consent(store)
@@ -326,7 +329,7 @@ async def test_new_preference_supersedes_the_old(chat: Chat) -> None:
     assert puma.invalid_at is None and puma.expired_at is None
     assert puma.mentions == {"entity:Puma", "entity:Adidas"}
     assert adidas.about == puma.about == {U(DAVE)}
-    current = await chat.store.facts_about(GUILD, user_ids=[DAVE.id])
+    current = await facts_about(chat.store, GUILD, user_ids=[DAVE.id])
     assert [f.text for f in current] == ["Dave now prefers Puma sneakers"]
     assert await entity_names(chat.store, GUILD) == {"Adidas", "Puma"}  # Adidas reused via K1, not declared again
 
@@ -407,7 +410,7 @@ async def test_each_window_keeps_what_its_extraction_cost(chat: Chat) -> None:
     chat.srv.push(Fault.status(500), answer("Alice told Bob about her move.", facts=[]))
     await chat.say(ALICE, "I'm moving to Austin", at(0))
     await chat.quiet(QUIET + 1)
-    [row] = await chat.store.llm_usage()
+    [row] = await llm_usage(chat.store)
     assert row["windows"] == 1
     assert row["prompt_tokens"] == chat.srv.prompt_tokens > 0  # the failed attempt's prompt counts too
     assert row["completion_tokens"] == chat.srv.completion_tokens > 0

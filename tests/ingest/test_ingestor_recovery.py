@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
+from graph.privacy.consent import Consent
+from graph.reads.backlog import episodes_by_status
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import BacklogResult, Ingestor
 from ingest.live import LiveWindows
 from llm.client import OpenAILLM
@@ -89,9 +91,9 @@ class Setup:
 
 @pytest.fixture
 async def setup(store: GraphStore, srv: ScriptedLLMServer) -> AsyncIterator[Setup]:
-    await store.upsert_guild(Guild(id=GUILD, name="Recovery Guild"))
-    await store.upsert_channel(Channel(id=CHANNEL, guild_id=GUILD, name="plants"))
-    await store.upsert_channel(Channel(id=OTHER, guild_id=GUILD, name="other"))
+    await upsert_guild(store, Guild(id=GUILD, name="Recovery Guild"))
+    await upsert_channel(store, Channel(id=CHANNEL, guild_id=GUILD, name="plants"))
+    await upsert_channel(store, Channel(id=OTHER, guild_id=GUILD, name="other"))
     consent = Consent(store)
     await consent.load()
     s = Setup(store, srv, Clock(T0 - timedelta(hours=1)), consent, [], [])
@@ -176,7 +178,7 @@ async def test_restart_splits_stored_conversations_at_their_quiet_gaps(setup: Se
     setup.lives.remove(first)  # crash: the parked window and the open one exist only as stored messages
     assert await buffered(setup.store) == 4
 
-    await setup.store.upsert_channel(Channel(id=late, guild_id=GUILD, name="late"))
+    await upsert_channel(setup.store, Channel(id=late, guild_id=GUILD, name="late"))
     setup.srv.responder = _by_content
     setup.clock.advance(30)
     second = await setup.live(setup.ingestor(setup.llm()))
@@ -215,7 +217,7 @@ async def test_failed_window_is_parked_then_ingested_exactly_once(setup: Setup) 
     assert "scripted outage" in ep["error"]
     assert await graph_facts(setup.store, GUILD) == []
     assert live.stats()["unsubmitted_windows"] == 0, "an LLM failure parks the episode, not the window"
-    failed = await setup.store.episodes([EpisodeStatus.FAILED])
+    failed = await episodes_by_status(setup.store, [EpisodeStatus.FAILED])
     assert [e.key for e in failed] == [ep["key"]]
 
     setup.srv.push(GUS)  # the endpoint is back
@@ -424,5 +426,5 @@ async def test_irc_replay_slice_is_one_call_per_window_and_few_calls(store: Grap
     assert shown[0] == json.dumps(messages[0].message.content, ensure_ascii=False)
     assert shown[-1] == json.dumps(messages[-1].message.content, ensure_ascii=False)
     assert 0 < figures.prompt_tokens_per_message < 1000 and 0 < figures.completion_tokens_per_message < 100
-    episodes = await store.episodes([EpisodeStatus.DONE], limit=1000)
+    episodes = await episodes_by_status(store, [EpisodeStatus.DONE], limit=1000)
     assert len(episodes) == figures.windows and sum(e.message_count for e in episodes) == 300

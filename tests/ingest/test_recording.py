@@ -9,9 +9,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
+from graph.privacy.consent import Consent
+from graph.reads.backlog import episode_messages, episodes_by_status, messages_before
+from graph.reads.stats import guild_counts
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
@@ -31,9 +35,9 @@ def msg(n: int, channel: str, who: User, seconds: float) -> Message:
 
 @pytest.fixture
 async def place(store: GraphStore) -> tuple[GraphStore, Consent]:
-    await store.upsert_guild(Guild(id=GUILD, name="busy"))
+    await upsert_guild(store, Guild(id=GUILD, name="busy"))
     for cid in CHANNELS:
-        await store.upsert_channel(Channel(id=cid, guild_id=GUILD, name=cid))
+        await upsert_channel(store, Channel(id=cid, guild_id=GUILD, name=cid))
     consent = Consent(store)
     await consent.load()
     return store, consent
@@ -46,7 +50,7 @@ def live_windows(store: GraphStore, consent: Consent, clock: Clock, tick: float)
 
 
 async def stored(store: GraphStore) -> int:
-    return (await store.guild_counts(GUILD))["messages"]
+    return (await guild_counts(store, GUILD))["messages"]
 
 
 async def test_many_channels_at_once_are_all_recorded_in_batches(place: tuple[GraphStore, Consent]) -> None:
@@ -94,7 +98,9 @@ async def test_a_window_is_written_before_it_goes_on(place: tuple[GraphStore, Co
     await asyncio.gather(*list(live._tasks))  # the window's own task: no drain, no tick of the recorder
     assert recorder.pending() == 0
     assert await stored(store) == 6
-    [episode] = [e for e in await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD) if e.channel_id == CHANNELS[0]]
+    [episode] = [
+        e for e in await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD) if e.channel_id == CHANNELS[0]
+    ]
     assert episode.message_count == 5
     await live.stop()
 
@@ -123,15 +129,15 @@ async def test_forget_me_drops_what_is_not_written_yet(place: tuple[GraphStore, 
     assert live.drop_user(PEOPLE[1].id) == 5
     await live.stop()
     assert await stored(store) == 5
-    found = await store.messages_before(CHANNELS[0], T0 + timedelta(minutes=1), 20)
+    found = await messages_before(store, CHANNELS[0], T0 + timedelta(minutes=1), 20)
     assert {u.id for _, u in found} == {PEOPLE[0].id}
 
 
 async def test_an_id_another_channel_holds_is_refused_and_left_out_of_the_window(place: tuple[GraphStore, Consent]) -> None:
     store, consent = place
-    await store.upsert_users([PEOPLE[0]], GUILD)
+    await upsert_users(store, [PEOPLE[0]], GUILD)
     taken = msg(1, CHANNELS[5], PEOPLE[0], 0)
-    await store.record_messages([taken])
+    await record_messages(store, [taken])
     clock = Clock(T0)
     live, _ = live_windows(store, consent, clock, tick=NEVER)
     await live.start()
@@ -141,9 +147,11 @@ async def test_an_id_another_channel_holds_is_refused_and_left_out_of_the_window
     clock.advance(WindowSettings().quiet_seconds + 10)
     await live.tick()
     await live.drain()
-    [episode] = [e for e in await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD) if e.channel_id == CHANNELS[0]]
+    [episode] = [
+        e for e in await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD) if e.channel_id == CHANNELS[0]
+    ]
     assert episode.message_count == 2
-    assert [m.id for m, _ in await store.episode_messages(episode.key)] == [
+    assert [m.id for m, _ in await episode_messages(store, episode.key)] == [
         msg(0, "", PEOPLE[0], 0).id,
         msg(2, "", PEOPLE[0], 0).id,
     ]

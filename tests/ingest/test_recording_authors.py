@@ -10,10 +10,16 @@ from typing import Any
 
 import pytest
 
+import graph.writes.messages
+import ingest.live
+import ingest.recording
 from common.settings import ExtractionSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
+from graph.privacy.consent import Consent, consent_key, opt_out
+from graph.privacy.forget import forget_user
+from graph.reads.backlog import episodes_by_status
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.recording import MessageRecorder
@@ -25,9 +31,9 @@ ANN, BEN = PEOPLE[0], PEOPLE[1]
 
 @pytest.fixture
 async def place(store: GraphStore) -> tuple[GraphStore, Consent]:
-    await store.upsert_guild(Guild(id=GUILD, name="busy"))
+    await upsert_guild(store, Guild(id=GUILD, name="busy"))
     for cid in CHANNELS[:3]:
-        await store.upsert_channel(Channel(id=cid, guild_id=GUILD, name=cid))
+        await upsert_channel(store, Channel(id=cid, guild_id=GUILD, name=cid))
     consent = Consent(store)
     await consent.load()
     return store, consent
@@ -39,18 +45,20 @@ class Spy:
     def __init__(self, store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
         self.upserts: list[dict[str, list[str]]] = []
         self.window_records = 0
-        batch, plain = store.record_batch, store.record_messages
+        batch, plain = graph.writes.messages.record_batch, graph.writes.messages.record_messages
 
-        async def record_batch(messages: list[Message], authors: Mapping[str, User], upsert: Mapping[str, Sequence[User]]) -> Any:
+        async def record_batch(
+            store: GraphStore, messages: list[Message], authors: Mapping[str, User], upsert: Mapping[str, Sequence[User]]
+        ) -> Any:
             self.upserts.append({g: sorted(u.id for u in users) for g, users in upsert.items()})
-            return await batch(messages, authors, upsert)
+            return await batch(store, messages, authors, upsert)
 
-        async def record_messages(messages: list[Message]) -> list[str]:
+        async def record_messages(store: GraphStore, messages: list[Message]) -> list[str]:
             self.window_records += 1
-            return await plain(messages)
+            return await plain(store, messages)
 
-        monkeypatch.setattr(store, "record_batch", record_batch)
-        monkeypatch.setattr(store, "record_messages", record_messages)
+        monkeypatch.setattr(ingest.recording, "record_batch", record_batch)
+        monkeypatch.setattr(ingest.live, "record_messages", record_messages)
 
 
 async def member_name(store: GraphStore, user_id: str) -> str | None:
@@ -86,7 +94,7 @@ async def test_an_opt_out_by_another_process_holds_for_a_cached_author(place: tu
     recorder = MessageRecorder(store, tick_seconds=NEVER)  # its consent check says yes to everyone
     recorder.add(msg(1, CHANNELS[0], ANN, 1), ANN)
     await recorder.flush()
-    await store.opt_out(ANN.id)  # the CLI, say: this process's caches know nothing of it
+    await opt_out(store, ANN.id)  # the CLI, say: this process's caches know nothing of it
     recorder.add(msg(2, CHANNELS[0], ANN, 2), ANN)
     recorder.add(msg(3, CHANNELS[0], BEN, 3), BEN)
     await recorder.flush()
@@ -99,7 +107,7 @@ async def test_a_cached_author_forgotten_elsewhere_is_written_again_with_their_m
     recorder = MessageRecorder(store, tick_seconds=NEVER)
     recorder.add(msg(1, CHANNELS[0], ANN, 1), ANN)
     await recorder.flush()
-    await store.forget_user(ANN.id)  # by another process: the node is gone, the recorder still thinks it stored
+    await forget_user(store, ANN.id)  # by another process: the node is gone, the recorder still thinks it stored
     recorder.add(msg(2, CHANNELS[0], ANN, 2), ANN)
     await recorder.flush()
     assert await stored(store) == 1  # the new message, with its author again
@@ -111,7 +119,7 @@ async def test_a_window_does_not_record_again_what_the_recorder_wrote(
 ) -> None:
     store, consent = place
     spy = Spy(store, monkeypatch)
-    written = store.record_batch
+    written = graph.writes.messages.record_batch
     failing = False
 
     async def refusing(*args: Any) -> Any:
@@ -119,7 +127,7 @@ async def test_a_window_does_not_record_again_what_the_recorder_wrote(
             raise RuntimeError("the graph refuses this batch")
         return await written(*args)
 
-    monkeypatch.setattr(store, "record_batch", refusing)
+    monkeypatch.setattr(ingest.recording, "record_batch", refusing)
     clock = Clock(T0)
     recorder = MessageRecorder(store, tick_seconds=0.01)
     live = LiveWindows(store, Ingestor(store, None, ExtractionSettings(), WindowSettings()), consent, WindowSettings(),
@@ -141,7 +149,7 @@ async def test_a_window_does_not_record_again_what_the_recorder_wrote(
     await live.tick()
     await live.drain()
     assert spy.window_records == 1  # only the window whose batch was dropped wrote its messages itself
-    episodes = await store.episodes([EpisodeStatus.PENDING], guild_id=GUILD)
+    episodes = await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD)
     assert sorted(e.message_count for e in episodes) == [3, 4]
     assert await stored(store) == 7
     await live.stop()
@@ -152,11 +160,11 @@ async def test_consent_keys_are_the_keyed_hash_whether_kept_or_not(store: GraphS
     import hashlib
     import hmac
 
-    import graph.store
+    import graph.privacy.consent
 
-    monkeypatch.setattr(graph.store, "CONSENT_KEYS_KEPT", 2)
-    salt = store._salt or ""
+    monkeypatch.setattr(graph.privacy.consent, "CONSENT_KEYS_KEPT", 2)
+    salt = store.salt or ""
     fresh = {p.id: hmac.new(salt.encode(), p.id.encode(), hashlib.sha256).hexdigest() for p in PEOPLE}
     for _ in range(2):  # the second round reads kept keys, and the memo starts again past two
-        assert {p.id: store.consent_key(p.id) for p in PEOPLE} == fresh
-    assert len(store._consent_keys) <= 2
+        assert {p.id: consent_key(store, p.id) for p in PEOPLE} == fresh
+    assert len(store.consent_keys) <= 2

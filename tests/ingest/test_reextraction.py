@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph import channels
+from graph.reads.facts import facts_about
 from graph.store import GraphStore
 from tests.support.prompt_reader import Prompt
 from tests.support.scripted import ALICE, BOB, GENERAL, GUILD, Room, answer, count, cypher, fact, openai_llm
@@ -26,7 +27,7 @@ async def _madrid(room: Room, srv: ScriptedLLMServer) -> str:
 
 
 async def _facts(store: GraphStore) -> list[str]:
-    return sorted(f.text for f in await store.facts_about(GUILD, user_ids=[ALICE.id]))
+    return sorted(f.text for f in await facts_about(store, GUILD, user_ids=[ALICE.id]))
 
 
 async def test_an_edit_replaces_the_fact_with_one_call_and_a_replay_makes_none(store: GraphStore) -> None:

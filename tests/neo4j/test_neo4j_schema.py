@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 
-from graph import context_reads
 from graph.engines.neo4j import Neo4jEngine, vector_dimensions
 from graph.models import EpisodeWrite, SchemaMismatch
+from graph.reads import context as context_reads
+from graph.schema import setup_schema
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from tests.support.busy_server import G1, GENERAL, T0, U, populate
 
 
@@ -97,7 +99,7 @@ async def test_the_vector_index_has_the_configured_dimension_and_finds_the_neare
     neo4j_engine: Neo4jEngine, neo4j_driver: AsyncDriver, dimension: int
 ) -> None:
     store = GraphStore(neo4j_driver, neo4j_engine)
-    await store.setup_schema("some-model", dimension)
+    await setup_schema(store, "some-model", dimension)
     rows, _, _ = await neo4j_driver.execute_query(
         "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'fact_embedding' RETURN options", database_=neo4j_engine.database
     )
@@ -111,16 +113,16 @@ async def test_the_vector_index_has_the_configured_dimension_and_finds_the_neare
         cello.model_copy(update={"embedding": tuple(unit(1, 2, dimension=dimension))}),
         olives.model_copy(update={"embedding": tuple(unit(10, 11, dimension=dimension))}),
     )
-    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=facts))
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=facts))
     found = await context_reads.nearest_facts(store, G1, unit(1, 3, dimension=dimension), limit=1)
     assert [f.text for f in found] == ["Dave is learning the cello"]
     with pytest.raises(SchemaMismatch):  # the index is never silently left at another size
-        await GraphStore(neo4j_driver, neo4j_engine).setup_schema("some-model", dimension * 2)
+        await setup_schema(GraphStore(neo4j_driver, neo4j_engine), "some-model", dimension * 2)
 
 
 @pytest.mark.neo4j
 async def test_every_index_is_online_when_setup_returns(neo4j_engine: Neo4jEngine, neo4j_driver: AsyncDriver) -> None:
-    await GraphStore(neo4j_driver, neo4j_engine).setup_schema("some-model", 384)
+    await setup_schema(GraphStore(neo4j_driver, neo4j_engine), "some-model", 384)
     rows, _, _ = await neo4j_driver.execute_query(
         "SHOW INDEXES YIELD name, type, state, populationPercent RETURN name, type, state, populationPercent",
         database_=neo4j_engine.database,

@@ -15,6 +15,8 @@ from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.models import FactView, Message, MessageView, User
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_users
+from graph.writes.messages import record_messages
 from recall.assemble import (
     ContextRequest,
     Gathered,
@@ -230,7 +232,14 @@ class FakeRunner:
         if name != "store/nearest_facts":
             return []
         self.vectors.append(params["vector"])
-        return [{"uuid": "v1", "text": "Grace climbs on Sundays", "about": [["x", None]], "reporters": [["grace", "Grace", D]]}]
+        return [
+            {
+                "uuid": "v1",
+                "text": "Grace climbs on Sundays",
+                "about": [{"id": "x", "name": None}],
+                "reporters": [{"id": "grace", "name": "Grace", "at": D}],
+            }
+        ]
 
 
 class FakeStore:
@@ -256,9 +265,9 @@ class FakeStore:
 
 async def test_the_fake_store_refuses_a_method_the_store_lacks() -> None:
     fake = FakeStore()
-    assert await fake.some_channels(1) == []
-    with pytest.raises(AttributeError, match="'some_chanels'"):
-        await fake.some_chanels()
+    assert await fake.close() == []  # the store's one method (its reads and writes are graph/'s functions)
+    with pytest.raises(AttributeError, match="'some_channels'"):
+        await fake.some_channels()
     with pytest.raises(AttributeError, match="'driver'"):  # a field, not a method: no read answers for it
         fake.driver  # noqa: B018 - the attribute access itself is what fails
 
@@ -365,8 +374,9 @@ async def test_guilds_never_see_each_other(store: GraphStore) -> None:
 async def test_thread_tail_and_bots(store: GraphStore) -> None:
     p = await populate(store)
     at = T0 + timedelta(days=2, minutes=5)
-    await store.upsert_users([User(id="388888888888888888", name="otherbot", display_name="OtherBot", is_bot=True)])
-    await store.record_messages(
+    await upsert_users(store, [User(id="388888888888888888", name="otherbot", display_name="OtherBot", is_bot=True)])
+    await record_messages(
+        store,
         [
             Message(
                 id=p.mid(),
@@ -384,7 +394,7 @@ async def test_thread_tail_and_bots(store: GraphStore) -> None:
                 content="congrats Dave!",
                 created_at=at - timedelta(minutes=1),
             ),
-        ]
+        ],
     )
     req = ask("dave", "so should I take it?", at=at, channel=THREAD, in_thread=True)
     ctx = await build_context(store, req, ContextSettings(thread_messages=4))

@@ -11,10 +11,12 @@ import pytest
 
 import queries
 from common.settings import RecallTuning
-from graph.context_reads import search_patterns
 from graph.keys import channel_time
 from graph.models import Channel, Guild, Message, User
+from graph.reads.context import search_patterns
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from tests.support.busy_server import recalled
 
 G, CH = "836000000000000001", "836100000000000001"
@@ -73,15 +75,15 @@ def test_no_reply_read_searches_the_full_text_of_facts() -> None:
 async def test_the_recalled_span_is_cut_to_its_newest_window(store: GraphStore, window: int) -> None:
     """context/recalled.cypher searches the span's newest `RecallTuning.span_messages` messages: at the boundary,
     every message of the span, or all but the oldest."""
-    await store.upsert_guild(Guild(id=G, name="g"))
-    await store.upsert_channel(Channel(id=CH, guild_id=G, name=CH))
-    await store.upsert_users([ANN], G)
+    await upsert_guild(store, Guild(id=G, name="g"))
+    await upsert_channel(store, Channel(id=CH, guild_id=G, name=CH))
+    await upsert_users(store, [ANN], G)
     sent = [
         Message(id=f"8364000000000{n:05d}", guild_id=G, channel_id=CH, author_id=ANN.id, content=f"canoe trip {n}",
                 created_at=NOW - timedelta(hours=20 - n))
         for n in range(12)
     ]  # fmt: skip
-    assert await store.record_messages(sent) == []
+    assert await record_messages(store, sent) == []
     tuning = RecallTuning(span_messages=window)
     found = await recalled(store, G, CH, "who is up for a canoe trip?", before=NOW, tuning=tuning)
     assert sorted(m.id for m in found) == sorted(m.id for m in sent[12 - window :])
@@ -118,10 +120,10 @@ async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_
     """PROFILE: the search ranges over message_channel_time and reads the span's messages only, none of the
     channel's older ones nor another channel's (the guild's history does not reach it)."""
     other = "836100000000000002"
-    await store.upsert_guild(Guild(id=G, name="g"))
+    await upsert_guild(store, Guild(id=G, name="g"))
     for cid in (CH, other):
-        await store.upsert_channel(Channel(id=cid, guild_id=G, name=cid))
-    await store.upsert_users([ANN], G)
+        await upsert_channel(store, Channel(id=cid, guild_id=G, name=cid))
+    await upsert_users(store, [ANN], G)
 
     def sent(n: int, channel: str, at: datetime) -> Message:
         return Message(id=f"8365{n:014d}", guild_id=G, channel_id=channel, author_id=ANN.id, content=f"canoe trip {n}",
@@ -131,7 +133,7 @@ async def test_the_recalled_search_reads_one_index_range_of_the_channels_recent_
     old = [sent(n, CH, NOW - tuning.span - timedelta(hours=n + 1)) for n in range(60)]
     beside = [sent(100 + n, other, NOW - timedelta(hours=n + 1)) for n in range(60)]
     recent = [sent(200 + n, CH, NOW - timedelta(hours=n + 1)) for n in range(7)]
-    assert await store.record_messages(old + beside + recent) == []
+    assert await record_messages(store, old + beside + recent) == []
     text, rows = await _profile(
         store,
         "context/recalled",

@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
-from graph import context_reads
 from graph.models import Recalled
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context

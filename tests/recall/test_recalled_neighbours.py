@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
-from graph import context_reads
+from graph.reads import context as context_reads
 from graph.store import GraphStore
 from recall.assemble import ContextRequest
 from recall.gather import build_context

@@ -7,9 +7,10 @@ from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
-from graph import context_reads
 from graph.models import EpisodeWrite, MessageView
+from graph.reads import context as context_reads
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from recall.assemble import ContextRequest, Gathered, assemble, headers, message_line
 from recall.gather import build_context
 from tests.recall.test_recalled_part import fact, msg, settings
@@ -69,7 +70,7 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     beach = await p.say(GENERAL, "bob", "the puppy loved the beach visit yesterday", T0 + timedelta(minutes=5))
     key = await p.episode(GENERAL, [shelter, aside, beach])
     adopted = p.fact("adopted", "Bob adopted a puppy called Biscuit from the shelter", [U("bob")], shelter)
-    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(adopted,)))
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(adopted,)))
     about_bob = await context_reads.reply_facts(store, G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[],
                                                 entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
     assert [f.sources for f in about_bob["author"]] == [(shelter.id,)]

@@ -7,9 +7,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
-from graph import context_reads
 from graph.models import Channel, EpisodeWrite, Guild, RelationWrite, User
+from graph.reads import context as context_reads
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.episodes import write_episode
 from recall.assemble import ContextRequest
 from recall.gather import build_context, gather, name_candidates
 from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, E, Populated, U, in_general
@@ -27,7 +29,8 @@ async def small_graph(store: GraphStore) -> Populated:
     m4 = await p.say(GENERAL, "bob", "it came with a star map of Orion", T0 + timedelta(minutes=3))
     key = await p.episode(GENERAL, [m1, m2, m3, m4])
     dana = p.entity("dana", "Dana", "person")
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=key,
             guild_id=G1,
@@ -38,7 +41,7 @@ async def small_graph(store: GraphStore) -> Populated:
                 p.fact("dana_bakes", "Dana bakes sourdough at the Elm Street bakery", [E(dana.uuid)], m1),
                 p.fact("bob_telescope", "Bob got a telescope for his birthday", [U("bob")], m3),
             ),
-        )
+        ),
     )
     return p
 
@@ -89,7 +92,7 @@ async def test_an_old_fact_about_a_named_member_is_read_and_ranked_first(store: 
         later = await p.say(GENERAL, "alice", f"colour number {i} is nice", T0 + timedelta(hours=1, minutes=i))
         writes.append(p.fact(f"colour{i}", f"likes colour number {i}", [U("alice")], later))
     key = await p.episode(GENERAL, p.messages)
-    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=tuple(writes)))
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=tuple(writes)))
     ctx = await build_context(store, ask("Where has Alice camped?"), ContextSettings(total_tokens=300))
     assert ctx.part("related").ids[0] == p.facts["yosemite"]
 
@@ -101,14 +104,15 @@ async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphS
 
     staff = "100000000000000777"
     p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_channel(Channel(id=staff, guild_id=G1, name="staff"))
+    await upsert_guild(store, Guild(id=G1, name="Book Club"))
+    await upsert_channel(store, Channel(id=GENERAL, guild_id=G1, name="general"))
+    await upsert_channel(store, Channel(id=staff, guild_id=G1, name="staff"))
     assert await set_mode(store, G1, GENERAL, "shared") and await set_mode(store, G1, staff, "private")
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("bob", "judy")])
+    await upsert_users(store, [User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in ("bob", "judy")])
     said = await p.say(staff, "bob", "Dana is leaving the bakery for a job at the zanzibar lab", T0)
     dana = p.entity("dana", "Dana", "person")
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=await p.episode(staff, [said]),
             guild_id=G1,
@@ -116,7 +120,7 @@ async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphS
             entities=(dana,),
             relations=(RelationWrite(entity_uuid=dana.uuid, kind="sister", target=U("bob")),),
             facts=(p.fact("dana_lab", "Dana is leaving the bakery for the zanzibar lab", [E(dana.uuid)], said),),
-        )
+        ),
     )
     question = "What does Bob's sister do these days?"
     general = await build_context(store, ask(question), ContextSettings())
@@ -152,7 +156,7 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
     for i in range(200):
         later = await p.say(GENERAL, "alice", f"fact number {i}", T0 + timedelta(hours=1, minutes=i))
         writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
-    await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
+    await write_episode(store, EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
     question = "Where does Alice volunteers?"
     pooled = await context_reads.reply_facts(store, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
                                              names=["alice", "volunteers"], entity_keys=[], text=question,
@@ -174,6 +178,6 @@ async def test_a_question_full_of_pattern_syntax_is_read_as_words(store: GraphSt
     other = await p.say(GENERAL, "alice", "my cat is called Luna", T0 + timedelta(minutes=1))
     writes = [p.fact("zoo", "Alice volunteers at the zoo", [U("alice")], said, importance=3),
               p.fact("cat", "Alice has a cat called Luna", [U("alice")], other, importance=9)]  # fmt: skip
-    await store.write_episode(EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
+    await write_episode(store, EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
     ctx = await build_context(store, ask("alice (.*)+ [zoo]? \\b|.* ^$ ((a+)+)+ zoo"), ContextSettings(channel_messages=0))
     assert ctx.part("related").ids[0] == p.facts["zoo"]  # the read ran, and "zoo" still ranks first

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from common.settings import ContextSettings, RecallTuning
 from graph.models import EpisodeWrite
 from graph.store import GraphStore
+from graph.writes.episodes import write_episode
 from recall.assemble import ContextRequest
 from recall.gather import build_context
 from recall.when import named_period, timely
@@ -57,7 +58,7 @@ async def test_what_was_said_on_the_day_named_ranks_first(store: GraphStore) -> 
         said = await p.say(GENERAL, "alice", f"made {dish} for dinner tonight", T0 + timedelta(days=i))
         writes.append(p.fact(dish, f"Alice cooked {dish} for dinner", [U("alice")], said, importance=9 - (i == 2) * 4))
     key = await p.episode(GENERAL, p.messages)
-    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=tuple(writes)))
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=tuple(writes)))
     question = ContextRequest(
         G1, GENERAL, PEOPLE["judy"], "What did Alice cook for dinner on 5 May?", None, T0 + timedelta(days=20), bot_user_id=BOT
     )

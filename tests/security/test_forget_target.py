@@ -13,7 +13,7 @@ import pytest
 
 from bot.memory._forget_me import describe_report
 from bot.memory._moderator import ASK, WHICH, describe, target
-from graph.forget import ForgetReport
+from graph.privacy.deletion import ForgetReport
 from graph.store import GraphStore
 from tests.bot.conftest import harness, llm_server, services  # noqa: F401 - the bot's fixtures, for these tests too
 from tests.bot.harness import Harness

@@ -9,7 +9,7 @@ import pytest
 
 from graph.engines.arcadedb import ArcadeDBEngine
 from graph.engines.neo4j import Neo4jEngine
-from graph.operator_queries import OperatorQuery, ReadOnlyViolation, check_read_only, list_queries, read_rolled_back
+from graph.reads.operator import OperatorQuery, ReadOnlyViolation, check_read_only, list_queries, read_rolled_back
 from graph.store import GraphStore
 from tests.support.busy_server import populate
 

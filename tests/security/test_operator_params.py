@@ -13,7 +13,7 @@ import pytest
 from grapevine.explore.app import create_app
 from grapevine.explore.reads import ExploreReader
 from grapevine.explore.style import style_rules
-from graph.operator_queries import MAX_STRING_CHARS, OperatorQuery, QueryParam, coerce_params, get_query
+from graph.reads.operator import MAX_STRING_CHARS, OperatorQuery, QueryParam, coerce_params, get_query
 from graph.store import GraphStore
 from tests.support.busy_server import G1, populate
 from tests.support.cli_process import grapevine

@@ -19,8 +19,9 @@ from common import bounds, ids
 from grapevine.explore.app import create_app
 from grapevine.explore.reads import ExploreReader
 from grapevine.mcp_server import Reader, build
-from graph import topics
-from graph.operator_queries import coerce_params, get_query
+from graph.privacy.consent import keyed
+from graph.reads import topics
+from graph.reads.operator import coerce_params, get_query
 from graph.store import GraphStore
 from tests.security.cli import grapevine
 from tests.support.busy_server import G1, PEOPLE, populate
@@ -203,7 +204,7 @@ async def test_a_topic_the_engine_may_refuse_answers_or_says_why(store: GraphSto
     """Full-text syntax in a topic (`guild_id:*`): rows, or the engine's refusal in words, never a bare error."""
     await populate(store)
     database = store.engine.database
-    reader = Reader(store.driver, database, G1, topics.opted_out_reader(store.driver, database, store.consent_key))
+    reader = Reader(store.driver, database, G1, topics.opted_out_reader(store.driver, database, keyed(store)))
     failed: ToolError | None = None
     try:
         await build(reader).call_tool(name, arguments)

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from common.settings import RecallTuning
-from graph import context_reads
 from graph.channels import set_visibility
 from graph.models import (
     Channel,
@@ -26,7 +25,11 @@ from graph.models import (
     Report,
     User,
 )
+from graph.reads import context as context_reads
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.episodes import close_episode, write_episode
+from graph.writes.messages import record_messages
 
 T0 = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 G1, G2 = "100000000000000001", "200000000000000002"
@@ -75,13 +78,14 @@ class Populated:
         msg = Message(
             id=self.mid(), guild_id=guild, channel_id=channel, author_id=author, content=text, created_at=at, reply_to_id=reply_to
         )
-        await self.store.record_messages([msg])
+        await record_messages(self.store, [msg])
         self.messages.append(msg)
         return msg
 
     async def episode(self, channel: str, msgs: list[Message], guild: str = G1) -> str:
         key = f"{channel}:{msgs[0].id}:{msgs[-1].id}"
-        await self.store.close_episode(
+        await close_episode(
+            self.store,
             EpisodeClose(
                 key=key,
                 uuid=uuid.uuid4().hex,
@@ -91,7 +95,7 @@ class Populated:
                 ended_at=msgs[-1].created_at,
                 message_ids=tuple(m.id for m in msgs),
                 participant_ids=tuple(dict.fromkeys(m.author_id for m in msgs)),
-            )
+            ),
         )
         self.episodes.append(key)
         return key
@@ -135,24 +139,25 @@ class Populated:
 async def in_general(store: GraphStore, *names: str) -> Populated:
     """A hand-made graph's start: guild G1 with only #general, and these of PEOPLE."""
     p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_users([User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in names])
+    await upsert_guild(store, Guild(id=G1, name="Book Club"))
+    await upsert_channel(store, Channel(id=GENERAL, guild_id=G1, name="general"))
+    await upsert_users(store, [User(id=PEOPLE[n], name=n, display_name=n.capitalize()) for n in names])
     return p
 
 
 async def populate(store: GraphStore) -> Populated:
     p = Populated(store)
-    await store.upsert_guild(Guild(id=G1, name="Book Club"))
-    await store.upsert_guild(Guild(id=G2, name="Climbing Gym"))
-    await store.upsert_channel(Channel(id=GENERAL, guild_id=G1, name="general"))
-    await store.upsert_channel(Channel(id=THREAD, guild_id=G1, name="weekend plans", kind=ChannelKind.THREAD, parent_id=GENERAL))
-    await store.upsert_channel(Channel(id=OTHER, guild_id=G2, name="bouldering"))
+    await upsert_guild(store, Guild(id=G1, name="Book Club"))
+    await upsert_guild(store, Guild(id=G2, name="Climbing Gym"))
+    await upsert_channel(store, Channel(id=GENERAL, guild_id=G1, name="general"))
+    await upsert_channel(store, Channel(id=THREAD, guild_id=G1, name="weekend plans", kind=ChannelKind.THREAD, parent_id=GENERAL))
+    await upsert_channel(store, Channel(id=OTHER, guild_id=G2, name="bouldering"))
     for guild_id, channel_id in ((G1, GENERAL), (G1, THREAD), (G2, OTHER)):  # as the live bot saw them: @everyone views all
         await set_visibility(store, guild_id, channel_id, "public")
-    await store.upsert_users(
+    await upsert_users(
+        store,
         [User(id=i, name=n, display_name=n.capitalize()) for n, i in PEOPLE.items()]
-        + [User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)]
+        + [User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)],
     )
     t = T0
 
@@ -164,7 +169,8 @@ async def populate(store: GraphStore) -> Populated:
     k1 = await p.episode(GENERAL, [m1, m2, m3, m4])
     austin = p.entity("austin", "Austin", "place", ("ATX",))
     sister = p.entity("sister", "Charlie's sister", "person", ("sister",))
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=k1,
             guild_id=G1,
@@ -192,7 +198,7 @@ async def populate(store: GraphStore) -> Populated:
                     category="location",
                 ),
             ),
-        )
+        ),
     )
 
     # Alice adopted Luna; Bob and Charlie talk about the Celtics.
@@ -203,7 +209,8 @@ async def populate(store: GraphStore) -> Populated:
     k2 = await p.episode(GENERAL, [n1, n2, n3])
     luna = p.entity("luna", "Luna", "pet", ("the cat",))
     celtics = p.entity("celtics", "Celtics", "organization", ("Boston Celtics",))
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=k2,
             guild_id=G1,
@@ -214,7 +221,7 @@ async def populate(store: GraphStore) -> Populated:
                 p.fact("alice_luna", "Alice adopted a cat named Luna", [U("alice")], n1, mentions=[E(luna.uuid)], importance=7),
                 p.fact("charlie_celtics", "Charlie is a Celtics fan", [U("charlie")], n3, mentions=[E(celtics.uuid)]),
             ),
-        )
+        ),
     )
 
     # Eve tells that Frank got engaged to Heather; Grace corroborates a fact.
@@ -233,24 +240,26 @@ async def populate(store: GraphStore) -> Populated:
         importance=8,
         category="relationship",
     )
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=k3,
             guild_id=G1,
             summary="Eve shared that Frank got engaged to Heather; Bob lives in Berlin.",
             entities=(heather,),
             facts=(engaged, p.fact("bob_berlin", "Bob lives in Berlin", [U("bob")], o3, importance=6, category="location")),
-        )
+        ),
     )
     k3b = await p.episode(GENERAL, [await p.say(GENERAL, "grace", "congrats to them", t + timedelta(minutes=5))])
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=k3b,
             guild_id=G1,
             corroborations=(
                 Corroboration(fact_uuid=engaged.uuid, report=Report(user_id=PEOPLE["grace"], message_id=o2.id, at=o2.created_at)),
             ),
-        )
+        ),
     )
 
     # A thread, a transient fact, and filler people with facts of their own.
@@ -260,7 +269,8 @@ async def populate(store: GraphStore) -> Populated:
         for i in range(5)
     ]
     k4 = await p.episode(THREAD, th)
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=k4,
             guild_id=G1,
@@ -283,7 +293,7 @@ async def populate(store: GraphStore) -> Populated:
                     expires_at=th[4].created_at + timedelta(days=1),
                 ),
             ),
-        )
+        ),
     )
     filler: list[FactWrite] = []
     fm = []
@@ -303,19 +313,20 @@ async def populate(store: GraphStore) -> Populated:
                 )
             )
     k5 = await p.episode(GENERAL, fm)
-    await store.write_episode(EpisodeWrite(key=k5, guild_id=G1, summary="Members introduced themselves.", facts=tuple(filler)))
+    await write_episode(store, EpisodeWrite(key=k5, guild_id=G1, summary="Members introduced themselves.", facts=tuple(filler)))
 
     # The same Alice in another guild: nothing of it may leak into the Book Club.
     z1 = await p.say(OTHER, "alice", "I'm vegetarian, no meat at the meetup please", T0, guild=G2)
     z2 = await p.say(OTHER, "charlie", "noted Alice", T0 + timedelta(seconds=5), guild=G2)
     k6 = await p.episode(OTHER, [z1, z2], guild=G2)
-    await store.write_episode(
+    await write_episode(
+        store,
         EpisodeWrite(
             key=k6,
             guild_id=G2,
             summary="Alice is vegetarian.",
             facts=(p.fact("alice_veg", "Alice is vegetarian", [U("alice")], z1, importance=6),),
-        )
+        ),
     )
     return p
 

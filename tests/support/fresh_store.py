@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from graph.engines.arcadedb import ArcadeDBEngine
+from graph.schema import setup_schema
 from graph.store import GraphStore
 
 
@@ -16,7 +17,7 @@ async def fresh_arcadedb_store(server: ArcadeDBEngine) -> AsyncIterator[GraphSto
     await engine.create_database()
     driver = engine.driver()
     store = GraphStore(driver, engine)
-    await store.setup_schema()
+    await setup_schema(store)
     try:
         yield store
     finally:

@@ -13,7 +13,10 @@ from typing import Any
 from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from common.tokens import estimate_tokens
 from graph.models import Channel, Guild
+from graph.reads.stats import graph_stats
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.messages import record_messages
 from ingest.ingestor import Ingestor
 from ingest.replay import replay
 from ingest.windows import WindowMessage
@@ -88,9 +91,9 @@ async def replay_ingest(
         srv.responder = minimal_answer
     guild_ids = {wm.message.guild_id for wm in messages}
     for guild_id in sorted(guild_ids):
-        await store.upsert_guild(Guild(id=guild_id, name=guild_id))
+        await upsert_guild(store, Guild(id=guild_id, name=guild_id))
     for channel_id, guild_id in sorted({(wm.message.channel_id, wm.message.guild_id) for wm in messages}):
-        await store.upsert_channel(Channel(id=channel_id, guild_id=guild_id, name=channel_id))
+        await upsert_channel(store, Channel(id=channel_id, guild_id=guild_id, name=channel_id))
     calls_before, requests_before = srv.calls, len(srv.requests)
     prompt_before, completion_before = srv.prompt_tokens, srv.completion_tokens
     llm = OpenAILLM(LLMSettings(base_url=srv.base_url, model=srv.model, timeout=30.0, max_attempts=2),
@@ -101,8 +104,8 @@ async def replay_ingest(
     started = time.perf_counter()
     try:
         for window in replay(messages, windows):
-            await store.upsert_users(list({wm.author.id: wm.author for wm in window.messages}.values()))
-            await store.record_messages([wm.message for wm in window.messages])
+            await upsert_users(store, list({wm.author.id: wm.author for wm in window.messages}.values()))
+            await record_messages(store, [wm.message for wm in window.messages])
             status = await ingestor.submit(window)
             statuses[status.value] = statuses.get(status.value, 0) + 1
             closed += 1
@@ -111,7 +114,7 @@ async def replay_ingest(
     seconds = time.perf_counter() - started
     sent = srv.requests[requests_before:]
     schema = sum(estimate_tokens(json.dumps(r.get("response_format") or {})) for r in sent)
-    nodes = (await store.stats())["nodes"]
+    nodes = (await graph_stats(store))["nodes"]
     facts = sum(r["count"] for r in nodes if r["label"] == "Fact" and r["guild_id"] in guild_ids)
     return ReplayFigures(
         messages=len(messages), windows=closed, calls=llm.meter.calls, requests=srv.calls - calls_before,

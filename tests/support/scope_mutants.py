@@ -48,7 +48,7 @@ MUTANTS = [
            "WITH DISTINCT m, visible WHERE m.guild_id = $guild_id"),
     Mutant("MCP run_query opt-outs", "grapevine/mcp_server.py",
            "        return await topics.without_opted_out(rows, reader.opted_out)", "        return rows"),
-    Mutant("narrowing on a delete or edit", "graph/erasure.py",
+    Mutant("narrowing on a delete or edit", "graph/privacy/erasure.py",
            '    await run(tx, "store/narrow_audience", ids=ids)', "    pass"),
     Mutant("a channel made public widens on its own", "queries/channels/set_visibility.cypher",
            "WHEN first OR by_view <> 'shared' THEN by_view", "WHEN true THEN by_view"),

@@ -25,10 +25,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from common.settings import ExtractionSettings, LLMSettings, WindowSettings
-from graph.consent import Consent
 from graph.models import Channel, Guild, Message, User
+from graph.privacy.consent import Consent
 from graph.rows import _dt
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
 from ingest.window_prompt import ExtractedEntity, ExtractedFact, Extraction
@@ -309,9 +310,9 @@ class Room:
         self.live = LiveWindows(self.store, self.ingestor, self.consent, self.windows, clock=self.clock)
 
     async def open(self) -> Room:
-        await self.store.upsert_guild(Guild(id=GUILD, name="Test Guild"))
-        await self.store.upsert_channel(Channel(id=GENERAL, guild_id=GUILD, name="general"))
-        await self.store.upsert_channel(Channel(id=RANDOM, guild_id=GUILD, name="random"))
+        await upsert_guild(self.store, Guild(id=GUILD, name="Test Guild"))
+        await upsert_channel(self.store, Channel(id=GENERAL, guild_id=GUILD, name="general"))
+        await upsert_channel(self.store, Channel(id=RANDOM, guild_id=GUILD, name="random"))
         await self.consent.load()
         await self.live.start()
         return self

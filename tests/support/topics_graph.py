@@ -9,7 +9,10 @@ from datetime import timedelta
 
 from graph.channels import set_visibility
 from graph.models import Channel, EpisodeWrite
+from graph.privacy.consent import opt_out
 from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel
+from graph.writes.episodes import write_episode
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, Populated, U, populate
 
 STAFF = "120000000000000001"
@@ -24,7 +27,7 @@ class Topical:
 
 async def topical(store: GraphStore) -> Topical:
     p = await populate(store)
-    await store.upsert_channel(Channel(id=STAFF, guild_id=G1, name="staff"))
+    await upsert_channel(store, Channel(id=STAFF, guild_id=G1, name="staff"))
     assert await set_visibility(store, G1, STAFF, "restricted") == "private"
     day = NOW - timedelta(days=1)
     alice = await p.say(GENERAL, "alice", "we moved our cluster to kubernetes last month", day)
@@ -32,7 +35,7 @@ async def topical(store: GraphStore) -> Topical:
     dave = await p.say(GENERAL, "dave", "I wrote our kubernetes helm charts", day + timedelta(minutes=3))
     key = await p.episode(GENERAL, [alice, eve, dave])
     fact = p.fact("k8s_move", "Alice's team moved their cluster to kubernetes", [U("alice")], alice)
-    await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(fact,)))
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(fact,)))
     hidden = await p.say(STAFF, "charlie", "the kubernetes admin password rotates monthly", day)
     await p.episode(STAFF, [hidden])
     moved = await p.say(GENERAL, "bob", "moved to Munich yesterday!", T0 + timedelta(days=3))
@@ -40,6 +43,6 @@ async def topical(store: GraphStore) -> Topical:
     munich = p.fact(
         "bob_munich", "Bob moved to Munich", [U("bob")], moved, valid_at=T0 + timedelta(days=2), supersedes=["bob_berlin"]
     )
-    assert (await store.write_episode(EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
-    await store.opt_out(PEOPLE["dave"])
+    assert (await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))).superseded == 1
+    await opt_out(store, PEOPLE["dave"])
     return Topical(p, {"alice": alice.id, "eve": eve.id, "charlie": hidden.id, "munich": moved.id})

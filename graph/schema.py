@@ -1,0 +1,65 @@
+"""The graph's schema: constraints, indexes, the backfills of older graphs, and the schema record that refuses a
+graph set up differently (its salt keys the consent records: graph/privacy/consent.py); and the data directory
+owner's token, kept in the same record's neighbourhood (grapevine/ownership.py)."""
+
+from __future__ import annotations
+
+import secrets
+
+import queries
+from common.clock import now_utc
+from graph import scope
+from graph.models import SchemaMismatch, iso
+from graph.store import GraphStore
+
+SCHEMA_VERSION = 1
+
+
+async def setup_schema(store: GraphStore, embedding_model: str = "", embedding_dimension: int | None = None) -> None:
+    """Constraints, indexes and the schema record; refuses a graph set up differently."""
+    runner = store.runner
+    for statement in queries.statements(queries.load("schema/constraints")):
+        await runner.statement(statement)
+    await store.engine.create_search_indexes(store.driver, embedding_dimension if embedding_model else None)
+    await runner.write_one("schema/backfill_user_names")
+    await runner.write_one("schema/backfill_message_keys")
+    await runner.write_one("schema/backfill_retire_at")
+    await scope.backfill_audience(runner)
+    for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/reads/activity.py
+        await runner.statement(statement)
+    meta = await runner.read("schema/read_meta")
+    if not meta:
+        await runner.write_one(
+            "schema/write_meta",
+            version=SCHEMA_VERSION,
+            embedding_model=embedding_model,
+            embedding_dimension=embedding_dimension or 0,
+            salt=secrets.token_hex(16),
+            now=iso(now_utc()),
+        )
+        meta = await runner.read("schema/read_meta")
+    found = meta[0]
+    if found["version"] != SCHEMA_VERSION:
+        raise SchemaMismatch(
+            f"the graph has schema version {found['version']}, this grapevine needs {SCHEMA_VERSION}: "
+            "migrate the graph or point GRAPEVINE_DATA_DIR / NEO4J_URI at another database"
+        )
+    if (found["embedding_model"] or "") != embedding_model or (found["embedding_dimension"] or 0) != (
+        embedding_dimension or 0 if embedding_model else 0
+    ):
+        raise SchemaMismatch(
+            f"the graph was set up with embeddings {found['embedding_model'] or 'off'!r} "
+            f"(dimension {found['embedding_dimension']}), the configuration asks for "
+            f"{embedding_model or 'off'!r}: set EMBEDDINGS_MODEL to match, or use a new database"
+        )
+    store.salt = found["salt"]
+    store.consent_keys.clear()
+
+
+async def owner_token(store: GraphStore) -> str | None:
+    rows = await store.runner.read("schema/read_owner")
+    return str(rows[0]["token"]) if rows else None
+
+
+async def set_owner_token(store: GraphStore, token: str) -> None:
+    await store.runner.write_one("schema/write_owner", token=token)

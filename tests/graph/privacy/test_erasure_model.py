@@ -1,0 +1,685 @@
+"""Erasure as an invariant over any sequence of events, on the real store (embedded ArcadeDB): Hypothesis runs
+rules in two guilds that share members (and members who belong to one guild only), with what real chat does:
+conversations where members answer each other, themselves (self-replies) and the message just before (chains),
+threads, mentions, edits, deletes, a message recorded twice; members naming each other, in their guilds, in a
+guild the named member never joined and in their own DMs; names that are common words ("likes", "me", "May"),
+given names ("Sam", "Charlie"), the same name in two cases, and a nickname that is another member's name in the
+other guild; extraction (scripted, its summary naming whoever the conversation named), forget-me, a moderator's
+forget, retention and a channel switched off (each leaving part of the graph), opt-out, export. After every step
+the graph is compared with a plain Python model of what should remain (tests/graph/privacy/erasure_model.py). The
+invariants, from the rule (docs/privacy.md), not from the code under test:
+
+- no engine error, and every forget's audit is clean;
+- after a forget nothing of the member remains where the project writes in its scope: no node or edge holding
+  their id (the residue queries), no reply pointer to a message of theirs, no text of their guilds holding a name
+  that identified them there, no line of the log holding their id or those names, no kept request once it
+  finished. The engine's files after the purge are searched by tests/faults/test_erasure_on_disk.py;
+- nothing that is not the member's changes: every text (messages, facts, summaries, entity names) outside the
+  forget's guilds is byte-identical (but for the member's `<@id>` mentions, which their own forget redacts
+  wherever they are), and inside them a text that stays differs only by the member's identifying names and id
+  redacted;
+- every export holds what is the member's and nothing outside their guilds and their own DM space.
+
+The rules are biased towards the shapes where erasure goes wrong, and the machine counts them (SHAPES): a
+forget of a member with live messages, with replies from others and to themselves, whose name others wrote in
+their guild, in a guild they never joined and in another member's DMs, with a kept summary naming them;
+retention and a channel switched off that leave messages behind. Every example opens with a scene holding all of
+them (its roles and words drawn), two forget rules aim at the member whose forget reaches the most, and
+retention's bound and the channel switched off are chosen so that part of the graph stays. A run that never
+reached one of the shapes fails.
+
+Profiles (GRAPEVINE_HYPOTHESIS_PROFILE): `ci` (the default: derandomized, so every CI run searches the same
+sequences) and `long` (random, many more):
+
+    GRAPEVINE_HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest -q -s tests/graph/privacy/test_erasure_model.py
+
+`scripts/mutate_erasure.py` plants bugs in the erasure code and runs this machine against each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+import time
+import uuid
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+
+from common import events
+from common.names import identifying
+from common.text import MENTION, names_word, redact
+from graph.engines.arcadedb import ArcadeDBEngine
+from graph.models import (
+    Channel,
+    ChannelKind,
+    EntityWrite,
+    EpisodeClose,
+    EpisodeWrite,
+    FactWrite,
+    Guild,
+    Message,
+    NodeRef,
+    RelationWrite,
+    Report,
+    User,
+)
+from graph.privacy.consent import opt_out
+from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
+from graph.privacy.export import export_member
+from graph.privacy.forget import finished, run_request, with_scope
+from graph.privacy.requests import Request, Requests
+from graph.privacy.retention import apply_retention
+from graph.store import GraphStore
+from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
+from graph.writes.episodes import close_episode, write_episode
+from graph.writes.messages import record_batch, record_messages
+from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg
+from tests.support.fresh_store import fresh_arcadedb_store
+
+SHAPES = (  # each must occur in a run, or the run searched nothing that matters
+    "forgot a member with live messages",
+    "forgot a member another member replied to",
+    "forgot a member who replied to themselves",
+    "forgot a member others named in their guild",
+    "forgot a member named in a guild they never joined",
+    "forgot a member named in another member's DMs",
+    "forgot a member a kept summary named",
+    "a moderator forgot a member with live messages",
+    "retention left messages behind",
+    "a channel switched off left messages behind",
+)
+settings.register_profile(
+    "ci", max_examples=5, stateful_step_count=16, deadline=None, suppress_health_check=list(HealthCheck),
+    print_blob=True, derandomize=True, database=None,
+)  # fmt: skip
+settings.register_profile(
+    "long", max_examples=25, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
+)
+PROFILE = os.environ.get("GRAPEVINE_HYPOTHESIS_PROFILE", "ci")
+if os.environ.get("GRAPEVINE_HYPOTHESIS_NO_SHRINK"):  # scripts/mutate_erasure.py: a kill is enough, not its smallest form
+    PROFILE_SETTINGS = settings(settings.get_profile(PROFILE), phases=[Phase.explicit, Phase.generate])
+else:
+    PROFILE_SETTINGS = settings.get_profile(PROFILE)
+
+G1, G2 = "810000000000000001", "820000000000000002"
+CHANNELS = {  # id -> (guild, parent, kind)
+    "811000000000000001": (G1, None, ChannelKind.TEXT),
+    "811000000000000002": (G1, "811000000000000001", ChannelKind.THREAD),
+    "811000000000000003": (G1, None, ChannelKind.TEXT),
+    "821000000000000001": (G2, None, ChannelKind.TEXT),
+    "821000000000000002": (G2, None, ChannelKind.TEXT),
+}
+MEMBERS = [str(830000000000000001 + i) for i in range(5)]
+ACCOUNTS = ["zorro", "sam", "likes", "obi1", "me"]  # a handle, a given name, two words, a handle another takes
+HOMES = {  # the guilds each member writes in: two belong to one guild only, so a name can be written where they never were
+    MEMBERS[0]: (G1,),
+    MEMBERS[1]: (G1, G2),
+    MEMBERS[2]: (G1, G2),
+    MEMBERS[3]: (G2,),
+    MEMBERS[4]: (G1, G2),
+}
+NICKS = ["Zorro", "OBI1", "Obi1", "likes", "me", "Sam", "May", "Charlie", "Nyx42", "the", "Zed"]
+WORDS = ["hello", "likes", "me", "the", "kernel", "ok", "zorro", "nyx42", "thanks", "may", "sam"]
+REPLY = st.one_of(st.none(), st.sampled_from(["own", "previous", "previous", "other"]), st.integers(0, 10_000))
+LATER = st.one_of(st.integers(0, 20), st.integers(0, 3 * 24 * 60))  # minutes: mostly a conversation's pace, some gaps
+# a name written: one of the usual names, or a member's (as this guild knows them, or as their own guild does)
+NAMED = st.one_of(st.none(), st.sampled_from(NICKS), st.tuples(st.sampled_from(MEMBERS), st.booleans()))
+TURN = st.tuples(st.sampled_from(MEMBERS), st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), NAMED,
+                 st.one_of(st.none(), st.sampled_from(MEMBERS)), REPLY)  # fmt: skip
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def dm_channel(user_id: str) -> str:
+    return "9" + user_id[1:]
+
+
+class ErasureMachine(RuleBasedStateMachine):
+    server: ArcadeDBEngine
+    runs = 0  # examples run, and the steps and forgets of all of them: printed at the end (`pytest -s`)
+    steps = 0
+    forgets = 0
+    shapes: Counter[str] = Counter()
+
+    def __init__(self) -> None:
+        super().__init__()
+        ErasureMachine.runs += 1
+        self.loop = asyncio.new_event_loop()
+        self._store_cm = fresh_arcadedb_store(self.server)
+        self.store: GraphStore = self.loop.run_until_complete(self._store_cm.__aenter__())
+        members = {i: Member(i, ACCOUNTS[n]) for n, i in enumerate(MEMBERS)}
+        channels = {c: (g, p) for c, (g, p, _) in CHANNELS.items()}
+        channels |= {dm_channel(i): (f"dm:{i}", None) for i in MEMBERS}
+        self.model = Model(members, channels)
+        self.now = T0
+        self.next_id = 840000000000000000
+        self.ids: list[str] = []  # every message id ever recorded, to draw replies and edits from
+        self.summaries: list[tuple[str, str, set[str]]] = []  # (guild, summary, who took part): a forget's target
+        self._folder = tempfile.TemporaryDirectory(prefix="erasure-model-")
+        self.requests = Requests(Path(self._folder.name))
+        self.log = Path(self._folder.name) / "events.jsonl"
+        root = logging.getLogger()
+        self._logging = (root.handlers, root.level)
+        events.configure("INFO", file=self.log)
+        self.run(self._setup())
+
+    def run(self, work: Any) -> Any:
+        return self.loop.run_until_complete(work)
+
+    async def _setup(self) -> None:
+        for guild in (G1, G2, *(f"dm:{i}" for i in MEMBERS)):
+            await upsert_guild(self.store, Guild(id=guild, name=guild))
+        for channel, (guild, parent, kind) in CHANNELS.items():
+            await upsert_channel(self.store, Channel(id=channel, guild_id=guild, name=channel, kind=kind, parent_id=parent))
+        for i in MEMBERS:
+            await upsert_channel(self.store, Channel(id=dm_channel(i), guild_id=f"dm:{i}", name="dm", kind=ChannelKind.DM))
+
+    def teardown(self) -> None:
+        root = logging.getLogger()
+        for handler in root.handlers:
+            handler.close()
+        root.handlers, root.level = self._logging
+        self.run(self._store_cm.__aexit__(None, None, None))
+        self.loop.close()
+        self._folder.cleanup()
+
+    def user(self, user_id: str, guild: str) -> User:
+        m = self.model.members[user_id]
+        return User(id=user_id, name=m.account, display_name=m.nick.get(guild, m.account))
+
+    # --- rules ------------------------------------------------------------------------------
+    @initialize(
+        x=st.sampled_from([MEMBERS[0], MEMBERS[3]]),
+        cast=st.permutations([MEMBERS[1], MEMBERS[2], MEMBERS[4]]),
+        words=st.lists(st.sampled_from(WORDS), min_size=6, max_size=6),
+        thread=st.booleans(),
+    )
+    def open_with_a_scene(self, x: str, cast: list[str], words: list[str], thread: bool) -> None:
+        """Every example opens where erasure goes wrong, with drawn people and words: X (a member of one guild) says
+        something, Y answers naming X (and mentioning W), X answers themselves; Y names X in another channel of theirs, which is
+        extracted (its summary names X, who took no part); Z names X in the guild X never joined, and W asks the
+        bot about X in W's DMs; Y asks for an export of their data. The rules then go on from there, and the forgets find X exposed every way."""
+        y, z, w = cast
+        here = HOMES[x][0]
+        first, second = sorted(c for c, (g, p, _) in CHANNELS.items() if g == here and p is None)[:2] if here == G1 else (
+            "821000000000000001", "821000000000000002")  # fmt: skip
+        if thread and here == G1:
+            first = "811000000000000002"
+        elsewhere = G2 if here == G1 else G1
+        other = sorted(c for c, (g, p, _) in CHANNELS.items() if g == elsewhere and p is None)[0]
+        self._say(x, first, words[:1], None, None, None, later=1, shuffle=False)
+        self._say(y, first, words[1:2], (x, True), w, "previous", later=1, shuffle=False)
+        self._say(x, first, words[2:3], None, None, "own", later=1, shuffle=False)
+        self._say(y, second, words[3:4], (x, True), None, None, later=1, shuffle=False)
+        self._say(w, second, words[4:5], None, None, "previous", later=1, shuffle=False)
+        self.extract(sorted(CHANNELS).index(second))
+        self._say(z, other, words[5:6], (x, False), None, None, later=1, shuffle=False)
+        self._say(w, dm_channel(w), words[:1], (x, False), None, None, later=1, shuffle=False)
+        self.export(y)  # Y asks for their data: a message of theirs mentions W
+
+    @rule(where=st.integers(0, 100), turns=st.lists(TURN, min_size=2, max_size=6), close=st.booleans())
+    def conversation(self, where: int, turns: list[tuple[str, list[str], Any, str | None, Any]], close: bool = False) -> None:
+        """A burst of messages in one channel of a guild, a minute or so apart: each speaker a member who writes
+        there, answering the message before, their own, someone else's, or none; with `close`, the conversation
+        goes quiet and is extracted."""
+        channel = sorted(CHANNELS)[where % len(CHANNELS)]
+        guild = CHANNELS[channel][0]
+        speakers = [i for i in MEMBERS if guild in HOMES[i]]
+        for n, (who, words, named, mention, reply) in enumerate(turns):
+            speaker = who if who in speakers else speakers[(MEMBERS.index(who) + n) % len(speakers)]
+            self._say(speaker, channel, words, named, mention, reply, later=1, shuffle=False)
+        if close:
+            self.extract(sorted(CHANNELS).index(channel))
+
+    @rule(
+        speaker=st.sampled_from(MEMBERS),
+        about=st.sampled_from(MEMBERS),
+        where=st.sampled_from(["dm", "elsewhere", "here"]),
+        words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    )
+    def name_someone(self, speaker: str, about: str, where: str, words: list[str]) -> None:
+        """A member names another by the name they carry: asking the bot about them in their own DMs, or talking
+        about them in a guild the named one never joined (if the speaker is there), or in one they share."""
+        if speaker == about:
+            return
+        guilds = [g for g in HOMES[speaker] if (g not in HOMES[about]) == (where == "elsewhere")]
+        channel = (
+            dm_channel(speaker)
+            if where == "dm" or not guilds
+            else sorted(c for c, (g, _, _) in CHANNELS.items() if g == guilds[0])[0]
+        )
+        self._say(speaker, channel, words, (about, False), None, None, later=2, shuffle=False)
+
+    @rule(
+        who=st.sampled_from(MEMBERS),
+        where=st.integers(0, 100),
+        words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+        named=NAMED,
+        mention=st.one_of(st.none(), st.sampled_from(MEMBERS)),
+        reply=REPLY,
+        later=LATER,
+        shuffle=st.booleans(),
+    )
+    def say(self, who: str, where: int, words: list[str], named: Any, mention: str | None, reply: Any,
+            later: int, shuffle: bool) -> None:  # fmt: skip
+        """A message in a channel of one of the member's guilds or in their DMs, maybe a reply (to their own
+        latest, to the one before it in the channel, to someone else's, or to anyone's in any channel or thread),
+        maybe naming or mentioning someone; ids not always in time order (an export's need not be)."""
+        places = [c for c, (g, _, _) in CHANNELS.items() if g in HOMES[who]] + [dm_channel(who)]
+        self._say(who, places[where % len(places)], words, named, mention, reply, later=later, shuffle=shuffle)
+
+    def _say(self, who: str, channel: str, words: list[str], named: Any, mention: str | None, reply: Any,
+             *, later: int, shuffle: bool) -> None:  # fmt: skip
+        guild = self.model.channels[channel][0]
+        self.now += timedelta(minutes=later)
+        self.next_id += 1
+        message_id = str(self.next_id + (5_000_000 if shuffle else 0))
+        parent = self._parent(who, channel, reply)
+        name = self._name(named, guild)
+        text = " ".join([*words[:1], *([name] if name else []), *([f"<@{mention}>"] if mention else []), *words[1:]])
+        msg = Message(id=message_id, guild_id=guild, channel_id=channel, author_id=who, content=text, created_at=self.now,
+                      reply_to_id=parent)  # fmt: skip
+        user = self.user(who, guild)
+        self.run(record_batch(self.store, [msg], {who: user}, {guild: [user]}))
+        self.ids.append(message_id)
+        self.model.upsert(who, guild)
+        self.model.record(Msg(message_id, guild, channel, who, text, self.now, parent))
+
+    def _name(self, named: Any, guild: str) -> str | None:
+        if named is None or isinstance(named, str):
+            return named
+        member, as_here = named
+        return self.model.display(member, guild if as_here else HOMES[member][-1])
+
+    def _parent(self, who: str, channel: str, reply: str | int | None) -> str | None:
+        stored = sorted(self.model.messages.values(), key=lambda m: (m.at, m.id))
+        if reply == "own":
+            return next((m.id for m in reversed(stored) if m.author == who), None)
+        if reply == "previous":
+            return next((m.id for m in reversed(stored) if m.channel == channel), None)
+        if reply == "other":
+            guild = self.model.channels[channel][0]
+            return next((m.id for m in reversed(stored) if m.guild == guild and m.author != who), None)
+        return self.ids[reply % len(self.ids)] if isinstance(reply, int) and self.ids else None
+
+    @rule(pick=st.integers(0, 10_000))
+    def record_again(self, pick: int) -> None:
+        """The same message recorded twice (an export with a duplicate, an import run again)."""
+        stored = sorted(self.model.messages)
+        if not stored:
+            return
+        m = self.model.messages[stored[pick % len(stored)]]
+        again = Message(id=m.id, guild_id=m.guild, channel_id=m.channel, author_id=m.author, content=m.content,
+                        created_at=m.at, reply_to_id=m.reply_to)  # fmt: skip
+        self.run(record_messages(self.store, [again]))
+
+    @rule(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), nick=st.sampled_from(NICKS))
+    def rename(self, who: str, home: int, nick: str) -> None:
+        guild = HOMES[who][home % len(HOMES[who])]
+        self._rename(who, guild, nick)
+
+    def _rename(self, who: str, guild: str, nick: str) -> None:
+        member = self.model.members[who]
+        if member.opted_out:
+            return
+        member.nick[guild] = nick
+        self.run(upsert_users(self.store, [self.user(who, guild)], guild))
+        self.model.upsert(who, guild)
+
+    @rule(who=st.sampled_from(MEMBERS), other=st.sampled_from(MEMBERS))
+    def take_a_name_from_the_other_guild(self, who: str, other: str) -> None:
+        """A nickname that is another member's name in the other guild (where it identifies them, and may not here)."""
+        if who == other or len(HOMES[who]) < 2:
+            return
+        guild = HOMES[who][MEMBERS.index(other) % 2]
+        elsewhere = G2 if guild == G1 else G1
+        self._rename(who, guild, self.model.display(other, elsewhere))
+
+    @rule(pick=st.integers(0, 10_000), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+    def edit(self, pick: int, words: list[str]) -> None:
+        stored = sorted(self.model.messages)
+        if not stored:
+            return
+        message_id = stored[pick % len(stored)]
+        self.now += timedelta(seconds=1)
+        self.run(apply_edit(self.store, message_id, " ".join(words), self.now))
+        self.model.edit(message_id, " ".join(words))
+
+    @rule(pick=st.integers(0, 10_000))
+    def delete(self, pick: int) -> None:
+        stored = sorted(self.model.messages)
+        if not stored:
+            return
+        message_id = stored[pick % len(stored)]
+        self.run(erase_messages(self.store, [message_id]))
+        self.model.delete_messages({message_id})
+
+    @rule(where=st.integers(0, 100))
+    def extract(self, where: int) -> None:
+        """Close the channel's waiting messages as one episode and write a scripted extraction: a fact about the
+        first author (naming them), one mentioning whoever they mentioned, one about a pet of theirs told by the
+        last author, and a summary naming everyone who spoke and every member's name the messages wrote, as a
+        model's summary does."""
+        channel = sorted(CHANNELS)[where % len(CHANNELS)]
+        waiting = sorted((m for m in self.model.messages.values() if m.channel == channel and not m.episode),
+                         key=lambda m: (m.at, m.id))  # fmt: skip
+        if not waiting:
+            return
+        guild = waiting[0].guild
+        key = f"{channel}:{waiting[0].id}:{len(self.model.facts)}"
+        people = sorted({m.author for m in waiting})
+        close = EpisodeClose(key=key, uuid=uuid.uuid4().hex, guild_id=guild, channel_id=channel, started_at=waiting[0].at,
+                             ended_at=waiting[-1].at, message_ids=tuple(m.id for m in waiting), participant_ids=tuple(people))  # fmt: skip
+        self.run(close_episode(self.store, close))
+        for m in waiting:
+            m.episode = True
+        first, last = waiting[0], waiting[-1]
+        pet = EntityWrite(uuid=uuid.uuid4().hex, name="Rex", kind="animal")
+        # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
+        stored = {i for i in MEMBERS if self.model.members[i].stored}
+        mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & stored)
+        planned: list[tuple[str, set[str], set[str], Msg, str | None]] = [
+            (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), first, None),
+            (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), last, first.author),
+        ]
+        if mentioned:
+            planned.append(("They met at the kernel summit", {first.author}, {mentioned[0]}, first, None))
+        out = {i for i in [*people, *mentioned] if self.model.members[i].opted_out}
+        facts, model_facts = [], []
+        for text, about, mentions, source, owner in planned:
+            refs = [NodeRef(kind="user", id=a) for a in sorted(about)] if owner is None else [NodeRef(kind="entity", id=pet.uuid)]
+            fact = FactWrite(uuid=uuid.uuid4().hex, text=text, category="other", importance=5, valid_at=source.at,
+                             about=tuple(refs), mentions=tuple(NodeRef(kind="user", id=x) for x in sorted(mentions)),
+                             reports=(Report(user_id=source.author, message_id=source.id, at=source.at),),
+                             source_message_ids=(source.id,))  # fmt: skip
+            if ({*about, *mentions, source.author} | ({owner} if owner else set())) & out:
+                continue
+            facts.append(fact)
+            model_facts.append(
+                Fact(fact.uuid, guild, text, set(about), set(mentions), {(source.author, source.id)}, {source.id}, owner)
+            )
+        speakers = [self.model.display(p, guild) for p in people]
+        written = sorted({n for m in waiting for n in self._names_written(m.content)} - set(speakers))
+        summary = " and ".join(speakers) + " talked about the kernel" + (f", and about {', '.join(written)}" if written else "")
+        owner_out = first.author in out
+        write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=() if owner_out else (pet,),
+                             relations=() if owner_out else (RelationWrite(entity_uuid=pet.uuid, kind="dog", target=NodeRef(kind="user", id=first.author)),),
+                             facts=tuple(facts), people=tuple(sorted({*people, *mentioned})))  # fmt: skip
+        self.run(write_episode(self.store, write))
+        self.summaries.append((guild, summary, set(people)))
+        for f in model_facts:
+            self.model.facts[f.uuid] = f
+            if f.owner:
+                self.model.owners[f.uuid] = {f.owner}
+
+    def _names_written(self, text: str) -> set[str]:
+        """The members' names a message writes, as written (what a model's summary repeats)."""
+        carried = {
+            n for m in self.model.members.values() for n in (m.account_names | {x for s in m.nick_names.values() for x in s})
+        }
+        return {w for w in text.split() if w in carried and identifying(w)}
+
+    # --- forgets ----------------------------------------------------------------------------
+    def _target(self, who: str, best: bool, guild: str | None = None) -> str:
+        """The member to forget: `who`, or (with `best`) the one whose forget reaches the most shapes."""
+        if not best:
+            return who
+        left = [i for i in MEMBERS if not self.model.members[i].forgotten]
+        return max(left, key=lambda i: (len(self._shapes(i, guild)), i == who)) if left else who
+
+    def _shapes(self, who: str, guild: str | None) -> set[str]:
+        """What of the shapes a forget of `who` (everywhere, or in `guild`) meets in the model now."""
+        scope = self.model.scope(who, guild)
+        mine = {i for i, m in self.model.messages.items() if m.author == who and m.guild in scope}
+        mine |= {i for i, m in self.model.messages.items() if m.author == who and guild is None and m.guild == f"dm:{who}"}
+        found: set[str] = set()
+        who_forgot = "forgot" if guild is None else "a moderator forgot"
+        if mine:
+            found.add(f"{who_forgot} a member with live messages")
+        for m in self.model.messages.values():
+            if m.reply_to in mine:
+                found.add(
+                    "forgot a member who replied to themselves"
+                    if m.author == who
+                    else "forgot a member another member replied to"
+                )
+            if m.author == who:
+                continue
+            names = scope.get(m.guild, [])
+            if names and names_word(m.content, names):
+                found.add("forgot a member others named in their guild")
+            every = sorted({n for ns in scope.values() for n in ns})
+            if m.guild not in scope and m.guild != f"dm:{who}" and every and names_word(m.content, every):
+                found.add(
+                    "forgot a member named in another member's DMs"
+                    if m.guild.startswith("dm:")
+                    else "forgot a member named in a guild they never joined"
+                )
+        for where, summary, took_part in self.summaries:  # a summary naming them that their forget keeps: a target
+            if who not in took_part and names_word(summary, scope.get(where, [])):
+                found.add("(to aim at) a summary names them")
+        return {s if guild is None or s.startswith("a moderator") else f"(moderator) {s}" for s in found}
+
+    def _count_kept_summaries(self, who: str, scope: dict[str, list[str]], before: dict[str, tuple[str, str, str]]) -> None:
+        after = self.run(self._texts())
+        for node, (label, guild, text) in before.items():
+            names = scope.get(guild, [])
+            if label == "Episode" and names and names_word(text, names) and node in after and after[node][2] != " | ":
+                ErasureMachine.shapes["forgot a member a kept summary named"] += 1
+
+    @rule(who=st.sampled_from(MEMBERS), best=st.booleans())
+    def forget_me(self, who: str, best: bool) -> None:
+        who = self._target(who, best)
+        member = self.model.members[who]
+        if member.forgotten:
+            return
+        ErasureMachine.shapes.update(self._shapes(who, None))
+        before = self.model.scope(who)
+        texts = self.run(self._texts())
+        request = self.requests.record(self.run(with_scope(self.store, Request(who, None))))
+        self.run(opt_out(self.store, who))
+        self._finish(request)
+        self.model.forget(who)
+        self._only_theirs_changed(who, before, texts, everywhere=True)
+        self._count_kept_summaries(who, before, texts)
+
+    @rule()
+    def forget_the_most_exposed(self) -> None:
+        """Forget-me of the member whose forget reaches the most shapes now (a rule of its own, so that a short run
+        forgets often enough to meet them)."""
+        self.forget_me(MEMBERS[0], best=True)
+
+    @rule(guild=st.sampled_from([G1, G2]))
+    def moderator_forgets_the_most_exposed(self, guild: str) -> None:
+        self.moderator_forget(next(i for i in MEMBERS if HOMES[i][0] == guild), 0, best=True)
+
+    def _finish(self, request: Request) -> None:
+        ErasureMachine.forgets += 1
+        report = self.run(run_request(self.store, request))
+        assert report.clean, report.residue
+        assert finished(report)
+        self.requests.done(request)
+        kept = self.requests.path.read_text() if self.requests.path.exists() else ""
+        assert request.user_id not in kept, "a finished request is still kept"
+
+    def _only_theirs_changed(
+        self, who: str, scope: dict[str, list[str]], before: dict[str, tuple[str, str, str]], *, everywhere: bool
+    ) -> None:
+        """Outside the forget's guilds every text is as it was (but for their `<@id>`, after their own forget);
+        inside them a text that stays differs at most by the member's id and identifying names redacted, and holds
+        none of them; the log holds neither."""
+        after = self.run(self._texts())
+        for key, (label, guild, text) in after.items():
+            if key not in before:
+                continue  # nothing is created by a forget; the model comparison catches a text that should not be
+            was = before[key][2]
+            if guild in scope or (everywhere and guild == f"dm:{who}"):
+                names = scope.get(guild, [])
+                dropped = label == "Episode" and text == " | "  # the summary of a conversation drawn from their words
+                assert dropped or text in (was, redact(was, [who, *names])), ("more than their names changed", label, was, text)
+                assert who not in text and not names_word(text, names), ("their name stays", label, guild, text, names)
+            else:  # their id is theirs wherever it is written (a mention): their own forget reaches it everywhere
+                expected = redact(was, [who]) if everywhere else was
+                assert text == expected, ("a text outside the forget's guilds changed", label, guild, was, text)
+        logged = self.log.read_text(encoding="utf-8")
+        identifying = {n for names in scope.values() for n in names}
+        assert who not in logged and not names_word(logged, sorted(identifying)), "the log names a forgotten member"
+
+    @rule(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), best=st.booleans())
+    def moderator_forget(self, who: str, home: int, best: bool) -> None:
+        guild = HOMES[who][home % len(HOMES[who])]
+        who = self._target(who, best, guild)
+        if self.model.members[who].forgotten:
+            return
+        ErasureMachine.shapes.update(self._shapes(who, guild))
+        scope = self.model.scope(who, guild)
+        texts = self.run(self._texts())
+        request = self.requests.record(self.run(with_scope(self.store, Request(who, guild))))
+        self._finish(request)
+        self.model.forget(who, guild)
+        self._only_theirs_changed(who, scope, texts, everywhere=False)
+
+    # --- what else erases -------------------------------------------------------------------
+    @rule(keep=st.sampled_from([0.25, 0.5, 0.75]))
+    def retention(self, keep: float) -> None:
+        """Retention whose bound falls inside the stored history: the oldest messages go, the rest stay (time moves
+        on to where the bound, in whole days, lands on the first message kept)."""
+        times = sorted(m.at for m in self.model.messages.values())
+        if len(times) < 2:
+            return
+        cut = times[int(len(times) * (1 - keep))]
+        days = max(1, -(-(self.now - cut) // timedelta(days=1)))
+        self.now = max(self.now, cut + timedelta(days=days))
+        cutoff = self.model.cutoff(self.now, days)
+        self.run(apply_retention(self.store, messages_days=days, closed_facts_days=0, now=self.now))
+        self.model.retention(cutoff)
+        if self.model.messages and any(t < cutoff for t in times):
+            ErasureMachine.shapes["retention left messages behind"] += 1
+
+    @rule()
+    def retention_of_the_older_half(self) -> None:
+        """Retention as a rule of its own too, so that a short run meets it."""
+        self.retention(0.5)
+
+    @rule(who=st.sampled_from(MEMBERS))
+    def opt_out(self, who: str) -> None:
+        self.run(opt_out(self.store, who))
+        self.model.members[who].opted_out = True
+
+    @rule(pick=st.integers(0, 100))
+    def channel_off(self, pick: int) -> None:
+        """A channel (and its threads) switched off with its history deleted: one that holds messages, and fewer
+        than half of the graph's (a run whose channels go one by one leaves nothing for the forgets)."""
+
+        def held(channel: str) -> int:
+            return sum(
+                m.channel == channel or CHANNELS[m.channel][1] == channel
+                for m in self.model.messages.values()
+                if m.channel in CHANNELS
+            )
+
+        tops = [c for c, (_, parent, _) in CHANNELS.items() if parent is None and 0 < held(c) * 2 <= len(self.model.messages)]
+        if not tops:
+            return
+        channel = tops[pick % len(tops)]
+        guild = CHANNELS[channel][0]
+        erased = self.run(erase_channel(self.store, guild, channel))
+        assert erased.residue == []
+        self.model.channel_off(guild, channel)
+        if self.model.messages:
+            ErasureMachine.shapes["a channel switched off left messages behind"] += 1
+
+    @rule(who=st.sampled_from(MEMBERS))
+    def export(self, who: str) -> None:
+        data = self.run(export_member(self.store, who))
+        member = self.model.members[who]
+        if data is None:
+            assert not member.stored or member.forgotten
+            return
+        guilds = self.model.scope_guilds(who) | {f"dm:{who}"}
+        others = [i for i in MEMBERS if i != who]
+        dumped = repr(data)
+        assert not [i for i in others if i in dumped], "another member's id in an export"
+        expected = {m.id for m in self.model.messages.values() if m.author == who}
+        assert {m["id"] for m in data["messages"]} == expected
+        scope = self.model.scope(who)
+        for fact in [*data["facts"], *data["facts_naming_them"]]:
+            assert fact["guild_id"] in guilds, fact
+            known = self.model.facts.get(fact["uuid"])
+            assert known is not None, fact
+            linked = who in known.about | known.mentions | {u for u, _ in known.reports} or who in self.model.owners.get(
+                known.uuid, ()
+            )
+            assert linked or names_word(known.text, scope.get(known.guild, [])), ("outside the scope", fact, scope)
+        for summary in data["summaries_naming_them"]:
+            assert summary["guild_id"] in guilds and names_word(summary["summary"], scope.get(summary["guild_id"], []))
+
+    # --- invariants -------------------------------------------------------------------------
+    async def _texts(self) -> dict[str, tuple[str, str, str]]:
+        """Every text the graph holds, by node: messages, facts, summaries, entity names and aliases."""
+        found = await self.store.driver.execute_query(
+            "MATCH (n) WHERE n:Message OR n:Fact OR n:Episode OR n:Entity "
+            "RETURN elementId(n) AS node, labels(n)[0] AS label, n.guild_id AS guild, "
+            "coalesce(n.content, n.text, n.summary, '') + ' | ' + coalesce(n.name, '') AS text, n.aliases AS aliases",
+            database_=self.store.engine.database,
+        )
+        return {r["node"]: (r["label"], r["guild"], " | ".join([r["text"], *(r["aliases"] or [])])) for r in found.records}
+
+    @invariant()
+    def matches_the_model(self) -> None:
+        ErasureMachine.steps += 1
+        found = self.run(self._state())
+        expected = {i: (m.content, m.reply_to, m.author) for i, m in self.model.messages.items()}
+        assert found["messages"] == expected
+        assert found["facts"] == {u: f.text for u, f in self.model.facts.items()}
+        for member in self.model.members.values():
+            if member.forgotten:
+                assert member.id not in found["users"]
+                assert not found["residue"].get(member.id), found["residue"][member.id]
+            elif self.model.has_trace(member.id):
+                assert member.id in found["users"], f"the account of {member.id} went while it has traces left"
+
+    async def _state(self) -> dict[str, Any]:
+        db = self.store.engine.database
+        q = self.store.driver.execute_query
+        messages = await q(
+            "MATCH (m:Message) RETURN m.id AS id, m.content AS c, m.reply_to_id AS r, m.author_id AS a", database_=db
+        )
+        facts = await q("MATCH (f:Fact) RETURN f.uuid AS u, f.text AS t", database_=db)
+        users = await q("MATCH (u:User) RETURN u.id AS id", database_=db)
+        residue: dict[str, list[str]] = {}
+        for member in self.model.members.values():
+            if member.forgotten:
+                rows = await self.store.runner.read("store/residue_nodes", user_id=member.id, names=[])
+                rels = await self.store.runner.read("store/residue_relationships", user_id=member.id)
+                residue[member.id] = [f"{r['label']}.{r['key']}={r['value']}" for r in rows] + [f"{r['type']}" for r in rels]
+        return {
+            "messages": {r["id"]: (r["c"], r["r"], r["a"]) for r in messages.records},
+            "facts": {r["u"]: r["t"] for r in facts.records},
+            "users": {r["id"] for r in users.records},
+            "residue": residue,
+        }
+
+
+@pytest.mark.slow
+def test_erasure_holds_over_any_sequence_of_events(arcadedb_server: ArcadeDBEngine) -> None:
+    ErasureMachine.server = arcadedb_server
+    ErasureMachine.runs = ErasureMachine.steps = ErasureMachine.forgets = 0
+    ErasureMachine.shapes = Counter()
+    started = time.monotonic()
+    run_state_machine_as_test(ErasureMachine, settings=PROFILE_SETTINGS)
+    reached = "; ".join(f"{shape}: {n}" for shape, n in sorted(ErasureMachine.shapes.items()))
+    print(
+        f"erasure model ({PROFILE}): {ErasureMachine.runs} examples, {ErasureMachine.steps} checked states, "
+        f"{ErasureMachine.forgets} forgets in {time.monotonic() - started:.0f} s; shapes: {reached}"
+    )
+    missed = [shape for shape in SHAPES if not ErasureMachine.shapes[shape]]
+    assert not missed, f"the run never reached: {missed}"
