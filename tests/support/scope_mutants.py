@@ -1,19 +1,21 @@
 """Mutation check of the scope machine (tests/graph/test_scope_model.py): each mutant takes the visibility filter
-out of one read (or one write that keeps the stored audience right), the machine runs against it, and a mutant
-the machine does not kill is reported. The file is restored whatever happens.
+out of one read (or one write that keeps the stored audience right) in a copy of the tree (tests/support/mutation.py),
+the machine runs there against it, and a mutant the machine does not kill is reported. The unmutated copy runs
+first and must pass.
 
     .venv/bin/python -m tests.support.scope_mutants [name ...]   # GRAPEVINE_HYPOTHESIS_PROFILE picks the profile
 """
 
 from __future__ import annotations
 
-import subprocess
+import shutil
 import sys
-import time
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.mutation import copy_env, copy_tree, patched, pytest_in
+
 MACHINE = "tests/graph/test_scope_model.py"
 
 
@@ -58,36 +60,39 @@ MUTANTS = [
 ]  # fmt: skip
 
 
-def run(mutant: Mutant) -> tuple[bool, float, str]:
-    """Whether the machine killed the mutant (failed), the seconds it took, and the last lines it printed."""
-    path = ROOT / mutant.path
-    original = path.read_text(encoding="utf-8")
-    found = original.count(mutant.old)
-    if found != mutant.count:
-        raise SystemExit(f"{mutant.name}: expected {mutant.count} of the mutated text in {mutant.path}, found {found}")
-    started = time.monotonic()
+def run(mutant: Mutant, base: Path) -> tuple[bool, float, str]:
+    """Whether the machine killed the mutant (failed), the seconds it took, and the failed assertion."""
+    tree = base.parent / "mutant"
+    shutil.copytree(base, tree)
     try:
-        path.write_text(original.replace(mutant.old, mutant.new), encoding="utf-8")
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", MACHINE],
-            cwd=ROOT, capture_output=True, text=True, check=False,
-        )  # fmt: skip
+        patched(tree, mutant.name, [(mutant.path, mutant.old, mutant.new)], mutant.count)
+        passed, seconds, said = pytest_in(tree, [MACHINE], copy_env(tree))
     finally:
-        path.write_text(original, encoding="utf-8")
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+        shutil.rmtree(tree)
+    lines = [line for line in said.splitlines() if line.strip()]
     why = [line for line in lines if line.startswith("E ")][:3]  # the failed assertion, not the teardown's noise
-    return done.returncode != 0, time.monotonic() - started, "\n".join(why or lines[-3:])
+    return not passed, seconds, "\n".join(why or lines[-3:])
 
 
 def main(names: list[str]) -> int:
     chosen = [m for m in MUTANTS if not names or m.name in names]
     survived = 0
-    for mutant in chosen:
-        killed, seconds, tail = run(mutant)
-        survived += not killed
-        print(
-            f"{'killed  ' if killed else 'SURVIVED'} {seconds:5.0f} s  {mutant.name}\n    {tail.replace(chr(10), chr(10) + '    ')}"
-        )
+    with tempfile.TemporaryDirectory(prefix="scope-mutants-") as folder:
+        base = Path(folder) / "base"
+        copy_tree(base)
+        passed, seconds, said = pytest_in(base, [MACHINE], copy_env(base))
+        print(f"unmutated: {'passed' if passed else 'FAILED'} in {seconds:.0f} s", flush=True)
+        if not passed:
+            print(said[-3000:])
+            return 1
+        for mutant in chosen:
+            killed, seconds, tail = run(mutant, base)
+            survived += not killed
+            print(
+                f"{'killed  ' if killed else 'SURVIVED'} {seconds:5.0f} s  {mutant.name}\n"
+                f"    {tail.replace(chr(10), chr(10) + '    ')}",
+                flush=True,
+            )
     print(f"{len(chosen) - survived} of {len(chosen)} mutants killed")
     return 1 if survived else 0
 

@@ -33,7 +33,7 @@ sequences) and `long` (random, many more):
 
     GRAPEVINE_HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest -q -s tests/graph/privacy/test_erasure_model.py
 
-`scripts/mutate_erasure.py` plants bugs in the erasure code and runs this machine against each.
+`tests/support/erasure_mutants.py` plants bugs in the erasure code and runs this machine against each.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ settings.register_profile(
     "long", max_examples=25, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True
 )
 PROFILE = os.environ.get("GRAPEVINE_HYPOTHESIS_PROFILE", "ci")
-if os.environ.get("GRAPEVINE_HYPOTHESIS_NO_SHRINK"):  # scripts/mutate_erasure.py: a kill is enough, not its smallest form
+if os.environ.get("GRAPEVINE_HYPOTHESIS_NO_SHRINK"):  # tests/support/erasure_mutants.py: a kill is enough, not its smallest form
     PROFILE_SETTINGS = settings(settings.get_profile(PROFILE), phases=[Phase.explicit, Phase.generate])
 else:
     PROFILE_SETTINGS = settings.get_profile(PROFILE)

@@ -1,9 +1,9 @@
 """Mutation testing of the erasure code: plant named bugs, one at a time, in a copy of the tree, run the tests that
 should catch them, and print which were killed and which survived.
 
-    .venv/bin/python scripts/mutate_erasure.py                 # every mutant, the machine's CI profile
-    .venv/bin/python scripts/mutate_erasure.py --profile long  # the long search (minutes per mutant)
-    .venv/bin/python scripts/mutate_erasure.py M1 M3           # only these
+    .venv/bin/python -m tests.support.erasure_mutants                 # every mutant, the machine's CI profile
+    .venv/bin/python -m tests.support.erasure_mutants --profile long  # the long search (minutes per mutant)
+    .venv/bin/python -m tests.support.erasure_mutants M1 M3           # only these
 
 Each mutant is a literal source patch (a string found exactly once, and its replacement), applied to a copy of
 the tracked files of this tree in a temporary folder; its tests run there (`pytest` imports the copy, which the
@@ -14,16 +14,14 @@ Exit code: 1 when the unmutated tree fails or a mutant expected to die survived.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.mutation import copy_env, copy_tree, patched, pytest_in
+
 MACHINE = "tests/graph/privacy/test_erasure_model.py"
 
 
@@ -137,50 +135,11 @@ MUTANTS = (
 )
 
 
-def copy_tree(into: Path) -> None:
-    """The tracked files of this tree (changes not committed included), and the untracked ones git does not ignore."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
-    ).stdout.split(b"\0")
-    for name in filter(None, (n.decode() for n in listed)):
-        source = ROOT / name
-        if source.is_file():
-            target = into / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-
-
-def apply(tree: Path, mutant: Mutant) -> None:
-    for file, old, new in mutant.patches:
-        path = tree / file
-        text = path.read_text(encoding="utf-8")
-        if text.count(old) != 1:
-            raise SystemExit(f"{mutant.name}: the patch of {file} no longer applies (found {text.count(old)} times): {old!r}")
-        path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def imported_from(tree: Path, env: dict[str, str]) -> str:
-    """Where the copy's `graph` package is imported from when its tests run (it must be the copy)."""
-    found = subprocess.run(
-        [sys.executable, "-c", "import graph.privacy.deletion, common.text; print(graph.privacy.deletion.__file__)"],
-        cwd=tree, env=env, check=True, capture_output=True, text=True,
-    )  # fmt: skip
-    return found.stdout.strip()
-
-
 def run_tests(tree: Path, tests: tuple[str, ...], profile: str) -> tuple[bool, float, str]:
-    env = dict(os.environ, PYTHONPATH=str(tree), GRAPEVINE_HYPOTHESIS_PROFILE=profile, GRAPEVINE_HYPOTHESIS_NO_SHRINK="1")
-    where = imported_from(tree, env)
-    if not where.startswith(str(tree)):
-        raise SystemExit(f"the copy's tests import {where}, not the copy in {tree}")
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-s", "-p", "no:cacheprovider", *tests],
-        cwd=tree, env=env, capture_output=True, text=True,
-    )  # fmt: skip
-    said = done.stdout + done.stderr
+    env = copy_env(tree, GRAPEVINE_HYPOTHESIS_PROFILE=profile, GRAPEVINE_HYPOTHESIS_NO_SHRINK="1")
+    passed, seconds, said = pytest_in(tree, tests, env, "-s")
     lines = [line for line in said.splitlines() if line.startswith(("E ", "erasure model", "FAILED"))]
-    return done.returncode == 0, time.monotonic() - started, "\n".join(lines[:6])
+    return passed, seconds, "\n".join(lines[:6])
 
 
 def main() -> int:
@@ -201,7 +160,7 @@ def main() -> int:
         for mutant in chosen:
             tree = Path(folder) / mutant.name
             shutil.copytree(base, tree)
-            apply(tree, mutant)
+            patched(tree, mutant.name, mutant.patches)
             passed, seconds, said = run_tests(tree, mutant.tests, args.profile)
             killed += not passed
             print(f"{mutant.name} {'survived' if passed else 'killed'} in {seconds:.0f} s: {mutant.what}", flush=True)
