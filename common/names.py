@@ -202,15 +202,18 @@ class Cached:
         return found
 
     def known_word(self, word: str, language: str) -> bool | None:
-        """Decided beforehand for every single word without digits: whether the rule takes it for a word of
-        the language (one below COMMON_ZIPF is none); a phrase or a word with digits is looked up."""
+        """Decided beforehand for every word the list holds: whether the rule takes it for a word of the
+        language; a word it does not hold is none. A phrase, or a word with digits or marks, is looked up (None).
+        Letters alone are decided here without tokenizing them: whatever the tokenizer makes of them, either it
+        is the word itself, or the rule finds no word in it."""
         if language not in CANDIDATE_LANGUAGES:
             return None
-        from wordfreq.numbers import smash_numbers
-        from wordfreq.tokens import lossy_tokenize
+        if not word.isalpha():
+            from wordfreq.numbers import smash_numbers
+            from wordfreq.tokens import lossy_tokenize
 
-        if lossy_tokenize(word, language) != [word] or smash_numbers(word) != word:
-            return None
+            if lossy_tokenize(word, language) != [word] or smash_numbers(word) != word:
+                return None
         words = self._words.get(language)
         if words is None:
             decided = cached(self.path(f"words-{language}"), self.key(), lambda: _words_of(language, self.source), _strings)
@@ -290,9 +293,11 @@ def _lead(folded: str, language: str, frequency: float, lists: WordLists) -> flo
 def word_of(folded: str, language: str, lists: WordLists | None = None) -> bool:
     """Whether `folded` is a word of `language`. Other languages' corpora carry English and the names of popular
     culture at Zipf 3 ("zorro" in Italian), so there every word must lead as a given name does in English."""
+    lists = lists or LISTS
+    if folded.isalpha() and (known := lists.known_word(folded, language)) is not None:
+        return known
     from wordfreq.tokens import tokenize
 
-    lists = lists or LISTS
     if " ".join(tokenize(folded, language)) != folded:
         return False
     known = lists.known_word(folded, language)
