@@ -56,6 +56,7 @@ SPOKEN_MIN_WORDS = 5  # ... and at least this many different ones
 AGREEING_LISTS = 2  # the largest lists also hold words people were once named ("Texas", "Media"), each in one list
 _FIRST_NAMES = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary")
 _WORDS = re.compile(r"[^\W\d_]{2,}")  # runs of letters: the words a language's list can hold
+_CURLY_QUOTES = "\u02bc\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"  # what wordfreq straightens before a lookup
 _PROSE_MARKS = ".,!?;:'\"()\u2026\u201c\u201d\u2018\u2019\u00ab\u00bb\u00a1\u00bf"  # what sits beside a word in a sentence
 
 
@@ -203,12 +204,12 @@ class Cached:
 
     def known_word(self, word: str, language: str) -> bool | None:
         """Decided beforehand for every word the list holds: whether the rule takes it for a word of the
-        language; a word it does not hold is none. A phrase, or a word with digits or marks, is looked up (None).
-        Letters alone are decided here without tokenizing them: whatever the tokenizer makes of them, either it
-        is the word itself, or the rule finds no word in it."""
+        language; a word it does not hold is none. A phrase or a word with digits is looked up (None). A plain
+        word is decided here without tokenizing it: whatever the tokenizer makes of it, either it is the word
+        itself, looked up as written, or the rule finds no word in it."""
         if language not in CANDIDATE_LANGUAGES:
             return None
-        if not word.isalpha():
+        if not _plain(word):
             from wordfreq.numbers import smash_numbers
             from wordfreq.tokens import lossy_tokenize
 
@@ -240,6 +241,11 @@ def _cut(language: str, wordlist: str) -> list[list[str]]:
     bands = get_frequency_list(language, wordlist)
     kept = [i for i in range(len(bands)) if round(freq_to_zipf(cB_to_freq(-i)), 2) >= COMMON_ZIPF]
     return [list(band) for band in bands[: max(kept, default=-1) + 1]]
+
+
+def _plain(word: str) -> bool:
+    """One run of characters, none that wordfreq's lookup rewrites (digits, curly quotes)."""
+    return not any(c.isspace() or c.isdigit() or c in _CURLY_QUOTES for c in word)
 
 
 def _words_of(language: str, source: Installed) -> list[str]:
@@ -294,7 +300,7 @@ def word_of(folded: str, language: str, lists: WordLists | None = None) -> bool:
     """Whether `folded` is a word of `language`. Other languages' corpora carry English and the names of popular
     culture at Zipf 3 ("zorro" in Italian), so there every word must lead as a given name does in English."""
     lists = lists or LISTS
-    if folded.isalpha() and (known := lists.known_word(folded, language)) is not None:
+    if _plain(folded) and (known := lists.known_word(folded, language)) is not None:
         return known
     from wordfreq.tokens import tokenize
 
