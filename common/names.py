@@ -229,7 +229,7 @@ class Cached:
 
     def telling(self, word: str) -> str | None:
         if self._told is None:
-            told = cached(self.path("telling-words"), self.key(), lambda: _told(self.source), _by_language)
+            told = cached(self.path("telling-words"), self.key(), _told, _by_language)
             self._told = {word: language for language, words in told.items() for word in words}
         return self._told.get(word)
 
@@ -253,12 +253,22 @@ def _words_of(language: str, source: Installed) -> list[str]:
     return [w for band in _cut(language, "best") for w in band if word_of(w, language, source)]
 
 
-def _told(source: Installed) -> dict[str, list[str]]:
-    """Every telling word, by the language it tells: a telling word is at least TELLING_ZIPF in some candidate."""
-    words = {w for lang in CANDIDATE_LANGUAGES for w, f in _frequencies(lang).items() if _zipf(f) >= TELLING_ZIPF}
+def _told() -> dict[str, list[str]]:
+    """Every telling word, by the language it tells (as `_telling` decides, in one pass over the lists): a
+    telling word is at least TELLING_ZIPF in some candidate."""
+    scale = functools.cache(_zipf)  # a list holds a few hundred distinct frequencies
+    common = {w for lang in CANDIDATE_LANGUAGES for w, f in _frequencies(lang).items() if scale(f) >= TELLING_ZIPF}
+    zipfs: dict[str, list[tuple[float, str]]] = {}
+    for lang in CANDIDATE_LANGUAGES:
+        for word, frequency in _frequencies(lang).items():
+            if word in common:
+                zipfs.setdefault(word, []).append((scale(frequency), lang))
     told: dict[str, list[str]] = {}
-    for word in sorted(words):
-        if (language := source.telling(word)) is not None:
+    for word, found in sorted(zipfs.items()):
+        found.sort(reverse=True)
+        best, language = found[0]
+        second = found[1][0] if len(found) > 1 else 0.0  # a candidate without the word counts 0
+        if best >= TELLING_ZIPF and best - second >= TELLING_MARGIN:
             told.setdefault(language, []).append(word)
     return told
 
