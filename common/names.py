@@ -152,7 +152,7 @@ class Cached:
         self.source = source or Installed()
         self._tables: dict[tuple[str, str], dict[str, float]] = {}
         self._given: frozenset[str] | None = None
-        self._told: dict[str, str] | None = None
+        self._told: dict[str, frozenset[str]] | None = None
         self._words: dict[str, frozenset[str]] = {}
 
     def key(self) -> dict[str, Any]:
@@ -196,7 +196,9 @@ class Cached:
         if found is None:
             from wordfreq import cB_to_freq
 
-            bands = cached(self.path(f"{wordlist}-{language}"), self.key(), lambda: _cut(language, wordlist), _bands)
+            bands = cached(
+                self.path(f"{wordlist}-{language}"), self.key(), lambda: [_joined(b) for b in _cut(language, wordlist)], _bands
+            )
             found = self._tables[(language, wordlist)] = {}
             for i, band in enumerate(bands):
                 found.update(dict.fromkeys(band, cB_to_freq(-i)))
@@ -217,21 +219,25 @@ class Cached:
                 return None
         words = self._words.get(language)
         if words is None:
-            decided = cached(self.path(f"words-{language}"), self.key(), lambda: _words_of(language, self.source), _strings)
+            decided = cached(
+                self.path(f"words-{language}"), self.key(), lambda: _joined(_words_of(language, self.source)), _words
+            )
             words = self._words[language] = frozenset(decided)
         return word in words
 
     def given_names(self) -> frozenset[str]:
         if self._given is None:
-            names = cached(self.path("given-names"), self.key(), lambda: sorted(self.source.given_names()), _strings)
+            names = cached(self.path("given-names"), self.key(), lambda: _joined(sorted(self.source.given_names())), _words)
             self._given = frozenset(names)
         return self._given
 
     def telling(self, word: str) -> str | None:
         if self._told is None:
-            told = cached(self.path("telling-words"), self.key(), _told, _by_language)
-            self._told = {word: language for language, words in told.items() for word in words}
-        return self._told.get(word)
+            told = cached(
+                self.path("telling-words"), self.key(), lambda: {k: _joined(v) for k, v in _told().items()}, _by_language
+            )
+            self._told = {language: frozenset(words) for language, words in told.items()}
+        return next((language for language, words in self._told.items() if word in words), None)
 
 
 def _cut(language: str, wordlist: str) -> list[list[str]]:
@@ -273,20 +279,23 @@ def _told() -> dict[str, list[str]]:
     return told
 
 
+def _joined(words: list[str]) -> str:
+    """Words as stored: one string, a word a line (JSON reads one long string far faster than many short ones)."""
+    return "\n".join(words)
+
+
+def _words(data: Any) -> list[str] | None:
+    return (data.split("\n") if data else []) if isinstance(data, str) else None
+
+
 def _bands(data: Any) -> list[list[str]] | None:
-    ok = isinstance(data, list) and all(isinstance(b, list) and all(isinstance(w, str) for w in b) for b in data)
-    return data if ok else None
-
-
-def _strings(data: Any) -> list[str] | None:
-    return data if isinstance(data, list) and all(isinstance(w, str) for w in data) else None
+    return [_words(b) or [] for b in data] if isinstance(data, list) and all(isinstance(b, str) for b in data) else None
 
 
 def _by_language(data: Any) -> dict[str, list[str]] | None:
-    ok = isinstance(data, dict) and all(
-        lang in CANDIDATE_LANGUAGES and _strings(words) is not None for lang, words in data.items()
-    )
-    return data if ok else None
+    if not isinstance(data, dict) or not all(lang in CANDIDATE_LANGUAGES and isinstance(w, str) for lang, w in data.items()):
+        return None
+    return {lang: _words(w) or [] for lang, w in data.items()}
 
 
 LISTS: WordLists = Cached()

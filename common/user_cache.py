@@ -23,19 +23,22 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "grapevine"
 
 
-def cached(path: Path, key: Mapping[str, Any], build: Callable[[], T], check: Callable[[Any], T | None]) -> T:
-    """The value `path` holds for `key` (as `check` reads it from the stored JSON; None for a wrong shape), or
-    `build()`'s, then stored there for the next process."""
+def cached(path: Path, key: Mapping[str, Any], build: Callable[[], object], read: Callable[[Any], T | None]) -> T:
+    """The value `path` holds for `key`, as `read` makes it of the stored JSON (None for a wrong shape); else
+    what `build()` makes (JSON data), stored there for the next process and read the same way."""
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(stored, dict) and stored.get("key") == json.loads(json.dumps(key)):
-            value = check(stored.get("data"))
+            value = read(stored.get("data"))
             if value is not None:
                 return value
     except (OSError, ValueError):
         pass  # missing, unreadable or not JSON: built again below
-    value = build()
-    store(path, key, value)
+    built = build()
+    store(path, key, built)
+    value = read(built)
+    if value is None:
+        raise ValueError(f"{path.name}: built data of a shape its reader refuses")
     return value
 
 

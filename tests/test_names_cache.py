@@ -91,12 +91,12 @@ def test_a_file_built_for_other_versions_is_built_again(tmp_path: Path) -> None:
     kept = Cached(tmp_path)
     real = kept.given_names()
     path = kept.path("given-names")
-    planted = stored(path) | {"data": ["planted"]}
+    planted = stored(path) | {"data": "planted"}
     path.write_text(json.dumps(planted), encoding="utf-8")
     assert Cached(tmp_path).given_names() == {"planted"}  # the key is what makes a file trusted ...
     path.write_text(json.dumps(planted | {"key": kept.key() | {"wordfreq": "0.0"}}), encoding="utf-8")
     assert Cached(tmp_path).given_names() == real  # ... and another version's is not
-    assert stored(path) == {"key": kept.key(), "data": sorted(real)}
+    assert stored(path) == {"key": kept.key(), "data": "\n".join(sorted(real))}
 
 
 @pytest.mark.parametrize(
