@@ -33,12 +33,12 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Collection, Iterable
-
-from faker.providers import person
-from wordfreq import get_frequency_dict, zipf_frequency
-from wordfreq.tokens import tokenize
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Protocol
 
 from common.text import normal
+from common.user_cache import cache_dir, cached
 
 MIN_NAME_CHARS = 3  # "me", "ok", "Al": too short to tell a person from a word or a typo
 MAX_NAME_CHARS = 32  # Discord's longest display name or nickname
@@ -56,6 +56,7 @@ SPOKEN_MIN_WORDS = 5  # ... and at least this many different ones
 AGREEING_LISTS = 2  # the largest lists also hold words people were once named ("Texas", "Media"), each in one list
 _FIRST_NAMES = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary")
 _WORDS = re.compile(r"[^\W\d_]{2,}")  # runs of letters: the words a language's list can hold
+_CURLY_QUOTES = "\u02bc\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"  # what wordfreq straightens before a lookup
 _PROSE_MARKS = ".,!?;:'\"()\u2026\u201c\u201d\u2018\u2019\u00ab\u00bb\u00a1\u00bf"  # what sits beside a word in a sentence
 
 
@@ -64,10 +65,48 @@ def fold(name: str) -> str:
     return normal(name).strip()
 
 
+class WordLists(Protocol):
+    """What the rule reads of the word and name lists."""
+
+    def zipf(self, word: str, language: str, wordlist: str) -> float:
+        """wordfreq's `zipf_frequency` of the word (or phrase), wherever it is at least COMMON_ZIPF."""
+        ...
+
+    def given_names(self) -> frozenset[str]: ...
+
+    def known_word(self, word: str, language: str) -> bool | None:
+        """Whether a single plain word is a word of `language`, where decided beforehand; None elsewhere."""
+        ...
+
+    def telling(self, word: str) -> str | None:
+        """The candidate language the word tells, if any."""
+        ...
+
+
+class Installed:
+    """The lists as wordfreq and Faker ship them, read whole (about 2 s for every candidate language)."""
+
+    def zipf(self, word: str, language: str, wordlist: str) -> float:
+        from wordfreq import zipf_frequency
+
+        return zipf_frequency(word, language, wordlist=wordlist)
+
+    def given_names(self) -> frozenset[str]:
+        return _installed_given_names()
+
+    def known_word(self, word: str, language: str) -> bool | None:
+        return None
+
+    def telling(self, word: str) -> str | None:
+        return _telling(word)
+
+
 @functools.cache
-def given_names() -> frozenset[str]:
+def _installed_given_names() -> frozenset[str]:
     """Every given name, folded: those at least AGREEING_LISTS of Faker's first-name lists carry (a list locales
-    share counts once). Read once per process, when a forget or an export first asks (about 2 s)."""
+    share counts once)."""
+    from faker.providers import person
+
     lists: Counter[str] = Counter()
     seen: set[int] = set()
     for found in pkgutil.iter_modules(person.__path__):
@@ -82,28 +121,222 @@ def given_names() -> frozenset[str]:
     return frozenset(n for n, count in lists.items() if count >= AGREEING_LISTS)
 
 
-def _lead(folded: str, language: str, frequency: float) -> float:
+@functools.cache
+def _frequencies(language: str) -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict(language, wordlist="small")
+
+
+@functools.lru_cache(maxsize=100_000)
+def _telling(word: str) -> str | None:
+    """The language a word tells, if it is common in one candidate and far less common in every other."""
+    zipfs = sorted(((_zipf(_frequencies(lang).get(word, 0.0)), lang) for lang in CANDIDATE_LANGUAGES), reverse=True)
+    (best, language), (second, _) = zipfs[0], zipfs[1]
+    return language if best >= TELLING_ZIPF and best - second >= TELLING_MARGIN else None
+
+
+def _zipf(frequency: float) -> float:
+    return math.log10(frequency) + 9 if frequency > 0 else 0.0
+
+
+class Cached:
+    """The same lists cut to what the rule can use, kept in the user's cache folder (common/user_cache.py) and
+    read per part, when first asked: the given names, the telling words, and per language the words of at least
+    COMMON_ZIPF. A word below it is no word of the language for the rule, alone or in a phrase (a phrase is
+    rarer than each of its words), so its frequency is not kept. Each file is keyed by the versions of wordfreq
+    and Faker and by the settings that shaped it."""
+
+    def __init__(self, folder: Path | None = None, source: Installed | None = None) -> None:
+        self.folder = folder
+        self.source = source or Installed()
+        self._tables: dict[tuple[str, str], dict[str, float]] = {}
+        self._given: frozenset[str] | None = None
+        self._told: dict[str, frozenset[str]] | None = None
+        self._words: dict[str, frozenset[str]] = {}
+
+    def key(self) -> dict[str, Any]:
+        return {
+            "format": 1,
+            "wordfreq": version("wordfreq"),
+            "faker": version("faker"),
+            "common_zipf": COMMON_ZIPF,
+            "candidates": list(CANDIDATE_LANGUAGES),
+            "telling": [TELLING_ZIPF, TELLING_MARGIN],
+            "first_names": [AGREEING_LISTS, *_FIRST_NAMES],
+        }
+
+    def path(self, part: str) -> Path:
+        return (self.folder or cache_dir() / "names") / f"{part}.json"
+
+    def zipf(self, word: str, language: str, wordlist: str) -> float:
+        if language not in CANDIDATE_LANGUAGES:
+            return self.source.zipf(word, language, wordlist)
+        from wordfreq import freq_to_zipf, zipf_to_freq
+        from wordfreq.numbers import digit_freq, smash_numbers
+        from wordfreq.tokens import lossy_tokenize
+
+        # wordfreq's own lookup (zipf_frequency, word_frequency) over the cut list
+        frequencies = self._table(language, wordlist)
+        tokens = lossy_tokenize(word, language)
+        inverse = 0.0
+        for token in tokens:
+            smashed = smash_numbers(token)
+            if smashed not in frequencies:
+                return 0.0
+            frequency = frequencies[smashed] * (digit_freq(token) if smashed != token else 1.0)
+            inverse += 1.0 / frequency
+        least = zipf_to_freq(0.0)
+        unrounded = max(1.0 / inverse, least) if tokens else least
+        rounded = round(unrounded, math.floor(-math.log(unrounded, 10)) + 3)
+        return round(freq_to_zipf(rounded), 2)
+
+    def _table(self, language: str, wordlist: str) -> dict[str, float]:
+        found = self._tables.get((language, wordlist))
+        if found is None:
+            from wordfreq import cB_to_freq
+
+            bands = cached(
+                self.path(f"{wordlist}-{language}"), self.key(), lambda: [_joined(b) for b in _cut(language, wordlist)], _bands
+            )
+            found = self._tables[(language, wordlist)] = {}
+            for i, band in enumerate(bands):
+                found.update(dict.fromkeys(band, cB_to_freq(-i)))
+        return found
+
+    def known_word(self, word: str, language: str) -> bool | None:
+        """Decided beforehand for every word the list holds: whether the rule takes it for a word of the
+        language; a word it does not hold is none. A phrase or a word with digits is looked up (None). A plain
+        word is decided here without tokenizing it: whatever the tokenizer makes of it, either it is the word
+        itself, looked up as written, or the rule finds no word in it."""
+        if language not in CANDIDATE_LANGUAGES:
+            return None
+        if not _plain(word):
+            from wordfreq.numbers import smash_numbers
+            from wordfreq.tokens import lossy_tokenize
+
+            if lossy_tokenize(word, language) != [word] or smash_numbers(word) != word:
+                return None
+        words = self._words.get(language)
+        if words is None:
+            decided = cached(
+                self.path(f"words-{language}"), self.key(), lambda: _joined(_words_of(language, self.source)), _words
+            )
+            words = self._words[language] = frozenset(decided)
+        return word in words
+
+    def given_names(self) -> frozenset[str]:
+        if self._given is None:
+            names = cached(self.path("given-names"), self.key(), lambda: _joined(sorted(self.source.given_names())), _words)
+            self._given = frozenset(names)
+        return self._given
+
+    def telling(self, word: str) -> str | None:
+        if self._told is None:
+            told = cached(
+                self.path("telling-words"), self.key(), lambda: {k: _joined(v) for k, v in _told().items()}, _by_language
+            )
+            self._told = {language: frozenset(words) for language, words in told.items()}
+        return next((language for language, words in self._told.items() if word in words), None)
+
+
+def _cut(language: str, wordlist: str) -> list[list[str]]:
+    """The list's bands (band i: a frequency of 10^(-i/100)) down to the last at least COMMON_ZIPF."""
+    from wordfreq import cB_to_freq, freq_to_zipf, get_frequency_list
+
+    bands = get_frequency_list(language, wordlist)
+    kept = [i for i in range(len(bands)) if round(freq_to_zipf(cB_to_freq(-i)), 2) >= COMMON_ZIPF]
+    return [list(band) for band in bands[: max(kept, default=-1) + 1]]
+
+
+def _plain(word: str) -> bool:
+    """One run of characters, none that wordfreq's lookup rewrites (digits, curly quotes)."""
+    return not any(c.isspace() or c.isdigit() or c in _CURLY_QUOTES for c in word)
+
+
+def _words_of(language: str, source: Installed) -> list[str]:
+    """The words of `language` for the rule: of those at least COMMON_ZIPF, each the rule takes for one."""
+    return [w for band in _cut(language, "best") for w in band if word_of(w, language, source)]
+
+
+def _told() -> dict[str, list[str]]:
+    """Every telling word, by the language it tells (as `_telling` decides, in one pass over the lists): a
+    telling word is at least TELLING_ZIPF in some candidate."""
+    scale = functools.cache(_zipf)  # a list holds a few hundred distinct frequencies
+    common = {w for lang in CANDIDATE_LANGUAGES for w, f in _frequencies(lang).items() if scale(f) >= TELLING_ZIPF}
+    zipfs: dict[str, list[tuple[float, str]]] = {}
+    for lang in CANDIDATE_LANGUAGES:
+        for word, frequency in _frequencies(lang).items():
+            if word in common:
+                zipfs.setdefault(word, []).append((scale(frequency), lang))
+    told: dict[str, list[str]] = {}
+    for word, found in sorted(zipfs.items()):
+        found.sort(reverse=True)
+        best, language = found[0]
+        second = found[1][0] if len(found) > 1 else 0.0  # a candidate without the word counts 0
+        if best >= TELLING_ZIPF and best - second >= TELLING_MARGIN:
+            told.setdefault(language, []).append(word)
+    return told
+
+
+def _joined(words: list[str]) -> str:
+    """Words as stored: one string, a word a line (JSON reads one long string far faster than many short ones)."""
+    return "\n".join(words)
+
+
+def _words(data: Any) -> list[str] | None:
+    return (data.split("\n") if data else []) if isinstance(data, str) else None
+
+
+def _bands(data: Any) -> list[list[str]] | None:
+    return [_words(b) or [] for b in data] if isinstance(data, list) and all(isinstance(b, str) for b in data) else None
+
+
+def _by_language(data: Any) -> dict[str, list[str]] | None:
+    if not isinstance(data, dict) or not all(lang in CANDIDATE_LANGUAGES and isinstance(w, str) for lang, w in data.items()):
+        return None
+    return {lang: _words(w) or [] for lang, w in data.items()}
+
+
+LISTS: WordLists = Cached()
+
+
+def given_names() -> frozenset[str]:
+    """Every given name, folded: those at least AGREEING_LISTS of Faker's first-name lists carry (a list locales
+    share counts once)."""
+    return LISTS.given_names()
+
+
+def _lead(folded: str, language: str, frequency: float, lists: WordLists) -> float:
     """How much more frequent the word is in `language` than in the other reference languages (their median, on
     the Zipf scale). A word absent from another language's list of common words counts at that list's floor, so
     the lead is never overstated."""
-    others = [zipf_frequency(folded, lang, wordlist="small") or COMMON_ZIPF for lang in REFERENCE_LANGUAGES if lang != language]
+    others = [lists.zipf(folded, lang, "small") or COMMON_ZIPF for lang in REFERENCE_LANGUAGES if lang != language]
     return frequency - statistics.median(others)
 
 
-def _word_of(folded: str, language: str) -> bool:
+def word_of(folded: str, language: str, lists: WordLists | None = None) -> bool:
     """Whether `folded` is a word of `language`. Other languages' corpora carry English and the names of popular
     culture at Zipf 3 ("zorro" in Italian), so there every word must lead as a given name does in English."""
+    lists = lists or LISTS
+    if _plain(folded) and (known := lists.known_word(folded, language)) is not None:
+        return known
+    from wordfreq.tokens import tokenize
+
     if " ".join(tokenize(folded, language)) != folded:
         return False
-    frequency = zipf_frequency(folded, language)
+    known = lists.known_word(folded, language)
+    if known is not None:
+        return known
+    frequency = lists.zipf(folded, language, "best")
     if frequency < COMMON_ZIPF:
         return False
-    given = folded in given_names()
+    given = folded in lists.given_names()
     if language == LANGUAGE and not given:
         return True
     if language != LANGUAGE and given and frequency < EVERYDAY_ZIPF:
         return False  # a name of one country leads there as a word would ("Jürgen" in German)
-    return _lead(folded, language, frequency) >= LEAD
+    return _lead(folded, language, frequency, lists) >= LEAD
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -112,7 +345,7 @@ def common_word(name: str, languages: tuple[str, ...] = (LANGUAGE,)) -> bool:
     carries. A handle written with marks no word has ("|trey|", "Steve^", "nit-wit") is matched as written, so it
     is no word, whatever the words inside it."""
     folded = fold(name)
-    return any(_word_of(folded, language) for language in dict.fromkeys((LANGUAGE, *languages)))
+    return any(word_of(folded, language) for language in dict.fromkeys((LANGUAGE, *languages)))
 
 
 def identifying(name: str, languages: tuple[str, ...] = (LANGUAGE,)) -> bool:
@@ -133,29 +366,13 @@ def identifying_names(
     return tuple(sorted(kept.values()))
 
 
-@functools.cache
-def _frequencies(language: str) -> dict[str, float]:
-    return get_frequency_dict(language, wordlist="small")
-
-
-@functools.lru_cache(maxsize=100_000)
-def _telling(word: str) -> str | None:
-    """The language a word tells, if it is common in one candidate and far less common in every other."""
-    zipfs = sorted(((_zipf(_frequencies(lang).get(word, 0.0)), lang) for lang in CANDIDATE_LANGUAGES), reverse=True)
-    (best, language), (second, _) = zipfs[0], zipfs[1]
-    return language if best >= TELLING_ZIPF and best - second >= TELLING_MARGIN else None
-
-
-def _zipf(frequency: float) -> float:
-    return math.log10(frequency) + 9 if frequency > 0 else 0.0
-
-
-def spoken_languages(texts: Iterable[str]) -> tuple[str, ...]:
+def spoken_languages(texts: Iterable[str], lists: WordLists | None = None) -> tuple[str, ...]:
     """The languages a guild speaks, read from a sample of its texts: English always, and each candidate that at
     least SPOKEN_SHARE of the distinct telling words (and SPOKEN_MIN_WORDS of them) belong to; distinct, so a name
     said often that is a word somewhere ("sam" in Polish) makes no language."""
+    lists = lists or LISTS
     words = {word for text in texts for word in _WORDS.findall(normal(text))}
-    told = Counter(language for word in words if (language := _telling(word)) is not None)
+    told = Counter(language for word in words if (language := lists.telling(word)) is not None)
     total = sum(told.values())
     spoken = {lang for lang, n in told.items() if n >= SPOKEN_MIN_WORDS and n >= SPOKEN_SHARE * total}
     return (LANGUAGE, *sorted(spoken - {LANGUAGE}))
