@@ -376,3 +376,11 @@ def spoken_languages(texts: Iterable[str], lists: WordLists | None = None) -> tu
     total = sum(told.values())
     spoken = {lang for lang, n in told.items() if n >= SPOKEN_MIN_WORDS and n >= SPOKEN_SHARE * total}
     return (LANGUAGE, *sorted(spoken - {LANGUAGE}))
+
+
+def warm(language: str = LANGUAGE) -> None:
+    """Build the cached lists the rule reads for `language` now (a forget or an export reads them), so the first
+    forget after a fresh install does not pay for them."""
+    spoken_languages(["warm"])
+    common_word("warm", (language,))
+    given_names()

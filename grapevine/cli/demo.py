@@ -36,6 +36,7 @@ def demo(
         err.print(f"[red]no replayed answers:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     settings = settings_or_exit()
+    from common import names
     from graph.privacy.consent import Consent
     from ingest.history_import import import_export
     from ingest.ingestor import Ingestor
@@ -62,6 +63,7 @@ def demo(
         return guild, sum(int(r["count"]) for r in nodes if r.get("label") == "Fact")
 
     guild, facts = run_or_exit(with_store(settings, work), failed="the demo import did not finish")
+    names.warm()  # the lists the quick start's forget and export read, built while the user reads this output
     calls = llm.meter.total()
     out.print(
         f"{calls.calls} extraction answers replayed ({calls.failures} not found); {facts} facts in the graph (open and closed)"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -141,3 +143,13 @@ def test_a_folder_that_cannot_be_written_costs_only_time(tmp_path: Path) -> None
     kept = Cached(blocker / "names")  # under a file: no folder can be made there
     assert kept.given_names() == Installed().given_names()
     assert word_of("likes", "en", kept) and not word_of("charlie", "en", kept)
+
+
+def test_warming_builds_what_a_forget_reads(tmp_path: Path) -> None:
+    """`grapevine demo` warms the cache, so the quick start's first forget reads the lists instead of building them."""
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"} | {"XDG_CACHE_HOME": str(tmp_path)}
+    code = "from common import names; names.warm()"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    built = sorted(p.name for p in (tmp_path / "grapevine" / "names").iterdir())
+    assert built == ["given-names.json", "telling-words.json", "words-en.json"]
