@@ -46,9 +46,16 @@ def conflict(exc: BaseException) -> bool:
     return isinstance(exc, Neo4jError) and "please retry" in str(getattr(exc, "message", None) or exc).casefold()
 
 
+# ArcadeDB's engine-file purge closes and reopens the database under the running engine: a transaction
+# another client held open then is gone, though its work is not, and the unit of work can run again.
+LOST_TRANSACTION = "Neo.ClientError.Transaction.TransactionNotFound"
+
+
 def transient(exc: BaseException) -> bool:
     # ArcadeDB reports a lost MERGE race on a unique key as ConstraintError where Neo4j would
     # serialize; every write here is idempotent, so replaying the whole transaction is safe.
+    if isinstance(exc, Neo4jError) and exc.code == LOST_TRANSACTION:
+        return True
     return conflict(exc) or isinstance(exc, ServiceUnavailable | SessionExpired | DatabaseUnavailable | ConstraintError)
 
 

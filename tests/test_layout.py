@@ -277,8 +277,7 @@ OUTSIDE_GRAPH = (*(p for p in RUNTIME if p != "graph"), "bench")  # tests may fa
 PRIVATE_ALLOWED: dict[tuple[str, str, str], str] = {}
 # A Cypher list literal built per row: `RETURN [a, b]` in a subquery, or `| [a, b]` in a comprehension.
 _POSITIONAL = re.compile(r"RETURN\s+\[|\|\s*\[")
-# Rows operators read as they are (the Browser, MCP's run_query): their shape is what those tools print.
-POSITIONAL_ALLOWED = {"queries/operator/topic_timeline.cypher": "pairs and reporter lists an operator's tools show as they are"}
+POSITIONAL_ALLOWED: dict[str, str] = {}
 
 
 def test_the_store_only_opens_and_closes() -> None:

@@ -160,13 +160,13 @@ async def timeline(services: Services, speaker: Speaker, topic: str, mentioned: 
 
 def _timeline_line(fact: topics.TimelineFact, speaker: Speaker) -> str:
     when = day(fact.valid_at) if fact.valid_at else "undated"
-    who = ", ".join(dict.fromkeys(name for _, name, _, _ in fact.reporters)) or "someone"
-    link = next((url for m, c in fact.sources if (url := _link(speaker, c, m))), "")
+    who = ", ".join(dict.fromkeys(r.name for r in fact.reporters)) or "someone"
+    link = next((url for s in fact.sources if (url := _link(speaker, s.channel_id, s.message_id))), "")
     line = f"• {when}: {fact.text} (said by {who}){link}"
     if fact.supersedes:
-        line += " — replaced " + ", ".join(f"“{text}”" for _, text in fact.supersedes)
+        line += " — replaced " + ", ".join(f"“{r.text}”" for r in fact.supersedes)
     if not fact.held:
         closed = fact.invalid_at or fact.expired_at
         since = f" on {day(closed)}" if closed else ""
-        line += f" — superseded{since} by “{fact.superseded_by[0][1]}”" if fact.superseded_by else f" — no longer holds{since}"
+        line += f" — superseded{since} by “{fact.superseded_by[0].text}”" if fact.superseded_by else f" — no longer holds{since}"
     return line

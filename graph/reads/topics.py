@@ -16,7 +16,7 @@ import re
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import queries
 from common.links import jump_url
@@ -47,6 +47,25 @@ class Knower:
     _seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
 
 
+class Related(NamedTuple):
+    """A fact on the other side of a supersession."""
+
+    uuid: str
+    text: str
+
+
+class Reporter(NamedTuple):
+    user_id: str
+    name: str
+    at: datetime | None
+    message_id: str | None
+
+
+class Source(NamedTuple):
+    message_id: str
+    channel_id: str
+
+
 @dataclass(frozen=True)
 class TimelineFact:
     uuid: str
@@ -55,10 +74,10 @@ class TimelineFact:
     invalid_at: datetime | None
     expired_at: datetime | None
     held: bool  # whether it held at the time asked about (now, by default)
-    supersedes: tuple[tuple[str, str], ...]  # (uuid, text) of the facts it closed
-    superseded_by: tuple[tuple[str, str], ...]
-    reporters: tuple[tuple[str, str, datetime | None, str | None], ...]  # (user id, name, at, message id), earliest first
-    sources: tuple[tuple[str, str], ...]  # (message id, channel id) of its sources the asking channel may show
+    supersedes: tuple[Related, ...]  # the facts it closed
+    superseded_by: tuple[Related, ...]
+    reporters: tuple[Reporter, ...]  # earliest first
+    sources: tuple[Source, ...]  # those the asking channel may show
 
 
 @functools.cache
@@ -165,15 +184,19 @@ async def timeline(
     rows = await _read_parts(
         driver, database, "operator/topic_timeline", params | {"channel_id": channel_id, "limit": limit}, which
     )
-    out = await opted_out({str(r[0]) for row in rows for r in row["reporters"]})
+    out = await opted_out({str(r["id"]) for row in rows for r in row["reporters"]})
     facts = {row["uuid"]: _timeline_fact(row, out) for row in rows}  # a fact about both subjects comes twice
     ordered = sorted(facts.values(), key=lambda f: (f.valid_at is None, f.valid_at or datetime.max, f.uuid))
     return ordered[-limit:]
 
 
 def _timeline_fact(row: dict[str, Any], out: set[str]) -> TimelineFact:
-    reporters = [(str(r[0]), str(r[1] or r[0]), _time(r[2]), r[3] or None) for r in row["reporters"] if str(r[0]) not in out]
-    reporters.sort(key=lambda r: (r[2] is None, r[2] or datetime.max, r[0]))
+    reporters = [
+        Reporter(str(r["id"]), str(r["name"] or r["id"]), _time(r["at"]), r["message_id"] or None)
+        for r in row["reporters"]
+        if str(r["id"]) not in out
+    ]
+    reporters.sort(key=lambda r: (r.at is None, r.at or datetime.max, r.user_id))
     return TimelineFact(
         uuid=row["uuid"],
         text=row["text"],
@@ -181,18 +204,21 @@ def _timeline_fact(row: dict[str, Any], out: set[str]) -> TimelineFact:
         invalid_at=_time(row["invalid_at"]),
         expired_at=_time(row["expired_at"]),
         held=bool(row["held"]),
-        supersedes=tuple((str(u), str(t)) for u, t in row["supersedes"]),
-        superseded_by=tuple((str(u), str(t)) for u, t in row["superseded_by"]),
+        supersedes=tuple(Related(str(r["uuid"]), str(r["text"])) for r in row["supersedes"]),
+        superseded_by=tuple(Related(str(r["uuid"]), str(r["text"])) for r in row["superseded_by"]),
         reporters=tuple(reporters),
-        sources=tuple((str(m), str(c)) for m, c in row["sources"]),
+        sources=tuple(Source(str(s["message_id"]), str(s["channel_id"])) for s in row["sources"]),
     )
 
 
 async def without_opted_out(rows: list[dict[str, Any]], opted_out: OptedOut) -> list[dict[str, Any]]:
     """Rows of an operator query without the opted-out members: a row that is one member's (`user_id`: a knower,
-    a reporter, an author) goes, and an opted-out member leaves the `reporters` ([user id, ...] each) of the rest."""
+    a reporter, an author) goes, and an opted-out member leaves the `reporters` (maps with the member's `id`) of
+    the rest."""
     reporters: list[list[Any]] = [r["reporters"] if isinstance(r.get("reporters"), list) else [] for r in rows]
-    ids = {str(r["user_id"]) for r in rows if r.get("user_id")} | {str(x[0]) for found in reporters for x in found if x}
+    ids = {str(r["user_id"]) for r in rows if r.get("user_id")} | {
+        str(x["id"]) for found in reporters for x in found if _reporter(x)
+    }
     out = await opted_out(ids)
     if not out:
         return rows
@@ -200,8 +226,15 @@ async def without_opted_out(rows: list[dict[str, Any]], opted_out: OptedOut) -> 
     for row, found in zip(rows, reporters, strict=True):
         if row.get("user_id") is not None and str(row["user_id"]) in out:
             continue
-        kept.append(row | {"reporters": [x for x in found if x and str(x[0]) not in out]} if "reporters" in row else row)
+        kept.append(
+            row | {"reporters": [x for x in found if not _reporter(x) or str(x["id"]) not in out]} if "reporters" in row else row
+        )
     return kept
+
+
+def _reporter(value: Any) -> bool:
+    """Whether an item of a row's `reporters` names a member (an operator query's reporter map)."""
+    return isinstance(value, dict) and value.get("id") is not None
 
 
 def opted_out_reader(driver: Any, database: str, consent_key: Callable[[str], str]) -> OptedOut:
@@ -247,11 +280,11 @@ def timeline_record(fact: TimelineFact, guild_id: str) -> dict[str, Any]:
         "held": fact.held,
         "invalid_at": fact.invalid_at.isoformat() if fact.invalid_at else None,
         "reported_by": [
-            {"user_id": i, "member": name, "at": at.isoformat() if at else None} for i, name, at, _ in fact.reporters
+            {"user_id": r.user_id, "member": r.name, "at": r.at.isoformat() if r.at else None} for r in fact.reporters
         ],
-        "supersedes": [text for _, text in fact.supersedes],
-        "superseded_by": [text for _, text in fact.superseded_by],
-        "links": [url for m, c in fact.sources if (url := jump_url(guild_id, c, m))],
+        "supersedes": [r.text for r in fact.supersedes],
+        "superseded_by": [r.text for r in fact.superseded_by],
+        "links": [url for s in fact.sources if (url := jump_url(guild_id, s.channel_id, s.message_id))],
         "uuid": fact.uuid,
     }
 

@@ -528,11 +528,16 @@ class ScopeMachine(RuleBasedStateMachine):
         by_text = {t.text: u for u, t in self.told.items()}
         for f in line:
             assert self.may_show_fact(f.uuid, channel, guild), (read, channel, f.text, self.told.get(f.uuid), self.mode)
-            for uuid_, text in (*f.supersedes, *f.superseded_by):
-                assert self.may_show_fact(by_text.get(text, uuid_), channel, guild), (read, "the other side", channel, text)
+            for other in (*f.supersedes, *f.superseded_by):
+                assert self.may_show_fact(by_text.get(other.text, other.uuid), channel, guild), (
+                    read,
+                    "the other side",
+                    channel,
+                    other,
+                )
                 SHAPES["a supersession shown where both sides may be seen"] += 1
-            assert not {r[0] for r in f.reporters} & self.opted_out, (read, "an opted-out reporter", f.reporters)
-            assert all(c in self.visible(channel) for _, c in f.sources), (read, channel, f.sources)
+            assert not {r.user_id for r in f.reporters} & self.opted_out, (read, "an opted-out reporter", f.reporters)
+            assert all(s.channel_id in self.visible(channel) for s in f.sources), (read, channel, f.sources)
         for u in self.closed:
             told = self.told[u]
             if told.guild == guild and not self.may_show_fact(u, channel, guild):
@@ -576,9 +581,9 @@ class ScopeMachine(RuleBasedStateMachine):
             rows = await tool("run_query", {"name": "topic_timeline", "params": {"user_id": who}})
             for row in rows:
                 assert self.may_show_fact(row["uuid"], "", G1), ("mcp run_query topic_timeline", row)
-                for uuid_, _ in [*row["supersedes"], *row["superseded_by"]]:
-                    assert self.may_show_fact(uuid_, "", G1), ("mcp run_query topic_timeline", "the other side", row)
-                assert not {str(r[0]) for r in row["reporters"]} & self.opted_out, ("mcp run_query topic_timeline", row)
+                for other in [*row["supersedes"], *row["superseded_by"]]:
+                    assert self.may_show_fact(other["uuid"], "", G1), ("mcp run_query topic_timeline", "the other side", row)
+                assert not {str(r["id"]) for r in row["reporters"]} & self.opted_out, ("mcp run_query topic_timeline", row)
         knowers = await tool("who_knows", {"topic": "kernel"})
         assert not {k["user_id"] for k in knowers} & self.opted_out, ("mcp who_knows", knowers)
         rows = await tool("run_query", {"name": "who_knows", "params": {"topic": "kernel"}})

@@ -42,6 +42,8 @@ MUTANTS = [
            "WITH visible, f WHERE $channel_id IS NULL OR any(a IN f.audience WHERE a IN visible)\n", "WITH visible, f\n"),
     Mutant("topic_timeline supersession", "queries/operator/topic_timeline.cypher",
            "(newer:Fact) WHERE $channel_id IS NULL OR any(a IN newer.audience WHERE a IN visible) |", "(newer:Fact) |", 2),
+    Mutant("topic_timeline sources", "queries/operator/topic_timeline.cypher",
+           " WHERE $channel_id IS NULL OR x.channel_id IN visible] AS shown", "] AS shown", 2),
     Mutant("who_knows facts", "queries/operator/who_knows.cypher",
            "WITH visible, node AS f WHERE f.guild_id = $guild_id AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))",
            "WITH visible, node AS f WHERE f.guild_id = $guild_id"),
