@@ -20,7 +20,7 @@ class ConfigError(ValueError):
     """A configuration value is missing or wrong; the message names the variable."""
 
 
-class _Section(BaseModel):
+class SettingsSection(BaseModel):
     """One subsystem's settings; `PREFIX` is the start of its environment variables' names."""
 
     model_config = ConfigDict(extra="ignore")
@@ -32,14 +32,14 @@ class _Section(BaseModel):
             yield name, mask_credentials(value) if isinstance(value, str) else value
 
 
-class GraphSettings(_Section):
+class GraphSettings(SettingsSection):
     PREFIX = "GRAPEVINE_"
 
     engine: Literal["arcadedb", "neo4j"] = "arcadedb"
     data_dir: Path = Path("data")
 
 
-class Neo4jSettings(_Section):
+class Neo4jSettings(SettingsSection):
     PREFIX = "NEO4J_"
 
     uri: str = "bolt://localhost:7687"
@@ -50,7 +50,7 @@ class Neo4jSettings(_Section):
     reader_password: SecretStr = SecretStr("")
 
 
-class ArcadeDBSettings(_Section):
+class ArcadeDBSettings(SettingsSection):
     PREFIX = "ARCADEDB_"
 
     host: str = "127.0.0.1"
@@ -64,7 +64,7 @@ class ArcadeDBSettings(_Section):
     aot_cache: bool = True  # the JDK AOT cache (grapevine.runtime.aot_folder): a restarted engine warms up sooner
 
 
-class WarmEngineSettings(_Section):
+class WarmEngineSettings(SettingsSection):
     PREFIX = "ENGINE_"
 
     # The embedded engine a one-shot command starts keeps serving in the background for the commands after it
@@ -72,7 +72,7 @@ class WarmEngineSettings(_Section):
     idle_minutes: float = Field(15.0, ge=0)
 
 
-class LLMSettings(_Section):
+class LLMSettings(SettingsSection):
     PREFIX = "LLM_"
 
     base_url: str | None = None
@@ -96,7 +96,7 @@ class LLMSettings(_Section):
         return bool(self.base_url)
 
 
-class EmbeddingSettings(_Section):
+class EmbeddingSettings(SettingsSection):
     PREFIX = "EMBEDDINGS_"
 
     model: Literal["", "all-minilm-l6-v2"] = ""
@@ -107,7 +107,7 @@ class EmbeddingSettings(_Section):
         return bool(self.model)
 
 
-class WindowSettings(_Section):
+class WindowSettings(SettingsSection):
     PREFIX = "WINDOW_"
 
     quiet_seconds: float = Field(180.0, gt=0)
@@ -118,7 +118,7 @@ class WindowSettings(_Section):
     record_tick_ms: float = Field(50.0, ge=0, le=5000)  # messages are written in batches this often (0: one by one)
 
 
-class ExtractionSettings(_Section):
+class ExtractionSettings(SettingsSection):
     PREFIX = "EXTRACTION_"
 
     probability: float = Field(1.0, ge=0.0, le=1.0)
@@ -136,7 +136,7 @@ class ExtractionSettings(_Section):
     batch_attempts: int = Field(2, ge=1, le=10)  # tries of a batch before its windows are extracted one by one
 
 
-class MemorySettings(_Section):
+class MemorySettings(SettingsSection):
     PREFIX = "MEMORY_"
 
     max_facts_per_user: int = Field(50, ge=1)
@@ -145,7 +145,7 @@ class MemorySettings(_Section):
     retain_closed_facts_days: int = Field(0, ge=0)  # 0: keep forever
 
 
-class ReplySettings(_Section):
+class ReplySettings(SettingsSection):
     PREFIX = "REPLY_"
 
     member_cooldown_seconds: float = Field(10.0, ge=0)  # one reply per member in this time (a polite word once)
@@ -153,7 +153,7 @@ class ReplySettings(_Section):
     guild_daily_replies: int = Field(500, ge=0)  # reply calls per guild per UTC day; 0: no budget
 
 
-class ContextSettings(_Section):
+class ContextSettings(SettingsSection):
     PREFIX = "CONTEXT_"
 
     total_tokens: int = Field(8000, ge=100)
@@ -220,7 +220,7 @@ class RecallTuning(BaseModel):
         return self.model_copy(update={"older_episodes": self.span_messages // windows.max_messages})
 
 
-class DiscordSettings(_Section):
+class DiscordSettings(SettingsSection):
     PREFIX = "DISCORD_"
 
     token: SecretStr | None = None
@@ -251,7 +251,7 @@ class DiscordSettings(_Section):
         return self
 
 
-class LogSettings(_Section):
+class LogSettings(SettingsSection):
     PREFIX = "LOG_"
 
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"

@@ -23,7 +23,7 @@ def _from_environment(section: type[BaseModel]) -> BaseModel:
     try:
         read = Environment()
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, prefix, section)) from None
+        raise ConfigError(describe_errors(exc, prefix, section)) from None
     return section.model_validate(dict(read))
 
 
@@ -42,7 +42,7 @@ def load_settings() -> Settings:
         ) from None
 
 
-def _describe(exc: ValidationError, prefix: str, section: type[BaseModel]) -> str:
+def describe_errors(exc: ValidationError, prefix: str, section: type[BaseModel]) -> str:
     """Each bad value named by its variable. The value is quoted (shortened) unless the setting is a secret or the
     value may hold one: a token or a password is never printed, not even a wrong one, nor a text with an `@` (the
     credentials of a URL, with or without its scheme)."""

@@ -91,7 +91,7 @@ class DataDirLock:
         pid = self.previous.engine_pid if self.previous else None
         root = str(self.data_dir / ENGINE_ROOT)
         deadline = time.monotonic() + timeout
-        while (pid is not None and _alive(pid)) or engine_running(root):
+        while (pid is not None and process_alive(pid)) or engine_running(root):
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.2)
@@ -121,7 +121,7 @@ class DataDirLock:
         self._file = None
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -209,7 +209,7 @@ def wait_until_gone(data_dir: Path, timeout: float) -> bool:
     """Wait for the directory's owner to end (an engine stopping); True when it did."""
     deadline = time.monotonic() + timeout
     lock = DataDirLock(data_dir)
-    while (owner := lock.owner()) is not None and _alive(owner.pid):
+    while (owner := lock.owner()) is not None and process_alive(owner.pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.2)
@@ -220,7 +220,7 @@ def wait_until_ready(data_dir: Path, timeout: float) -> OwnerRecord | None:
     """The owner of a shared engine once it serves (None when the owner ends or is not shared, or at the timeout)."""
     deadline = time.monotonic() + timeout
     lock = DataDirLock(data_dir)
-    while (owner := lock.owner()) is not None and owner.shared and _alive(owner.pid):
+    while (owner := lock.owner()) is not None and owner.shared and process_alive(owner.pid):
         if owner.ready or time.monotonic() > deadline:
             return owner if owner.ready else None
         time.sleep(0.2)
@@ -235,7 +235,7 @@ def stop_owner(owner: OwnerRecord, timeout: float = 60.0) -> bool:
     except ProcessLookupError:
         return True
     deadline = time.monotonic() + timeout
-    while _alive(owner.pid):
+    while process_alive(owner.pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.2)

@@ -20,13 +20,13 @@ from graph.models import (
 
 def _at(value: Any) -> datetime:
     """A time the record always has."""
-    found = _dt(value)
+    found = as_datetime(value)
     if found is None:
         raise ValueError("a required time is missing from the row")
     return found
 
 
-def _dt(value: Any) -> datetime | None:
+def as_datetime(value: Any) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, str):  # ISO text, as the reply's reads return times; Python 3.11 reads a trailing Z
@@ -51,11 +51,11 @@ def fact(row: dict[str, Any]) -> FactView:
         category=row.get("category") or "other",
         importance=int(row.get("importance") or 5),
         confidence=float(row["confidence"]) if row.get("confidence") is not None else 0.8,
-        valid_at=_dt(row.get("valid_at")),
-        invalid_at=_dt(row.get("invalid_at")),
-        expires_at=_dt(row.get("expires_at")),
-        created_at=_dt(row.get("created_at")),
-        expired_at=_dt(row.get("expired_at")),
+        valid_at=as_datetime(row.get("valid_at")),
+        invalid_at=as_datetime(row.get("invalid_at")),
+        expires_at=as_datetime(row.get("expires_at")),
+        created_at=as_datetime(row.get("created_at")),
+        expired_at=as_datetime(row.get("expired_at")),
         about=tuple(a["name"] or a["id"] for a in about),
         about_ids=tuple(a["id"] for a in about),
         reporters=_reporters([(r["id"], r["name"], r["at"]) for r in row.get("reporters") or ()]),
@@ -66,7 +66,7 @@ def fact(row: dict[str, Any]) -> FactView:
 
 def _reporters(raw: Sequence[Sequence[Any]]) -> tuple[tuple[str, str, datetime | None], ...]:
     """(user id, name, at) as (id, name or id, at), earliest report first, undated last."""
-    said = [(r[0], r[1] or r[0], _dt(r[2])) for r in raw]
+    said = [(r[0], r[1] or r[0], as_datetime(r[2])) for r in raw]
     return tuple(sorted(said, key=lambda r: (r[2] is None, r[2] or datetime.max, r[0])))
 
 
@@ -97,7 +97,7 @@ def message_and_author(row: dict[str, Any]) -> tuple[Message, User]:
         author_id=row["author_id"],
         content=row.get("content") or "",
         created_at=_at(row["created_at"]),
-        edited_at=_dt(row.get("edited_at")),
+        edited_at=as_datetime(row.get("edited_at")),
         reply_to_id=row.get("reply_to_id"),
     )
     author = User(

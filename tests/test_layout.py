@@ -321,7 +321,7 @@ def private_imports(name: str, source: str) -> list[tuple[str, str]]:
 def test_no_private_name_is_imported_across_modules() -> None:
     found = {
         (name, module, private)
-        for name, path in modules((*RUNTIME, "bench")).items()
+        for name, path in modules((*RUNTIME, "bench", "tests")).items()
         for module, private in private_imports(name, path.read_text(encoding="utf-8"))
     }
     assert sorted(found - PRIVATE_ALLOWED.keys()) == []

@@ -46,13 +46,13 @@ class PurgeReport:
     log_dropped: bool = False  # the write-ahead log was deleted (the database closed and opened again)
 
 
-def _quoted(name: str) -> str:
+def quoted_name(name: str) -> str:
     if "`" in name:
         raise ValueError(f"unexpected index or property name {name!r}")
     return f"`{name}`"
 
 
-def _type_indexes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def type_indexes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The type-level indexes (a bucket-level one has a fileId and is rebuilt with its type's)."""
     return [r for r in rows if "fileId" not in r and r.get("indexType") in _REBUILT_KINDS and r.get("typeName")]
 
@@ -69,7 +69,7 @@ def _undeclared(indexes: list[dict[str, Any]], types: list[dict[str, Any]]) -> l
         for prop, kind in zip(props, index.get("keyTypes") or [], strict=False):
             if (index["typeName"], prop) not in declared:
                 wanted.setdefault((index["typeName"], prop), kind)
-    return [f"CREATE PROPERTY {_quoted(t)}.{_quoted(p)} IF NOT EXISTS {kind}" for (t, p), kind in wanted.items()]
+    return [f"CREATE PROPERTY {quoted_name(t)}.{quoted_name(p)} IF NOT EXISTS {kind}" for (t, p), kind in wanted.items()]
 
 
 def _outcome(report: PurgeReport, name: str, result: list[dict[str, Any]]) -> None:
@@ -83,7 +83,7 @@ def _outcome(report: PurgeReport, name: str, result: list[dict[str, Any]]) -> No
 async def _rebuild_one_by_one(engine: _Sql, names: list[str], report: PurgeReport) -> None:
     for name in names:
         try:
-            result = (await engine.sql(f"REBUILD INDEX {_quoted(name)}", timeout=REBUILD_TIMEOUT_S))["result"]
+            result = (await engine.sql(f"REBUILD INDEX {quoted_name(name)}", timeout=REBUILD_TIMEOUT_S))["result"]
         except (RuntimeError, OSError) as exc:  # OSError: a timeout, a dropped connection; the purge stays due
             report.failed[name] = f"{type(exc).__name__}: {exc}"[:300]
             continue
@@ -95,12 +95,12 @@ async def rebuild_indexes(engine: _Sql) -> PurgeReport:
     type while it runs). Names come from the engine's own schema, never from user text."""
     started = time.monotonic()
     report = PurgeReport()
-    indexes = _type_indexes((await engine.sql("SELECT FROM schema:indexes"))["result"])
+    indexes = type_indexes((await engine.sql("SELECT FROM schema:indexes"))["result"])
     declare = _undeclared(indexes, (await engine.sql("SELECT FROM schema:types"))["result"])
     if declare:
         await engine.sql_script(";\n".join(declare))
     names = [index["name"] for index in indexes]
-    script = [f"LET r{i} = REBUILD INDEX {_quoted(name)}" for i, name in enumerate(names)]
+    script = [f"LET r{i} = REBUILD INDEX {quoted_name(name)}" for i, name in enumerate(names)]
     script.append("RETURN [" + ", ".join(f"$r{i}" for i in range(len(names))) + "]")
     try:
         results = (await engine.sql_script(";\n".join(script), timeout=REBUILD_TIMEOUT_S))["result"] if names else []

@@ -11,8 +11,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.memory import _export
-from bot.memory._export import DMS_CLOSED, INTRO, NOTHING, deliver, pages
+from bot.memory._export import DMS_CLOSED, INTRO, NOTHING, SECTIONS, SENT, deliver, pages
 from common import events
 from graph.models import EpisodeWrite
 from graph.privacy.export import export_member
@@ -47,7 +46,7 @@ async def test_a_plain_language_export_goes_to_the_dm_and_holds_facts_messages_a
     ask = harness.message(charlie, "memory export", to_bot=True)
     await harness.deliver(ask)
 
-    assert sent_texts(ask.reply) == [_export.SENT.format(files="1 file")]
+    assert sent_texts(ask.reply) == [SENT.format(files="1 file")]
     assert "file" not in ask.reply.await_args.kwargs and "files" not in ask.reply.await_args.kwargs
     harness.general.send.assert_not_awaited()
     assert inbox.texts == [INTRO] and [name for name, _ in inbox.files] == ["grapevine-export.json"]
@@ -79,11 +78,11 @@ async def test_a_large_export_is_paged_into_files_under_the_bound(store: GraphSt
     answer = await deliver(harness.bot.services, dave, max_bytes=1000)
 
     docs = _documents(inbox)
-    assert answer == _export.SENT.format(files=f"{len(docs)} files") and len(docs) >= 3
+    assert answer == SENT.format(files=f"{len(docs)} files") and len(docs) >= 3
     assert all(len(data) <= 1000 for _, data in inbox.files)
     assert [d["part"] for d in docs] == list(range(1, len(docs) + 1)) and {d["parts"] for d in docs} == {len(docs)}
     assert inbox.files[0][0] == f"grapevine-export-part-1-of-{len(docs)}.json"
-    for section in _export.SECTIONS:
+    for section in SECTIONS:
         assert [x for d in docs for x in d[section]] == whole[section]  # every record once, in order
     assert inbox.texts[0] == INTRO and inbox.texts[1:] == [None] * (len(docs) - 1)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grapevine.ownership import DataDirLock, OwnerRecord, _alive
+from grapevine.ownership import DataDirLock, OwnerRecord, process_alive
 from grapevine.runtime import BACKGROUND
 from tests.support.ports import free_port
 
@@ -42,10 +42,10 @@ def warm(tmp_path: Path) -> Iterator[dict[str, str]]:
         yield env
     finally:
         owner = DataDirLock(tmp_path / "data").owner()
-        if owner is not None and _alive(owner.pid):
+        if owner is not None and process_alive(owner.pid):
             os.kill(owner.pid, signal.SIGTERM)
             for _ in range(300):
-                if not _alive(owner.pid):
+                if not process_alive(owner.pid):
                     break
                 time.sleep(0.2)
 
@@ -53,7 +53,7 @@ def warm(tmp_path: Path) -> Iterator[dict[str, str]]:
 def _serving(data: Path) -> OwnerRecord:
     owner = DataDirLock(data).owner()
     assert owner is not None and owner.command == BACKGROUND and owner.shared and owner.ready, owner
-    assert _alive(owner.pid) and owner.engine_pid is not None and _alive(owner.engine_pid)
+    assert process_alive(owner.pid) and owner.engine_pid is not None and process_alive(owner.engine_pid)
     return owner
 
 
@@ -78,13 +78,13 @@ def test_later_commands_join_the_engine_the_first_left_serving_and_serve_db_stop
 
     stopped = _run(warm, tmp_path, "serve-db", "--stop")
     assert stopped.returncode == 0 and f"(pid {owner.pid})" in stopped.stdout, stopped.stdout + stopped.stderr
-    assert not _alive(owner.pid) and DataDirLock(data).owner() is None
+    assert not process_alive(owner.pid) and DataDirLock(data).owner() is None
     assert owner.engine_pid is not None
     for _ in range(150):  # the engine child stops with its owner
-        if not _alive(owner.engine_pid):
+        if not process_alive(owner.engine_pid):
             break
         time.sleep(0.2)
-    assert not _alive(owner.engine_pid)
+    assert not process_alive(owner.engine_pid)
     again = _run(warm, tmp_path, "serve-db", "--stop")
     assert again.returncode == 0 and "no engine serves" in again.stdout
 
@@ -97,9 +97,9 @@ def test_the_engine_left_serving_stops_by_itself_once_idle(warm: dict[str, str],
     owner = DataDirLock(data).owner()
     assert owner is not None
     deadline = time.monotonic() + 120
-    while _alive(owner.pid) and time.monotonic() < deadline:
+    while process_alive(owner.pid) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not _alive(owner.pid) and DataDirLock(data).owner() is None
+    assert not process_alive(owner.pid) and DataDirLock(data).owner() is None
     assert "no command used the engine for 0.05 minutes" in (data / "logs" / "engine.log").read_text()
     after = _run(quick, tmp_path, "stats")  # and the next command starts it again
     assert after.returncode == 0, after.stderr

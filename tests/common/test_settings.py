@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from common.settings import ConfigError, RecallTuning, Settings, _Section
+from common.settings import ConfigError, RecallTuning, Settings, SettingsSection
 from grapevine.config import load_settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,7 +49,9 @@ def test_neo4j_needs_a_password(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_env_example_documents_every_key() -> None:
     documented = set(re.findall(r"^([A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.M))
-    sections = [s for f in Settings.model_fields.values() if isinstance(s := f.annotation, type) and issubclass(s, _Section)]
+    sections = [
+        s for f in Settings.model_fields.values() if isinstance(s := f.annotation, type) and issubclass(s, SettingsSection)
+    ]
     assert len(sections) == len(Settings.model_fields)  # every field is a section
     keys = {section.PREFIX + name.upper() for section in sections for name in section.model_fields}
     assert keys == documented

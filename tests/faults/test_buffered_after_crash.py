@@ -85,14 +85,14 @@ def test_ingest_pending_windows_what_a_crashed_import_left(tmp_path: Path) -> No
     assert [cell.strip() for cell in rows[0][1:4]] == [GUILD, CHANNEL, "1"], after.stdout  # the open one waits
 
 
-def _first_line(request: dict[str, Any]) -> dict[str, Any]:
+def first_line(request: dict[str, Any]) -> dict[str, Any]:
     """One window's answer: a fact from its first message, so each episode's facts show whose they are."""
     prompt = Prompt(request)
     first = next(iter(prompt.messages.values()))
     return answer("Alice talked.", facts=[fact(f"Alice said {first.content}", about=[first.author_ref], source=[first.ref])])
 
 
-async def _facts_by_episode(env: dict[str, str]) -> dict[str, set[str]]:
+async def facts_by_episode(env: dict[str, str]) -> dict[str, set[str]]:
     async with open_store(_settings(env)) as rt:
         found: dict[str, set[str]] = {}
         for f in await graph_facts(rt.store, GUILD):
@@ -111,7 +111,7 @@ def test_ingest_pending_extracts_three_pending_windows_of_a_guild_in_one_call(tm
     asyncio.run(_crashed_import(env))
 
     with ScriptedLLMServer() as llm:
-        llm.responder = batch_aware(_first_line)
+        llm.responder = batch_aware(first_line)
         done = grapevine(tmp_path, "ingest", "--pending", **env, LLM_BASE_URL=llm.base_url, LLM_API_KEY="k",
                          LLM_MODEL="m")  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -119,6 +119,6 @@ def test_ingest_pending_extracts_three_pending_windows_of_a_guild_in_one_call(tm
     assert "done 3," in said and "; 1 calls," in said, done.stdout
     assert llm.calls == 1
     assert [head for head, _ in batch_parts(llm.requests[0])] == ["W1", "W2", "W3"]
-    by_episode = asyncio.run(_facts_by_episode(env))
+    by_episode = asyncio.run(facts_by_episode(env))
     wanted = [{f"Alice said conversation {c} message 0"} for c in range(3)]  # three episodes, each its own window's
     assert sorted(by_episode.values(), key=sorted) == wanted, by_episode

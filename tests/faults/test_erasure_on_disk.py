@@ -66,7 +66,7 @@ def _occurs(text: str, needle: str, *, left: bool) -> bool:
     return False
 
 
-def _found(data: Path, needles: list[str], *, keys: bool = False, plain: bool = False) -> dict[str, list[str]]:
+def traces_found(data: Path, needles: list[str], *, keys: bool = False, plain: bool = False) -> dict[str, list[str]]:
     """Which needles occur in which files as a whole word, any case (as `grep -a -i -w` finds them); with
     `keys`, as a stored string of their own (the engine writes a short string after its length byte):
     a word of a few letters also turns up by chance in binary pages, e.g. the key "have" and a next byte "n"."""
@@ -122,14 +122,16 @@ def test_forget_leaves_nothing_of_the_busiest_member_in_the_data_directory(tmp_p
     done = grapevine(tmp_path, "import", str(export), **env)
     assert done.returncode == 0, done.stderr
     stored = data / "arcadedb" / "databases"  # the engine's own logs hold its vocabulary ("build", ...), not ours
-    before = _found(data, needles) | _found(stored, only_theirs, keys=True) | _found(data, sentences, plain=True)
+    before = (
+        traces_found(data, needles) | traces_found(stored, only_theirs, keys=True) | traces_found(data, sentences, plain=True)
+    )
     assert {busiest_id, *names, *only_theirs, *sentences} <= set(before), before  # the search finds what is there
 
     done = grapevine(tmp_path, "forget", busiest_id, "--yes", **env)
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "residue audit: 0 nodes" in done.stdout, done.stdout
-    assert _found(data, needles) == {}
-    assert _found(stored, only_theirs, keys=True) == {}
-    assert _found(data, sentences, plain=True) == {}
+    assert traces_found(data, needles) == {}
+    assert traces_found(stored, only_theirs, keys=True) == {}
+    assert traces_found(data, sentences, plain=True) == {}
     assert grapevine(tmp_path, "stats", **env).returncode == 0  # the rebuilt indexes serve the next command

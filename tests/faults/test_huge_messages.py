@@ -10,7 +10,7 @@ from typing import Any
 from graph.reads.facts import search_entities
 from graph.store import GraphStore
 from ingest.export_format import parse_export
-from tests.graph.test_store import _reply_facts
+from tests.graph.test_store import reply_facts_of
 from tests.ingest.test_export_format import SYSTEM, document, export_path, write  # noqa: F401 - fixtures
 from tests.support.busy_server import G1, populate
 
@@ -21,8 +21,8 @@ async def test_a_huge_message_is_searched_by_bounded_terms(store: GraphStore) ->
     await populate(store)
     huge = "how is ATX " + "z" * 1_000_000 + " " + "word " * 50_000
     assert [e.name for e in await search_entities(store, G1, huge)] == ["Austin"]
-    assert "Charlie's sister lives in Austin" not in await _reply_facts(store, G1, "z" * 100_000)
-    assert "Charlie's sister lives in Austin" in await _reply_facts(store, G1, huge)
+    assert "Charlie's sister lives in Austin" not in await reply_facts_of(store, G1, "z" * 100_000)
+    assert "Charlie's sister lives in Austin" in await reply_facts_of(store, G1, huge)
 
 
 def test_content_longer_than_discord_allows_is_skipped(document: dict[str, Any], tmp_path: Path) -> None:

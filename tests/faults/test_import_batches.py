@@ -9,7 +9,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.faults.test_buffered_after_crash import GUILD, _facts_by_episode, _first_line
+from tests.faults.test_buffered_after_crash import GUILD, facts_by_episode, first_line
 from tests.faults.test_cli_faults import grapevine
 from tests.support.ports import free_port
 from tests.support.prompt_reader import batch_parts
@@ -42,7 +42,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def test_an_import_closing_three_windows_makes_one_call_and_three_episodes(tmp_path: Path) -> None:
     env = _env(tmp_path)
     with ScriptedLLMServer() as llm:
-        llm.responder = batch_aware(_first_line)
+        llm.responder = batch_aware(first_line)
         done = grapevine(tmp_path, "import", str(_export(tmp_path)), **env, LLM_BASE_URL=llm.base_url, LLM_API_KEY="k",
                          LLM_MODEL="m")  # fmt: skip
         again = grapevine(tmp_path, "import", str(_export(tmp_path)), **env, LLM_BASE_URL=llm.base_url,
@@ -52,7 +52,7 @@ def test_an_import_closing_three_windows_makes_one_call_and_three_episodes(tmp_p
     assert "3 windows {'done': 3}" in said and "1 LLM calls" in said, done.stdout
     assert llm.calls == 1  # the batch count: the guild's three closed windows go in one call
     assert [head for head, _ in batch_parts(llm.requests[0])] == ["W1", "W2", "W3"]
-    by_episode = asyncio.run(_facts_by_episode(env))
+    by_episode = asyncio.run(facts_by_episode(env))
     wanted = [{f"Alice said conversation {c} message 0"} for c in range(3)]  # three episodes, each its own window's
     assert sorted(by_episode.values(), key=sorted) == wanted, by_episode
     assert again.returncode == 0 and llm.calls == 1, again.stderr  # importing it again extracts nothing twice
@@ -75,7 +75,7 @@ def test_importing_again_with_an_llm_extracts_what_an_import_without_one_left_pe
     env = _env(tmp_path)
     assert grapevine(tmp_path, "import", str(_export(tmp_path)), **env).returncode == 0  # no LLM: windows wait
     with ScriptedLLMServer() as llm:
-        llm.responder = batch_aware(_first_line)
+        llm.responder = batch_aware(first_line)
         done = grapevine(tmp_path, "import", str(_export(tmp_path)), **env, LLM_BASE_URL=llm.base_url, LLM_API_KEY="k",
                          LLM_MODEL="m")  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graph.engines.arcadedb import ArcadeDBEngine
-from graph.engines.arcadedb_purge import _quoted, _type_indexes
+from graph.engines.arcadedb_purge import quoted_name, type_indexes
 from graph.privacy.forget import forget_user
 from graph.privacy.purge import purge_if_due
 from graph.store import GraphStore
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.parametrize("store", ["arcadedb"], indirect=True)  # Ne
 
 
 async def _index_names(engine: ArcadeDBEngine) -> list[str]:
-    return [i["name"] for i in _type_indexes((await engine.sql("SELECT FROM schema:indexes"))["result"])]
+    return [i["name"] for i in type_indexes((await engine.sql("SELECT FROM schema:indexes"))["result"])]
 
 
 async def test_a_purge_rebuilds_every_index_drops_the_log_and_the_driver_still_serves(store: GraphStore) -> None:
@@ -51,7 +51,7 @@ async def test_a_rebuild_that_fails_is_named_and_the_log_waits_for_the_next_purg
     await forget_user(store, PEOPLE["charlie"])
     engine = store.engine
     assert isinstance(engine, ArcadeDBEngine)
-    broken = f"REBUILD INDEX {_quoted('fact_text')}"
+    broken = f"REBUILD INDEX {quoted_name('fact_text')}"
     sql, sql_script, reopened = engine.sql, engine.sql_script, []
 
     async def failing_sql(command: str, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109

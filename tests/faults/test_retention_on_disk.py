@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.faults.test_cli_faults import grapevine
-from tests.faults.test_erasure_on_disk import VOCABULARY, _found, sample_export
+from tests.faults.test_erasure_on_disk import VOCABULARY, sample_export, traces_found
 from tests.support.ports import free_port
 
 MESSAGES = 150
@@ -64,7 +64,9 @@ def test_retention_leaves_nothing_of_old_messages_in_the_data_directory(tmp_path
     env = {"GRAPEVINE_DATA_DIR": str(data), "ARCADEDB_BOLT_PORT": str(free_port()), "ARCADEDB_HTTP_PORT": str(free_port())}
     assert grapevine(tmp_path, "import", str(export), **env).returncode == 0
     stored = data / "arcadedb" / "databases"
-    before = _found(data, old_ids) | _found(stored, only_old, keys=True) | _found(data, old_sentences, plain=True)
+    before = (
+        traces_found(data, old_ids) | traces_found(stored, only_old, keys=True) | traces_found(data, old_sentences, plain=True)
+    )
     assert {*old_ids, *only_old, *old_sentences} <= set(before), before  # the search finds what is there
 
     shown = grapevine(tmp_path, "retention", **env, MEMORY_RETAIN_MESSAGES_DAYS="30")
@@ -74,9 +76,9 @@ def test_retention_leaves_nothing_of_old_messages_in_the_data_directory(tmp_path
     assert done.returncode == 0, done.stdout + done.stderr
     said = " ".join(done.stdout.split())  # the console wraps at 80 columns
     assert f"removed {len(old)} messages" in said and "engine files purged" in said, said
-    assert _found(data, old_ids) == {}
-    assert _found(stored, only_old, keys=True) == {}
-    assert _found(data, old_sentences, plain=True) == {}
-    assert set(_found(data, new_sentences, plain=True)) == set(new_sentences)  # the kept half is all there
+    assert traces_found(data, old_ids) == {}
+    assert traces_found(stored, only_old, keys=True) == {}
+    assert traces_found(data, old_sentences, plain=True) == {}
+    assert set(traces_found(data, new_sentences, plain=True)) == set(new_sentences)  # the kept half is all there
     stats = grapevine(tmp_path, "stats", **env, MEMORY_RETAIN_MESSAGES_DAYS="30")
     assert stats.returncode == 0 and "Retention: messages kept 30 days" in " ".join(stats.stdout.split()), stats.stdout

@@ -40,10 +40,10 @@ def arcade_only(request: pytest.FixtureRequest) -> None:
 
 async def _profile(store: GraphStore, name: str, **params: Any) -> tuple[str, list[int]]:
     """The profile text of one query file, and the row counts of the steps after its match."""
-    return await _profile_text(store, queries.load(name), **params)
+    return await profile_text(store, queries.load(name), **params)
 
 
-async def _profile_text(store: GraphStore, statement: str, **params: Any) -> tuple[str, list[int]]:
+async def profile_text(store: GraphStore, statement: str, **params: Any) -> tuple[str, list[int]]:
     _, summary, _ = await store.driver.execute_query("PROFILE " + statement, params, database_=store.engine.database)
     assert summary.profile is not None
     text: str = summary.profile["args"]["string-representation"]
@@ -143,7 +143,7 @@ async def test_guild_counts_seek_the_guild_never_scan_the_graph(store: GraphStor
     ]
     assert len(statements) == len(expected)
     for statement, (label, index) in zip(statements, expected, strict=True):
-        text, _ = await _profile_text(store, statement, guild_id=G)
+        text, _ = await profile_text(store, statement, guild_id=G)
         assert f"NodeIndexSeek({label}) [index={index}" in text
         assert "Scan" not in text
 
@@ -250,7 +250,7 @@ async def test_operator_and_explorer_queries_read_one_guild_through_indexes(stor
             name = f"{folder}/{path.stem}"
             if name in WHOLE_GRAPH:
                 continue
-            text, _ = await _profile_text(
+            text, _ = await profile_text(
                 store,
                 path.read_text(encoding="utf-8"),
                 **params,
@@ -404,7 +404,7 @@ async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store:
         (learned, "fact_created_key, created_key >= $from_key", 4),
         (closed, "fact_closed_key, closed_key >= $from_key", 10),
     ):
-        text, rows = await _profile_text(store, statement, from_key=guild_time(G, since), to_key=guild_time(G, NOW))
+        text, rows = await profile_text(store, statement, from_key=guild_time(G, since), to_key=guild_time(G, NOW))
         assert f"NodeIndexRangeScan(f:Fact) [index={index}" in text, text
         assert "NodeByLabelScan" not in text and "Scan(f:Fact) [filter" not in text
         assert rows[0] == seen, text  # the last week's, none of the 60 older facts

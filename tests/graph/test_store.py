@@ -137,7 +137,7 @@ async def test_supersession_keeps_history(store: GraphStore) -> None:
     assert [f.text for f in was] == ["Bob lives in Berlin"]
 
 
-async def _reply_facts(store: GraphStore, guild: str, text: str) -> list[str]:
+async def reply_facts_of(store: GraphStore, guild: str, text: str) -> list[str]:
     """Every fact the reply read gives for `text` from a member nobody names, its words its only lead."""
     from recall.gather import name_candidates
 
@@ -159,15 +159,15 @@ async def test_full_text_search_is_scoped_to_the_guild(store: GraphStore) -> Non
     """The reply read finds facts by the entities a message names (their names searched in full text), within
     the guild; a word no entity's name holds finds nothing (facts' own text is not searched)."""
     await populate(store)
-    found = await _reply_facts(store, G1, "anyone been to Austin? (AND OR ~ *")
+    found = await reply_facts_of(store, G1, "anyone been to Austin? (AND OR ~ *")
     assert found == ["Alice is moving to Austin next month", "Charlie's sister lives in Austin"]
-    assert await _reply_facts(store, G1, "vegetarian") == []
-    assert await _reply_facts(store, G2, "vegetarian") == []  # Alice is vegetarian, but her fact names no entity
-    assert await _reply_facts(store, G2, "Austin") == []  # another guild's Austin
+    assert await reply_facts_of(store, G1, "vegetarian") == []
+    assert await reply_facts_of(store, G2, "vegetarian") == []  # Alice is vegetarian, but her fact names no entity
+    assert await reply_facts_of(store, G2, "Austin") == []  # another guild's Austin
     entities = await search_entities(store, G1, "how is ATX these days")
     assert [e.name for e in entities] == ["Austin"]
     assert [e.name for e in await entities_by_names(store, G1, ["the celtics"])] == ["Celtics"]
-    assert await _reply_facts(store, G1, "") == []
+    assert await reply_facts_of(store, G1, "") == []
 
 
 async def test_members_by_name_are_guild_members(store: GraphStore) -> None:

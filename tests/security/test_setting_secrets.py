@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
-from grapevine.config import _describe
+from grapevine.config import describe_errors
 from tests.security.cli import grapevine
 
 SECRET = "s3cret-7d1e"
@@ -32,14 +32,14 @@ def test_a_bad_url_setting_is_reported_without_its_credentials(tmp_path: Path, u
     assert SECRET not in shown, shown
 
 
-class _Section(BaseModel):
+class SettingsSection(BaseModel):
     api_key: SecretStr = Field(SecretStr(""), min_length=8)
     rate: int = 1
 
 
 def test_a_secret_setting_that_fails_its_check_is_not_echoed() -> None:
     with pytest.raises(ValidationError) as info:
-        _Section.model_validate({"api_key": "sk-1", "rate": "many"})
-    said = _describe(info.value, "X_", _Section)
+        SettingsSection.model_validate({"api_key": "sk-1", "rate": "many"})
+    said = describe_errors(info.value, "X_", SettingsSection)
     assert "X_API_KEY" in said and "sk-1" not in said, said
     assert "X_RATE" in said and "(got 'many')" in said, said  # what is not secret is still quoted

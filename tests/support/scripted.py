@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from graph.models import Channel, Guild, Message, User
 from graph.privacy.consent import Consent
-from graph.rows import _dt
+from graph.rows import as_datetime
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import Ingestor
@@ -216,8 +216,8 @@ async def graph_facts(store: GraphStore, guild_id: str) -> list[GraphFact]:
     for row in await cypher(store, _FACTS, guild_id=guild_id):
         found.append(GraphFact(
             uuid=row["uuid"], text=row["text"], category=row["category"], importance=row["importance"],
-            valid_at=_dt(row["valid_at"]), invalid_at=_dt(row["invalid_at"]), expired_at=_dt(row["expired_at"]),
-            expires_at=_dt(row["expires_at"]), about=frozenset(row["about"]), mentions=frozenset(row["mentions"]),
+            valid_at=as_datetime(row["valid_at"]), invalid_at=as_datetime(row["invalid_at"]), expired_at=as_datetime(row["expired_at"]),
+            expires_at=as_datetime(row["expires_at"]), about=frozenset(row["about"]), mentions=frozenset(row["mentions"]),
             reporters=frozenset(row["reporters"]), sources=frozenset(row["sources"]),
             supersedes=frozenset(row["supersedes"]), episodes=frozenset(row["episodes"]),
         ))  # fmt: skip

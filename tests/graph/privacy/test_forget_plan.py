@@ -21,7 +21,7 @@ from tests.support.write_count import CountedWrites
 
 # The cost-based planner names its scans; the traditional one starts a pattern with "+ MATCH NODE (x...)" and
 # says "[index: ...]" or "[id: ...]" when it seeks (an indented "MATCH NODE (u)" expands from a bound node).
-_SCAN = re.compile(r"NodeByLabelScan|AllNodesScan|^\+ MATCH NODE \([^)]*\)(?! \[(?:index|id)\b)", re.MULTILINE)
+LABEL_SCAN = re.compile(r"NodeByLabelScan|AllNodesScan|^\+ MATCH NODE \([^)]*\)(?! \[(?:index|id)\b)", re.MULTILINE)
 
 
 async def _profiled(tx: Tx, text: str, /, **params: Any) -> list[dict[str, Any]]:
@@ -49,7 +49,7 @@ async def test_forget_me_is_one_transaction_read_through_indexes(store: GraphSto
     assert writes.count == 1  # deletion, redaction and the indexed audit: one transaction
     assert len(PLANS) == report.statements >= 10
     assert all(plan for _, plan in PLANS), "every statement was profiled"
-    scans = [(text.splitlines()[0], plan) for text, plan in PLANS if _SCAN.search(plan)]
+    scans = [(text.splitlines()[0], plan) for text, plan in PLANS if LABEL_SCAN.search(plan)]
     assert scans == []
     seeks = sum(plan.count("NodeIndexSeek") + plan.count("[index") for _, plan in PLANS)
     assert seeks >= 10
@@ -75,7 +75,7 @@ async def test_a_forget_in_one_guild_is_redacted_and_audited_there_through_index
     assert len(PLANS) == report.statements
     names = [text.splitlines()[0] for text, _ in PLANS]
     assert any("membership" in n for n in names) and any("own node" in n for n in names)  # leave_guild, the edges' audit
-    assert [(text.splitlines()[0], plan) for text, plan in PLANS if _SCAN.search(plan)] == []
+    assert [(text.splitlines()[0], plan) for text, plan in PLANS if LABEL_SCAN.search(plan)] == []
     monkeypatch.undo()
     assert await residue_in_guild(store, PEOPLE["charlie"], G2) == []
 
@@ -92,4 +92,4 @@ async def test_the_plan_check_sees_a_scan(store: GraphStore) -> None:
         await _profiled(tx, queries.load("store/residue_relationships"), user_id=PEOPLE["charlie"])
 
     await store.runner.read_tx(work)
-    assert [bool(_SCAN.search(plan)) for _, plan in PLANS] == [True, True, True], PLANS
+    assert [bool(LABEL_SCAN.search(plan)) for _, plan in PLANS] == [True, True, True], PLANS

@@ -18,7 +18,7 @@ from graph.reads.backlog import episode_by_key
 from graph.session import Tx
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
-from tests.graph.privacy.test_forget_plan import _SCAN
+from tests.graph.privacy.test_forget_plan import LABEL_SCAN
 from tests.support.busy_server import GENERAL, T0, E, U, populate
 from tests.support.write_count import CountedWrites
 
@@ -79,7 +79,7 @@ async def test_an_episode_write_reads_only_through_indexes(store: GraphStore, mo
     new_facts = next(plan for name, plan in PLANS if name == "store/write_episode_facts")
     assert "MERGE" not in new_facts and "CREATE" in new_facts
     assert all(plan for _, plan in PLANS), "every statement was profiled"
-    scans = [(name, plan) for name, plan in PLANS if _SCAN.search(plan)]
+    scans = [(name, plan) for name, plan in PLANS if LABEL_SCAN.search(plan)]
     assert scans == []
     seeks = sum(plan.count("NodeIndexSeek") + plan.count("[index") for _, plan in PLANS)
     assert seeks >= 10
