@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -58,15 +58,18 @@ def fact(row: dict[str, Any]) -> FactView:
         expired_at=as_datetime(row.get("expired_at")),
         about=tuple(a["name"] or a["id"] for a in about),
         about_ids=tuple(a["id"] for a in about),
-        reporters=_reporters([(r["id"], r["name"], r["at"]) for r in row.get("reporters") or ()]),
+        reporters=reporters(row.get("reporters") or ()),
         superseded_by=superseded_by[0] if superseded_by else None,
         shown=tuple((m["message_id"], m["channel_id"]) for m in row.get("shown") or ()),
     )
 
 
-def _reporters(raw: Sequence[Sequence[Any]]) -> tuple[tuple[str, str, datetime | None], ...]:
-    """(user id, name, at) as (id, name or id, at), earliest report first, undated last."""
-    said = [(r[0], r[1] or r[0], as_datetime(r[2])) for r in raw]
+def reporters(
+    raw: Iterable[Mapping[str, Any]], when: Callable[[Any], datetime | None] = as_datetime
+) -> tuple[tuple[str, str, datetime | None], ...]:
+    """A fact's reporters ({id, name, at} each) as (id, name or id, at), earliest report first, undated last;
+    `when` reads the time as the statement returned it."""
+    said = [(r["id"], r["name"] or r["id"], when(r["at"])) for r in raw]
     return tuple(sorted(said, key=lambda r: (r[2] is None, r[2] or datetime.max, r[0])))
 
 

@@ -24,7 +24,6 @@ from graph.models import Conversation, FactView, MessageView, Recalled, iso, utc
 from graph.store import GraphStore
 
 REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
-_NEVER = datetime.max.replace(tzinfo=UTC)  # an undated report sorts last
 _WHOLE_WORD = r"(?isU).*\b{}\b.*"  # a Java regex: the content holds the word as a whole word, in any case
 
 
@@ -227,10 +226,6 @@ def reply_fact(item: dict[str, Any]) -> FactView:
     """A fact of context/facts.cypher (and second_round's `matched`), as that file names its fields; the reply
     reads no times but valid_at and the reporters'."""
     importance, confidence = item["importance"], item["confidence"]
-    reporters = sorted(
-        ((r["id"], r["name"] or r["id"], _maybe_when(r["at"])) for r in item["reporters"]),
-        key=lambda r: (r[2] is None, r[2] or _NEVER, r[0]),
-    )  # earliest report first, undated last
     return FactView(
         uuid=item["uuid"],
         text=item["text"],
@@ -240,7 +235,7 @@ def reply_fact(item: dict[str, Any]) -> FactView:
         valid_at=_maybe_when(item["valid_at"]),
         about=tuple(a["name"] or a["id"] for a in item["about"]),
         about_ids=tuple(a["id"] for a in item["about"]),
-        reporters=tuple(reporters),
+        reporters=rows.reporters(item["reporters"], _maybe_when),
         sources=tuple(item["sources"]),
         shown=tuple((m["id"], m["channel_id"]) for m in item["shown"]),
     )
