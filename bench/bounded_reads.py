@@ -23,15 +23,15 @@ from bench.common import TempArcadeDB, console, cpu_counters, machine_note, quie
 from bench.queries import FILES, bench_read, bench_write
 from bench.scale_guild import GUILD, NOW, generate, load
 from graph import transactions
-from graph.channels import modes as channel_modes
 from graph.models import EpisodeStatus
+from graph.privacy.channels import modes as channel_modes
+from graph.privacy.user_cap import enforce_user_cap
 from graph.reads.activity import guild_time, recent_activity
 from graph.reads.backlog import episodes_by_status, messages_before
 from graph.reads.operator import get_query, run_operator_query
 from graph.reads.stats import guild_counts
 from graph.session import Tx, run_text
 from graph.store import GraphStore
-from graph.writes.user_cap import enforce_user_cap
 
 TICK = os.sysconf("SC_CLK_TCK")
 Op = Callable[[], Awaitable[Any]]
@@ -69,7 +69,7 @@ async def _statements(store: GraphStore, text: str, **params: Any) -> None:
 
 
 async def _operator(store: GraphStore, name: str, **params: Any) -> None:
-    await run_operator_query(store.driver, store.engine.database, get_query(name), {"guild_id": GUILD} | params)
+    await run_operator_query(store, get_query(name), {"guild_id": GUILD} | params)
 
 
 def _ops(store: GraphStore) -> dict[str, Op]:

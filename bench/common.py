@@ -29,7 +29,7 @@ from common.settings import (
 )
 from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.schema import setup_schema
-from graph.store import GraphStore
+from graph.store import GraphStore, writer
 from llm.client import OpenAILLM
 from llm.meter import UsageMeter
 from tests.support.ports import free_port
@@ -60,7 +60,7 @@ class TempArcadeDB:
     root: Path = field(init=False)
     engine: ArcadeDBEngine = field(init=False)
     server: ArcadeDBServer = field(init=False)
-    _drivers: list[Any] = field(default_factory=list, init=False)
+    _stores: list[GraphStore] = field(default_factory=list, init=False)
 
     def __enter__(self) -> TempArcadeDB:
         self.root = Path(tempfile.mkdtemp(prefix="grapevine-bench-"))
@@ -96,16 +96,15 @@ class TempArcadeDB:
         if await engine.database_exists():
             await engine.drop_database()
         await engine.create_database()
-        driver = engine.driver()
-        self._drivers.append(driver)
-        graph = GraphStore(driver, engine)
+        graph = writer(engine)
+        self._stores.append(graph)
         await setup_schema(graph, embedding_model, embedding_dimension)
         return graph
 
     async def close_drivers(self) -> None:
-        for driver in self._drivers:
-            await driver.close()
-        self._drivers.clear()
+        for store in self._stores:
+            await store.close()
+        self._stores.clear()
 
 
 # --- the scripted LLM server with the real client ----------------------------------------------------

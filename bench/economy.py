@@ -59,9 +59,9 @@ from common.tokens import estimate_tokens
 from graph.models import Channel, FactView, Guild
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
 from graph.writes.messages import record_messages
+from ingest.extraction.window_prompt import Extraction, PromptInput, build_prompt
 from ingest.ingestor import Ingestor
 from ingest.replay import replay
-from ingest.window_prompt import Extraction, PromptInput, build_prompt
 from ingest.windows import ClosedWindow, WindowMessage
 from llm.client import OpenAILLM
 from tests.support.datasets import DATA_DIR, IRC_GUILD, IrcSample, dev_samples, load_irc

@@ -53,6 +53,8 @@ from bench.common import (
 )
 from bench.locomo_at_k import BM25_AT_K, AtKResult, Contender, contender_description, contender_name
 from bench.locomo_at_k import report as report_at_k
+from bench.locomo_parts import PartTally
+from bench.locomo_parts import report as report_parts
 from bench.queries import bench_read
 from common.settings import ContextSettings, ExtractionSettings, RecallTuning, WindowSettings
 from common.tokens import estimate_tokens
@@ -434,7 +436,13 @@ def context_settings(budget: int) -> ContextSettings:
 LEVERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("stems", "question and facts compared by word stems", {"stems": False}),
     ("pool", "all facts about the named read (pool 150, was 50)", {"ranked_pool": 50}),
-    ("cap", "related facts considered: the best 40 (was all)", {"related_facts": 10**6}),
+    ("cap", "related facts considered: the best 40, more while the part has room (was all)", {"related_facts": 10**6}),
+    ("blind", "a member's name in the question breaks ties only: its other words rank", {"speaker_blind": False}),
+    (
+        "shared",
+        "a question asking one detail: facts and recalled messages share the tokens by one relevance (was an even split)",
+        {"shared_relevance": False},
+    ),
     ("evidence", "the best 5 facts bring their turns and neighbours", {"evidence_facts": 0}),
     ("hop", "second hop: facts about what the named relate to", {"hop_facts": 0}),
     (
@@ -462,6 +470,16 @@ LEVERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         {"neighbour_matches": 0},
     ),
     ("redundant", "a recalled message whose fact the context keeps gives way to the next match", {"redundant": False}),
+    (
+        "passages",
+        "recalled turns ranked with their passages (the turns the reads brought beside them), also when asking several things",
+        {"passages": False},
+    ),
+    (
+        "reach",
+        "recalled matches ranked as passages of up to 3 turns each side, the recalled tokens spent on the best ones",
+        {"passage_reach": 0},
+    ),
 )
 LEVER_KEYS = tuple(key for key, *_ in LEVERS)
 
@@ -477,10 +495,11 @@ async def gathered_outcomes(
     embed: Callable[[str], list[float]] | None = None,
     misses: dict[str, int] | None = None,
     tuning: RecallTuning = RecallTuning(),
+    parts: PartTally | None = None,
 ) -> dict[int, Outcome]:
     """Evidence recall at each budget (0: unbounded) from one gathering, assembled at each as build_context
     does (its time: the gathering's and that assembly's); with `misses`, the evidence turns the unbounded context
-    lacks are counted there by kind (`miss_kind`)."""
+    lacks are counted there by kind (`miss_kind`); with `parts`, what each part spent and found at `budgets`."""
     req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
     started = time.perf_counter()
     first = await gather(store, req, context_settings(1000), tuning=tuning, embed=embed)
@@ -494,6 +513,8 @@ async def gathered_outcomes(
         found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
         found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
         out[budget] = Outcome(recall(question.evidence, found), ctx.total_tokens, ms, found)
+        if parts is not None:
+            parts.add(budget, ctx, question.evidence, lambda key: _turns_of(key, sources, dia_of))
         if budget == 0 and misses is not None:
             candidates = {f.uuid for f in gathered.author_facts} | {f.uuid for group in gathered.related for f in group}
             for turn in question.evidence:
@@ -503,6 +524,13 @@ async def gathered_outcomes(
                     )
                     misses[kind] = misses.get(kind, 0) + 1
     return out
+
+
+def _turns_of(key: str, sources: dict[str, set[str]], dia_of: dict[str, str]) -> list[str]:
+    """The turns a context line's key stands for: a message itself, or the turns a fact was drawn from."""
+    if key in dia_of:
+        return [dia_of[key]]
+    return [dia_of[m] for m in sources.get(key, ()) if m in dia_of]
 
 
 MISS_KINDS = (
@@ -551,6 +579,7 @@ class Run:
     misses: dict[str, int] = field(default_factory=dict)  # evidence turns the unbounded context lacks, by kind
     at_k: AtKResult = field(default_factory=lambda: AtKResult(AT_K_CATEGORIES))
     at_k_questions: int = 0
+    parts: PartTally = field(default_factory=PartTally)
 
 
 def over_caps(conv: Conversation) -> int:
@@ -572,7 +601,7 @@ async def run(  # noqa: C901 - one pass over the questions per lever, the steps 
 ) -> Run:
     """Every question gathered once and assembled at each budget (and without one); then, for each lever of
     `levers` (keys of LEVERS), gathered again with that lever off."""
-    out = Run()
+    out = Run(parts=PartTally(budgets=(*budgets, 0)))
     reason = embedding_missing()
     embedder = None
     if reason is None:
@@ -622,7 +651,16 @@ async def run(  # noqa: C901 - one pass over the questions per lever, the steps 
                 budgeted = question.category in CATEGORIES
                 asked = list(dict.fromkeys([*every, *(b for _, c in chunked for b in c.all())]))
                 got = await gathered_outcomes(
-                    store, ids, question, asked, sources, at, dia_of, embed, out.misses if budgeted else None
+                    store,
+                    ids,
+                    question,
+                    asked,
+                    sources,
+                    at,
+                    dia_of,
+                    embed,
+                    out.misses if budgeted else None,
+                    parts=out.parts if budgeted else None,
                 )
                 order = bm25(question.text)
                 for name, budgets_k in chunked:
@@ -730,6 +768,7 @@ def report(result: Run, convs: list[Conversation], budgets: Sequence[int], path:
         out.print(f"{result.dropped_evidence} evidence ids name no turn of their conversation and were left out.")
     if result.embedding_skipped:
         out.print(f"nearest messages by embedding: skipped: {result.embedding_skipped}")
+    report_parts(out, result.parts, budgets)
     report_at_k(out, result.at_k, result.at_k_questions, len(convs), path.name)
     if path.name == DEFAULT_FILE.name:
         out.print(

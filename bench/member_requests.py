@@ -22,10 +22,10 @@ from bench.scale_guild import GUILD, generate, load
 from bot.memory._export import PAGE_BYTES, pages
 from graph import transactions
 from graph.privacy.audit import residue_audit
-from graph.privacy.consent import opt_out
 from graph.privacy.export import export_member
 from graph.privacy.forget import forget_user
-from graph.privacy.name_scope import NameScope
+from graph.privacy.guards.consent import opt_out
+from graph.privacy.guards.name_scope import NameScope
 from graph.privacy.retention import apply_retention
 
 

@@ -3,7 +3,7 @@
 `stretch` spreads a sample's timestamps by a factor (pace 4: every gap four times longer, the same
 messages and replies), the way a quieter community would say them. `schedule` replays a sample as
 the live bot would: windows close (`ingest.replay`), then go to extraction either at once
-(unbatched) or through the batch rule (`ingest.batch_rule`), and records which windows share a call
+(unbatched) or through the batch rule (`ingest.extraction.batch_rule`), and records which windows share a call
 and when each call is made, so a message's extraction delay is that call's time minus its own.
 The delay leaves out the LLM's own latency and the bot's 30 s timer step.
 """
@@ -16,10 +16,10 @@ from datetime import datetime, timedelta
 
 from common.settings import ExtractionSettings, WindowSettings
 from common.tokens import estimate_tokens
-from ingest.batch_prompt import BATCH_NOTE
-from ingest.batch_rule import SECTION_TOKENS, Queued, age_limit, batches, queued, window_tokens
+from ingest.extraction.batch_prompt import BATCH_NOTE
+from ingest.extraction.batch_rule import SECTION_TOKENS, Queued, age_limit, batches, queued, window_tokens
+from ingest.extraction.window_prompt import SYSTEM
 from ingest.replay import replay
-from ingest.window_prompt import SYSTEM
 from ingest.windows import ClosedWindow, WindowMessage
 from tests.support.datasets import IrcSample
 
@@ -98,7 +98,7 @@ def schedule(
 def prompt_tokens(call: Sequence[ClosedWindow]) -> int:
     """An estimate of one call's prompt: the instructions (once per call), and each window's messages and
     earlier messages with its section titles (known facts and entities left out: they depend on the graph);
-    an earlier message another window of the call shows already is not repeated (`ingest.batch_prompt`)."""
+    an earlier message another window of the call shows already is not repeated (`ingest.extraction.batch_prompt`)."""
     total = estimate_tokens(SYSTEM) + (estimate_tokens(BATCH_NOTE) if len(call) > 1 else 0)
     shown: set[str] = set()
     for w in call:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from bench.common import TempArcadeDB, console, cpu_counters, machine_note, percentile, quiet_logs, steal_share, table
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import Channel, Guild, Message, User
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.reads.stats import guild_counts
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users

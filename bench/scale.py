@@ -47,6 +47,7 @@ from bench.scale_measure import (
     Figures,
     measure_context,
     measure_forget,
+    measure_read_model,
     measure_reads,
     measure_recording,
     measure_writes,
@@ -55,7 +56,7 @@ from bench.scale_report import report, share
 from bench.topics import measure_topic_reads
 from common.settings import ContextSettings
 from graph.schema import setup_schema
-from graph.store import GraphStore
+from graph.store import GraphStore, writer
 from tests.support.ports import docker_missing
 
 
@@ -79,6 +80,7 @@ async def run_engine(
     gc.collect()
     gc.freeze()
     await measure_context(store, g, figures, authors, rng, steady_after, rehearsal)
+    await measure_read_model(store, figures)
     await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_topic_reads(store, GUILD, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
@@ -120,11 +122,10 @@ async def run_neo4j(
 
     with Neo4jContainer("neo4j:5-community", password="grapevine-bench") as container:
         engine = Neo4jEngine(container.get_connection_url(), "neo4j", "grapevine-bench")
-        driver = engine.driver()
-        store = GraphStore(driver, engine)
+        store = writer(engine)
         await setup_schema(store)
         await run_engine(figures, store, g, authors, writes, steady_after=steady_after, purge=purge, rehearsal=rehearsal)
-        await driver.close()
+        await store.close()
     return figures
 
 

@@ -8,7 +8,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,6 @@ from bench.cpu import CpuClock, CpuPerOp
 from bench.queries import bench_read
 from bench.scale_guild import GUILD, NOW, WORDS, Guild
 from common.settings import ContextSettings, RecallTuning, WindowSettings
-from graph.channels import modes as channel_modes
 from graph.models import (
     Corroboration,
     EntityWrite,
@@ -33,9 +32,12 @@ from graph.models import (
     User,
 )
 from graph.privacy.audit import finish_audit
-from graph.privacy.consent import Consent
+from graph.privacy.channels import modes as channel_modes
 from graph.privacy.forget import forget_user
+from graph.privacy.guards.consent import Consent
 from graph.privacy.purge import purge_if_due
+from graph.reads import context as context_reads
+from graph.reads import fact_model
 from graph.reads.activity import recent_activity
 from graph.reads.backlog import episodes_by_status, messages_before
 from graph.reads.stats import guild_counts
@@ -43,7 +45,7 @@ from graph.store import GraphStore
 from graph.writes.episodes import close_episode, write_episode
 from graph.writes.messages import record_messages
 from recall.assemble import PART_ORDER, ContextRequest, Gathered, ReplyContext
-from recall.expand import second_read
+from recall.expand import second_read, second_read_facts
 from recall.gather import build_context, conversation_read, fact_read, gather
 from recall.rehearsal import Rehearsal, rehearse_at_start
 
@@ -54,6 +56,14 @@ PURGE_UP_TO = 100_000  # facts: above, the purge of the engine's files (not a ta
 RECORDING_MESSAGES = 5000  # handed over flat out, from every channel of the generated guild
 
 Read = Callable[[ContextRequest, Gathered], Awaitable[Any]]  # a request and its first round's gathering
+FACTS_HELD = "context/facts (every fact source, the second hop included): the read model and context/fact_lookup"
+FACTS_STATEMENT = "context/facts as one statement, without the read model (the same facts)"
+LIVE = "a reply at its channel's newest message, the channels' talk held"
+TALK_HELD = f"context/conversation from the read model and the searches ({LIVE})"
+TALK_STATEMENT = "context/conversation as statements, without the read model (the same requests)"
+ROUND_HELD = f"context/second_round from the read model ({LIVE})"
+ROUND_STATEMENT = "context/second_round as one statement, without the read model (the same requests)"
+LIVE_BUILD = f"build_context, every read of a reply ({LIVE})"
 
 
 @dataclass
@@ -125,6 +135,12 @@ class Figures:
     context_cpu: CpuPerOp | None = None  # CPU per context build, engine and this process, after WARM_UP builds
     steady_cpu: CpuPerOp | None = None
     reads_cpu: dict[str, CpuPerOp] = field(default_factory=dict)
+    model_facts: int = 0  # the reply's read model of the guild (graph/reads/fact_model.py): facts held
+    model_bytes: int = 0  # and the memory its records take
+    model_load_s: float = 0.0  # read from the graph, at start
+    talk_channels: int = 0  # the channels whose talk the model holds after the reads of replies at their newest message
+    talk_messages: int = 0
+    talk_bytes: int = 0
     rehearsal: Rehearsal | None = None  # the bot's start-up rehearsal of the reply reads, run before the builds
 
 
@@ -144,6 +160,14 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
         at=at,
         reply_to_id=reply["id"],
     )
+
+
+def _live_request(g: Guild, newest: dict[str, dict[str, Any]], rng: random.Random) -> ContextRequest:
+    """`_request` in a channel, at a minute after its newest message and replying to it (what a live bot answers)."""
+    reply = newest[rng.choice(sorted(newest))]
+    req = _request(g, rng)
+    at = datetime.fromisoformat(reply["created_at"]) + timedelta(minutes=1)
+    return replace(req, channel_id=reply["channel_id"], reply_to_id=reply["id"], at=at)
 
 
 async def _timed_builds(
@@ -201,7 +225,8 @@ def _reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuning) -
     """Each graph read of one context build, made by the functions `build_context` makes it with (for the per-read
     breakdown; the second round's from the first round's gathering, not timed); then reads outside a build."""
     return {
-        "context/facts (every fact source, the second hop included)": lambda q, _: fact_read(store, q, tuning),
+        FACTS_HELD: lambda q, _: fact_read(store, q, tuning),
+        FACTS_STATEMENT: lambda q, _: fact_read(store, q, tuning, statement=True),
         "context/conversation (messages, summaries, chain; the recalled and older windows' searches beside it)": lambda q, _: (
             conversation_read(store, q, settings, tuning)
         ),
@@ -217,12 +242,42 @@ def _reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuning) -
     }
 
 
+def _live_reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuning) -> dict[str, Read]:
+    """The reads the read model of the channels' talk answers (graph/reads/talk_model.py), and the same as statements,
+    for replies at their channel's newest message; and a whole build for them."""
+
+    def second(q: ContextRequest, first: Gathered, model: bool) -> Awaitable[Any]:
+        read = context_reads.second_round if model else context_reads.second_round_read
+        recalled = [m.id for m in first.recalled] if tuning.matched_facts else []
+        return read(store, q.guild_id, q.channel_id, uuids=second_read_facts(first, tuning), message_ids=recalled, at=q.at,
+                    span=tuning.evidence_span, limit=tuning.matched_facts)  # fmt: skip
+
+    return {
+        TALK_HELD: lambda q, _: conversation_read(store, q, settings, tuning),
+        TALK_STATEMENT: lambda q, _: conversation_read(store, q, settings, tuning, statement=True),
+        ROUND_HELD: lambda q, first: second(q, first, True),
+        ROUND_STATEMENT: lambda q, first: second(q, first, False),
+        LIVE_BUILD: lambda q, _: build_context(store, q, settings, tuning=tuning),
+    }
+
+
 async def _memory_status(store: GraphStore) -> None:
     """The graph reads of `memory status` (bot/memory/_status.py and the channel listing of _modes.py)."""
     await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD)
     await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=GUILD)
-    await recent_activity(store, GUILD, 7, now=NOW)
-    await channel_modes(store, GUILD, recent_days=7)
+    recent = await recent_activity(store, GUILD, 7, now=NOW)  # read once for both, as the bot does
+    await channel_modes(store, GUILD, recent_days=7, activity=recent)
+
+
+async def measure_read_model(store: GraphStore, figures: Figures) -> None:
+    """The reply's read model of the guild read again from the graph (what a bot does at start): how long, how big."""
+    model = fact_model.model_of(store)
+    model.drop(GUILD)
+    started = time.perf_counter()
+    held = await fact_model.held(store, GUILD, None)
+    figures.model_load_s = time.perf_counter() - started
+    figures.model_facts = len(held.facts)
+    figures.model_bytes = model.size_bytes()
 
 
 async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
@@ -230,8 +285,25 @@ async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: in
     settings, tuning = ContextSettings(), RecallTuning()
     requests = [_request(g, rng) for _ in range(count)]
     firsts = [await gather(store, req, settings, tuning=tuning) for req in requests]  # the second round's input
-    for name, read in _reads(store, settings, tuning).items():
-        for req, first in list(zip(requests, firsts))[:5]:
+    await _time_reads(_reads(store, settings, tuning), requests, firsts, figures, warm=5)
+    newest: dict[str, dict[str, Any]] = {}
+    for m in g.messages:
+        if m["channel_id"] not in newest or m["created_at"] > newest[m["channel_id"]]["created_at"]:
+            newest[m["channel_id"]] = m
+    live = [_live_request(g, newest, rng) for _ in range(count)]
+    firsts = [await gather(store, req, settings, tuning=tuning) for req in live]
+    await _time_reads(_live_reads(store, settings, tuning), live, firsts, figures, warm=len(live))  # every channel held
+    model = fact_model.model_of(store)
+    talk = [t for held in model.guilds.values() for t in held.talk.values()]
+    figures.talk_channels, figures.talk_messages = len(talk), sum(len(t.messages) for t in talk)
+    figures.talk_bytes = model.talk_bytes()
+
+
+async def _time_reads(
+    reads: dict[str, Read], requests: list[ContextRequest], firsts: list[Gathered], figures: Figures, warm: int
+) -> None:
+    for name, read in reads.items():
+        for req, first in list(zip(requests, firsts))[:warm]:
             await read(req, first)
         times = []
         clock = CpuClock(figures.engine_pid)

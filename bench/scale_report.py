@@ -7,7 +7,18 @@ import os
 
 from bench.common import console, machine_note, percentile, table
 from bench.scale_guild import BATCH, Guild
-from bench.scale_measure import PURGE_UP_TO, WARM_UP, Figures
+from bench.scale_measure import (
+    FACTS_HELD,
+    FACTS_STATEMENT,
+    LIVE,
+    PURGE_UP_TO,
+    ROUND_HELD,
+    ROUND_STATEMENT,
+    TALK_HELD,
+    TALK_STATEMENT,
+    WARM_UP,
+    Figures,
+)
 from recall.rehearsal import Rehearsal
 
 
@@ -42,6 +53,38 @@ def rehearsal_text(done: Rehearsal | None) -> str:
 
 def share(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
+
+
+def _held_against_statements(f: Figures, reads: list[tuple[str, str, str, str]]) -> list[str]:
+    """A line per (read, its row from the read model, what it is asked as, that row) timed both ways in the run."""
+    lines = []
+    for label, held_name, asked, statement_name in reads:
+        held, statement = f.reads_cpu.get(held_name), f.reads_cpu.get(statement_name)
+        if held and statement and held.total_ms is not None and statement.total_ms:
+            lines.append(
+                f"{f.engine}: a reply's {label}, CPU from the read model {held.text()} against {asked} "
+                f"{statement.text()}: {held.total_ms / statement.total_ms:.2f}x (new/base, same run)"
+            )
+    return lines
+
+
+def _model_lines(f: Figures) -> list[str]:
+    """The read model's lines: each read from memory against its statements, and the model's memory."""
+    lines = _held_against_statements(f, [("fact read", FACTS_HELD, "one statement", FACTS_STATEMENT)])
+    if f.model_facts:
+        per = f.model_bytes / f.model_facts * 100_000 / 2**20
+        lines.append(
+            f"{f.engine}: the reply's read model of the guild: {f.model_facts:,} facts in {f.model_bytes / 2**20:,.1f} MB "
+            f"({per:,.0f} MB per 100,000 facts, no embeddings held), read from the graph in {f.model_load_s:.1f} s"
+        )
+    lines += _held_against_statements(f, [(f"conversation ({LIVE})", TALK_HELD, "the statements", TALK_STATEMENT),
+                                          (f"second round ({LIVE})", ROUND_HELD, "the statements", ROUND_STATEMENT)])  # fmt: skip
+    if f.talk_channels:
+        lines.append(
+            f"{f.engine}: the read model's talk: {f.talk_channels:,} channels, {f.talk_messages:,} messages in "
+            f"{f.talk_bytes / 2**20:,.1f} MB (read after the facts' figure above: besides it)"
+        )
+    return lines
 
 
 def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] | None = None) -> None:
@@ -98,6 +141,8 @@ def report(g: Guild, all_figures: list[Figures], authors: int, since: list[int] 
                 f"{'none lost' if r.stored == r.sent else f'{r.sent - r.stored:,} LOST'}, event loop late at most "
                 f"{r.lag_max_ms:.0f} ms, CPU stolen {share(r.steal)}"
             )
+        for line in _model_lines(f):
+            out.print(line)
         if f.reads:
             out.print(
                 table(

@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from bench.cpu import CpuClock
-from graph.privacy.consent import keyed
+from graph.privacy.guards.consent import keyed
+from graph.privacy.opted_out import opted_out_reader
 from graph.reads import topics
 from graph.store import GraphStore
 
@@ -23,8 +24,7 @@ COMMON = ("server", "game", "trip", "music")  # words of bench.scale's _WORDS: e
 
 async def measure_topic_reads(store: GraphStore, guild_id: str, g: Any, figures: Any, count: int, rng: random.Random) -> None:
     """Time `count` who-knows asks and as many timelines into `figures.reads` / `figures.reads_cpu` (bench.scale's)."""
-    database = store.engine.database
-    opted_out = topics.opted_out_reader(store.driver, database, keyed(store))
+    opted_out = opted_out_reader(store, keyed(store))
     channels = [c["id"] for c in g.channels]
     now = datetime.fromisoformat(g.messages[-1]["created_at"])  # the generated guild's present: its last message
     asks = [
@@ -34,11 +34,11 @@ async def measure_topic_reads(store: GraphStore, guild_id: str, g: Any, figures:
 
     async def who_knows(ask: tuple[str, str, str]) -> None:
         channel, topic, _ = ask
-        await topics.who_knows(store.driver, database, guild_id, topic, channel_id=channel, opted_out=opted_out, now=now, limit=5)
+        await topics.who_knows(store, guild_id, topic, channel_id=channel, opted_out=opted_out, now=now, limit=5)
 
     async def timeline(ask: tuple[str, str, str]) -> None:
         channel, _, user = ask
-        await topics.timeline(store.driver, database, guild_id, user_id=user, channel_id=channel, opted_out=opted_out)
+        await topics.timeline(store, guild_id, user_id=user, channel_id=channel, opted_out=opted_out)
 
     for name, read in (
         ("who-knows (a topic; half entity names, half common words)", who_knows),

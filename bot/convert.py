@@ -12,9 +12,10 @@ from datetime import UTC
 
 import discord
 
+from common.message_text import is_conversation, stored_text
 from graph.models import Channel, ChannelKind, Guild, Message, User, dm_scope
 
-STORED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
+STORED_TYPES = tuple(kind for kind in discord.MessageType if is_conversation(kind.name))
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,8 @@ def reply_to_id(message: discord.Message) -> str | None:
 
 
 def message_text(message: discord.Message) -> str:
-    """The text, with attachments named so that "look at this" is not an empty message."""
-    names = [f"[attachment: {a.filename}]" for a in message.attachments]
-    return "\n".join(part for part in [message.content, *names] if part)
+    """The text, with attachments and stickers named (as an import stores the same message)."""
+    return stored_text(message.content, [a.filename for a in message.attachments], [s.name for s in message.stickers])
 
 
 def to_message(message: discord.Message, place: Place) -> Message:

@@ -3,9 +3,12 @@ breaks where possible, else at spaces, and only mid-word when a single word is l
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import discord
+
+from common.events import emit
 
 LIMIT = 2000
 
@@ -52,3 +55,22 @@ async def send_reply(
         else:
             sent.append(await message.channel.send(chunk, allowed_mentions=discord.AllowedMentions.none()))
     return sent
+
+
+async def reply_or_log(
+    message: discord.Message, chunks: list[str], *, view: discord.ui.View | None = None
+) -> list[discord.Message] | None:
+    """`send_reply`; a reply Discord refuses (a deleted message, a channel it may no longer write in) is the
+    operator's `reply_failed` event and None, never an error of the listener."""
+    try:
+        return await send_reply(message, chunks, view=view)
+    except discord.HTTPException as exc:
+        emit(
+            "bot",
+            "reply_failed",
+            level=logging.WARNING,
+            channel_id=str(message.channel.id),
+            status=exc.status,
+            error=type(exc).__name__,
+        )
+        return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from common.settings import Settings
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.store import GraphStore
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows

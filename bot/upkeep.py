@@ -18,7 +18,8 @@ from bot.shards import Shard
 from common.events import emit
 from graph.privacy.purge import purge_if_due
 from graph.privacy.retention import apply_retention, retire_expired
-from graph.writes.user_cap import enforce_user_cap
+from graph.privacy.user_cap import enforce_user_cap
+from graph.reads import fact_model
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -88,6 +89,7 @@ async def run_upkeep(services: Services) -> UpkeepReport:
         report.skipped, report.pending = backlog.skipped, backlog.pending
     await _step(report, "tick", services.live.tick())
     await _step(report, "retry_forgets", unfinished_forgets.retry(services))
+    await _step(report, "read_model", fact_model.drop_stale(store))  # another process's forget, in a quiet guild
     emit("bot", "upkeep_done", **asdict(report), latency_ms=round((time.perf_counter() - started) * 1000))
     return report
 

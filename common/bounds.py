@@ -2,7 +2,8 @@
 read strictly, once, here, each with one clear message: ASCII digits only (no `1_000`, no full-width digits),
 whole numbers within 64 bits, counts (limits, hits) within what a read needs (ArcadeDB takes a limit of
 4294967297 as 1), dates within what a datetime holds once in UTC. A message reads
-`<what> must be <noun>, got <value> (<what it must be>)`; callers name the value and may name the noun."""
+`<what> must be <noun>, got <value> (<what it must be>)`, or for a number well written but too large or small
+`<what> is out of range, got <value> (<the range>)`; callers name the value and may name the noun."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def whole_number(value: str | int, what: str, low: int = INT64[0], high: int = I
     if isinstance(value, str) and not _WHOLE.fullmatch(text):
         raise _error(what, noun, text, _how(text) + _range(low, high))
     if len(text.lstrip("+-").lstrip("0")) > 20 or not low <= int(text) <= high:  # int() of 5,000 digits is refused
-        raise _error(what, noun, text, _range(low, high))
+        raise BoundsError(f"{what} is out of range, got {shown(text)} ({_range(low, high)})")
     return int(text)
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 MIN_DIGITS, MAX_DIGITS = 15, 20  # the shortest Discord id; the longest 64-bit unsigned number
-_SNOWFLAKE = re.compile(rf"[0-9]{{{MIN_DIGITS},{MAX_DIGITS}}}")
+_DIGITS = rf"[1-9][0-9]{{{MIN_DIGITS - 1},{MAX_DIGITS - 1}}}"  # a snowflake is a number: it never starts with 0
+_SNOWFLAKE = re.compile(_DIGITS)
 DM_PREFIX = "dm:"  # a DM's memory: `dm:<user id>` (graph.models.dm_scope)
-MENTION = re.compile(rf"<@!?([0-9]{{{MIN_DIGITS},{MAX_DIGITS}}})>")  # a user mention; the group is the user id
+MENTION = re.compile(rf"<@!?({_DIGITS})>")  # a user mention; the group is the user id
 SHOWN_CHARS = 40
 
 
@@ -23,13 +24,15 @@ def shown(text: str, limit: int = SHOWN_CHARS) -> str:
 
 
 def is_ascii_id(text: str) -> bool:
-    """Whether `text` is a Discord id: 15 to 20 ASCII digits."""
+    """Whether `text` is a Discord id: 15 to 20 ASCII digits, the first not 0."""
     return _SNOWFLAKE.fullmatch(text) is not None
 
 
 def _wrong(text: str, what: str, other: str = "") -> IdError:
     if any(c.isdigit() and not c.isascii() for c in text):
         return IdError(f"{what} must be written with the digits 0-9; {shown(text)} holds other digits (full-width?)")
+    if text.startswith("0") and text.isascii() and text.isdigit():
+        return IdError(f"{what} must be a Discord id, got {shown(text)}: a Discord id never starts with 0")
     return IdError(f"{what} must be a Discord id ({MIN_DIGITS} to {MAX_DIGITS} digits 0-9){other}, got {shown(text)}")
 
 

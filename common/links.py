@@ -11,8 +11,9 @@ import re
 
 BASE = "https://discord.com/channels"
 MAX_LINKS = 3  # the sources an answer ends with: enough to check it, not a list to read
-JUMP_URL = re.compile(r"https://discord\.com/channels/(?:[0-9]{15,21}|@me)/[0-9]{15,21}/[0-9]{15,21}")
-_SNOWFLAKE = re.compile(r"[0-9]{15,21}")
+_ID = r"[1-9][0-9]{14,20}"  # a Discord id never starts with 0
+JUMP_URL = re.compile(rf"https://discord\.com/channels/(?:{_ID}|@me)/{_ID}/{_ID}")
+_SNOWFLAKE = re.compile(_ID)
 
 
 def jump_url(guild_id: str, channel_id: str | None, message_id: str | None) -> str | None:

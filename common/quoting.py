@@ -6,8 +6,10 @@ Two kinds of markup are at stake. The prompt's own tags: a model reads `</memory
 (a zero-width space in `memory`), with look-alike brackets (`‹/memory›`) or letters. And the chat template's
 control tokens, which an inference server (llama.cpp, vLLM, Ollama) may turn into real role boundaries when they
 arrive as text: ChatML's `<|im_start|>`, Llama 3's `<|start_header_id|>`, Phi's `<|user|>`, every other
-`<|...|>` (DeepSeek's full-width `<｜User｜>` once normalised), Gemma's `<start_of_turn>`, `<s>` and `</s>`
-(tags by shape), and the bracketed words of Mistral, Llama 2 and Gemma 3 (`[INST]`, `[/INST]`, `[multimodal]`).
+`<|...|>` (DeepSeek's full-width `<｜User｜>` once normalised), every `[|...|]` (EXAONE's `[|system|]`,
+`[|endofturn|]`), Gemma's `<start_of_turn>`, `<s>`, `</s>` and Llama 2's `<<SYS>>` (tags by shape), the bracketed
+words of Mistral, Llama 2 and Gemma 3 (`[INST]`, `[/INST]`, `[multimodal]`), and any bracketed upper-case word
+shaped like one (`[END_OF_TURN]`, `[/TURN]`): neutralised by their shape, not only by a list.
 
 So a text is checked in its normal form (entities decoded, NFKC, format and control characters removed, look-alike
 brackets made `<` and `>`), and when a tag or a control token shows there, that normal form is quoted with the
@@ -30,8 +32,14 @@ _BRACKETED = (
     "INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE"
     "|SUFFIX|THINK|ARGS|CALL_ID|MULTIMODAL"
 )
-# What opens a tag or a control token, in the normal form: the character made `(`.
-_OPENS = re.compile(rf"{_TAG}|<(?=\s*\|)|\[(?=\s*/?\s*(?:{_BRACKETED})\s*\])", re.IGNORECASE)
+# A template's control word no list names, by its shape (case counts: templates write them in capitals): an
+# upper-case word with an underscore (`[END_OF_TURN]`), or one closed with a slash (`[/TURN]`)
+_SHAPED_WORD = r"(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|/\s*[A-Z]{2,})"
+# What opens a tag or a control token, in the normal form: the character made `(`. Besides the tags and the words
+# above, any `<|...|>` or `[|...|]` (EXAONE's `[|endofturn|]`), whatever its word: by shape, not by a list.
+_OPENS = re.compile(
+    rf"{_TAG}|<(?=\s*\|)|\[(?=\s*\|)|\[(?=\s*/?\s*(?:{_BRACKETED})\s*\])|\[(?=\s*{_SHAPED_WORD}\s*\])", re.IGNORECASE
+)
 _OPENING = "‹〈⟨《❮❰⧼⦉﹤＜˂"
 _CLOSING = "›〉⟩》❯❱⧽⦊﹥＞˃"
 # What can become `<` or `[` in the normal form: itself, an entity (its `&` as written, or as NFKC makes it from

@@ -128,7 +128,7 @@ class ExtractionSettings(SettingsSection):
     max_message_chars: int = Field(2000, ge=50)
     max_attempts: int = Field(5, ge=1, le=50)  # attempts per window before it is failed for good
     retry_minutes: float = Field(2.0, gt=0)  # the bot retries a failed window after 2, 4, 8... of these
-    # closed windows of a guild wait and are extracted together in one call (ingest.batch_rule)
+    # closed windows of a guild wait and are extracted together in one call (ingest.extraction.batch_rule)
     batch_messages: int = Field(30, ge=1)  # a batch is sent once its windows hold this many messages (1: no batching)
     batch_tokens: int = Field(6000, ge=200)  # ... or their messages this many prompt tokens (estimated)
     batch_age_seconds: float = Field(7200.0, gt=0)  # ... or its oldest message is this old (a busy guild's limit)
@@ -198,6 +198,7 @@ class RecallTuning(BaseModel):
     passage: bool = True  # a candidate also scores the words of the messages next to it (a question and its answer)
     neighbour_matches: int = Field(10, ge=0)  # the best matches that bring the messages just before and after them
     # the second round (recall.expand)
+    passage_reach: int = Field(3, ge=0)  # a recalled match's passage: up to this many turns each side in its window
     evidence_facts: int = Field(5, ge=0)  # the best related facts whose turns are read
     evidence_span: int = Field(1, ge=0)  # neighbours each side of a source turn in its window
     matched_facts: int = Field(40, ge=0)  # facts drawn from the recalled messages read, before those sharing no word go
@@ -211,6 +212,9 @@ class RecallTuning(BaseModel):
     related_facts: int = Field(40, ge=1)  # related facts a context considers, best first
     redundant: bool = True  # a recalled message whose fact the context keeps gives way to the next match
     redundant_rounds: int = Field(4, ge=0)  # selections at most: each drops what the one before kept twice
+    speaker_blind: bool = True  # a question naming a member is ranked by its other words: who said it is shown, not ranked on
+    shared_relevance: bool = True  # related facts and recalled messages share their tokens by one relevance to the message
+    passages: bool = True  # a recalled message scores with the messages that came beside it (its passage)
 
     def for_windows(self, windows: WindowSettings) -> RecallTuning:
         """With the older windows searched following `windows`: as many as hold about `span_messages` at the

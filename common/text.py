@@ -44,9 +44,42 @@ def keywords(text: str, limit: int = 24) -> list[str]:
     return list(seen)
 
 
+_LUCENE_SYNTAX = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+_LUCENE_OPERATORS = frozenset({"AND", "OR", "NOT", "TO"})
+
+
+def lucene_escaped(term: str) -> str:
+    """A term of a Lucene query that means only itself: every character of the query syntax escaped, and a term
+    the parser would read as an operator (AND, OR, NOT, TO) too. The one escape of a user's words on their way to
+    a full-text index."""
+    escaped = _LUCENE_SYNTAX.sub(r"\\\1", term)
+    return "\\" + escaped if escaped in _LUCENE_OPERATORS else escaped
+
+
+def search_groups(text: str, limit: int = 24) -> list[str]:
+    """The text's words as Lucene groups, one per whitespace-separated piece that holds a content word: the piece
+    as written (the index's analyzer splits and lower-cases it as it did the stored text: "ab.cd", "Charlie's") or
+    any of its content words ("charlie"), every term escaped (`lucene_escaped`). At most `limit` groups, repeats dropped."""
+    groups: dict[str, None] = {}
+    for piece in text.split():
+        words = [w for w in dict.fromkeys(content_words(piece)) if any(c.isalnum() for c in w)]
+        if not words:
+            continue
+        terms = dict.fromkeys([lucene_escaped(piece), *(lucene_escaped(w) for w in words)])
+        groups.setdefault("(" + " OR ".join(terms) + ")", None)
+        if len(groups) >= limit:
+            break
+    return list(groups)
+
+
 def lucene_query(text: str, limit: int = 24) -> str:
-    """A Lucene query matching any keyword; only word characters survive, so nothing is syntax."""
-    return " OR ".join(keywords(text, limit))
+    """A Lucene query matching any of the text's words (`search_groups`); '' when it holds none."""
+    return " OR ".join(search_groups(text, limit))
+
+
+def lucene_all(text: str, limit: int = 8) -> str:
+    """A Lucene query matching every one of the text's words (`search_groups`); '' when it holds none."""
+    return " AND ".join(search_groups(text, limit))
 
 
 def normal(text: str) -> str:

@@ -16,7 +16,7 @@ from bot.shards import Shard
 from common.events import emit
 from common.settings import Settings
 from grapevine.runtime import open_store
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.store import GraphStore
 from ingest.embeddings import load_embedder
 from ingest.ingestor import Ingestor
@@ -63,7 +63,13 @@ async def run_bot(settings: Settings) -> None:
             consent = Consent(store)
             await consent.load()
             ingestor = Ingestor(
-                store, llm, settings.extraction, settings.window, embed=embed, hidden=lambda uid: not consent.allowed(uid)
+                store,
+                llm,
+                settings.extraction,
+                settings.window,
+                embed=embed,
+                hidden=lambda uid: not consent.allowed(uid),
+                lock_dir=settings.graph.data_dir,  # an import beside the bot takes turns with it
             )
             ingestor.holds = Shard.of(settings.discord).holds  # a shard extracts its own guilds' windows only
             tick = settings.window.record_tick_ms / 1000

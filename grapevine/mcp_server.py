@@ -6,7 +6,11 @@ operator's assistant. Every tool reads; none writes or deletes.
 - Reads run as the engine's reader user (ArcadeDB refuses it any write; Neo4j runs them in READ sessions) in a
   transaction that is rolled back whatever it did (`graph.reads.operator.read_rolled_back`).
 - Opted-out members are left out of who-knows and of the reporters shown, as for members asking the bot, in the
-  tools and in every operator query `run_query` runs (`graph.reads.topics.without_opted_out`).
+  tools and in every operator query `run_query` runs (`graph.privacy.opted_out`); asked for by id or
+  by name, they are not here (`facts` and `timeline` answer as for an id never stored or an unknown name,
+  `run_query` with their `user_id` returns nothing).
+- An empty answer is one `note` saying why (only shared channels are read; imported ones start private) and how
+  to share a channel.
 """
 
 from __future__ import annotations
@@ -25,9 +29,18 @@ from neo4j.exceptions import DriverError, Neo4jError
 from common import bounds, ids
 from common.settings import Settings
 from common.urls import mask_credentials
-from graph.privacy.consent import keyed
+from graph.privacy.guards.consent import OptedOut, keyed
+from graph.privacy.opted_out import asks_for_opted_out, opted_out_reader, without_opted_out
 from graph.reads import topics
-from graph.reads.operator import OperatorQuery, coerce_params, get_query, list_queries, run_operator_query
+from graph.reads.names import shared_channels
+from graph.reads.operator import (
+    OperatorQuery,
+    coerce_params,
+    get_query,
+    list_queries,
+    run_operator_query,
+)
+from graph.store import GraphStore
 
 SHARED = ""  # the channel scope of every read: what the guild's shared channels hold
 MAX_KNOWERS = 50  # members `who_knows` lists at most
@@ -42,12 +55,11 @@ INSTRUCTIONS = (
 
 @dataclass(frozen=True)
 class Reader:
-    """What the tools read with: the reader driver, its database, and the graph's consent keys."""
+    """What the tools read with: the read-only store, the guild, and who opted out."""
 
-    driver: Any
-    database: str
+    store: GraphStore
     guild_id: str
-    opted_out: topics.OptedOut
+    opted_out: OptedOut
 
 
 def scoped_queries() -> list[OperatorQuery]:
@@ -69,18 +81,37 @@ def _told() -> Iterator[None]:
         raise ToolError(mask_credentials(f"the graph engine cannot be reached: {exc}")) from None
 
 
+async def _or_why_empty(reader: Reader, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows; or, when there are none, one `note` saying why an answer here can be empty and how to change it:
+    only the shared channels are read, and a channel is shared only once someone sets it so (imported ones start
+    private)."""
+    if rows:
+        return rows
+    shared, channels = await shared_channels(reader.store, reader.guild_id)
+    where = f"{shared} of this server's {channels} channels" if channels else "no channel of this server"
+    return [
+        {
+            "note": f"nothing found in what the shared channels hold: only they are read here, and {where} "
+            f"{'is' if shared == 1 or not channels else 'are'} shared (imported channels start private; a moderator "
+            f"shares one with `/memory mode shared`, an operator with `grapevine channels --guild {reader.guild_id} "
+            "--set CHANNEL --mode shared`)"
+        }
+    ]
+
+
 def _when(at: str | None) -> datetime | None:
     return bounds.instant(at, "at") if at and at.strip() else None
 
 
 async def _timeline(reader: Reader, subject: str, at: str | None) -> list[dict[str, Any]]:
     when = _when(at)  # the arguments first, before any read
-    named = await topics.resolve(reader.driver, reader.database, reader.guild_id, ids.named(subject, "subject"))
+    named = await topics.resolve(reader.store, reader.guild_id, ids.named(subject, "subject"))
+    if named is not None and named.user_id and named.name != named.user_id and await reader.opted_out({named.user_id}):
+        named = None  # an opted-out member's name is unknown here; by id, nothing is shown, as for any id not stored
     if named is None:
         raise LookupError(f"no member or entity called {subject!r} in this server")
     found = await topics.timeline(
-        reader.driver,
-        reader.database,
+        reader.store,
         reader.guild_id,
         user_id=named.user_id,
         entity_name=named.entity,
@@ -101,7 +132,7 @@ def build(reader: Reader) -> MCPServer:
         `at` (an ISO date or datetime; default now): each with who reported it and when, links to the messages it
         came from, and what it superseded."""
         with _told():
-            return [row for row in await _timeline(reader, subject, at) if row["held"]]
+            return await _or_why_empty(reader, [row for row in await _timeline(reader, subject, at) if row["held"]])
 
     @server.tool(annotations=READ_ONLY)
     async def who_knows(topic: str, limit: int = 10) -> list[dict[str, Any]]:
@@ -109,8 +140,7 @@ def build(reader: Reader) -> MCPServer:
         each with one message link (`example`)."""
         with _told():
             found = await topics.who_knows(
-                reader.driver,
-                reader.database,
+                reader.store,
                 reader.guild_id,
                 topic,
                 channel_id=SHARED,
@@ -118,14 +148,16 @@ def build(reader: Reader) -> MCPServer:
                 now=datetime.now(UTC),
                 limit=bounds.count(limit, "limit", high=MAX_KNOWERS),
             )
-        return [topics.knower_record(k, reader.guild_id, rank) for rank, k in enumerate(found, 1)]
+            return await _or_why_empty(
+                reader, [topics.knower_record(k, reader.guild_id, rank) for rank, k in enumerate(found, 1)]
+            )
 
     @server.tool(annotations=READ_ONLY)
     async def timeline(subject: str, at: str | None = None) -> list[dict[str, Any]]:
         """Every fact about a member or an entity, oldest valid_at first, as of `at` (ISO; default now): whether it
         held then, what it superseded and what superseded it, who reported it, links."""
         with _told():
-            return await _timeline(reader, subject, at)
+            return await _or_why_empty(reader, await _timeline(reader, subject, at))
 
     @server.tool(annotations=READ_ONLY)
     async def list_queries_here() -> list[dict[str, Any]]:
@@ -154,8 +186,10 @@ def build(reader: Reader) -> MCPServer:
             query = get_query(name)
             raw = {k: v for k, v in (params or {}).items() if k not in ("guild_id", SCOPED)}
             values = coerce_params(query, {**raw, "guild_id": reader.guild_id, SCOPED: SHARED})
-            rows = await run_operator_query(reader.driver, reader.database, query, values)
-        return await topics.without_opted_out(rows, reader.opted_out)
+            if await asks_for_opted_out(values, reader.opted_out):
+                return await _or_why_empty(reader, [])  # as for an id never stored
+            rows = await run_operator_query(reader.store, query, values)
+            return await _or_why_empty(reader, await without_opted_out(rows, reader.opted_out))
 
     return server
 
@@ -165,10 +199,6 @@ async def serve(settings: Settings, guild_id: str) -> None:
     from grapevine.runtime import open_store
 
     async with open_store(settings) as rt:
-        driver = await rt.engine.reader_driver()
-        try:
-            database = rt.engine.database
-            reader = Reader(driver, database, guild_id, topics.opted_out_reader(driver, database, keyed(rt.store)))
-            await build(reader).run_stdio_async()
-        finally:
-            await driver.close()
+        store = await rt.reader()
+        reader = Reader(store, guild_id, opted_out_reader(store, keyed(rt.store)))
+        await build(reader).run_stdio_async()

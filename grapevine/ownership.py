@@ -47,6 +47,7 @@ class OwnerRecord:
     token: str = field(repr=False)
     engine_pid: int | None = None  # the engine child it started, once started
     ready: bool = False  # its engine serves, with the schema set up and the token in its graph: others may join
+    schema: str = ""  # the set-up it ran (graph.schema.schema_version_key): a command joining it runs it no more
 
 
 class DataDirLock:
@@ -79,10 +80,11 @@ class DataDirLock:
         assert self.record is not None
         self._write(OwnerRecord(**{**asdict(self.record), "engine_pid": engine_pid}))
 
-    def serving(self) -> None:
-        """Record that the engine serves: a command waiting to join it may go ahead."""
+    def serving(self, schema: str = "") -> None:
+        """Record that the engine serves (with the schema set up as `schema` says, when it was): a command waiting
+        to join it may go ahead."""
         assert self.record is not None
-        self._write(OwnerRecord(**{**asdict(self.record), "ready": True}))
+        self._write(OwnerRecord(**{**asdict(self.record), "ready": True, "schema": schema}))
 
     def wait_for_orphan(self, timeout: float = 60.0) -> bool:
         """The engine a crashed owner started stops by itself once it sees its owner gone (see
@@ -161,11 +163,14 @@ class Joined:
         self.path = data_dir / USERS
         self._file: IO[str] | None = None
 
-    def enter(self) -> bool:
-        """False when the engine is stopping (its idle time is up)."""
-        handle = _locked(self.path, fcntl.LOCK_SH)
-        if handle is None:
-            return False
+    def enter(self, patience: float = 1.0) -> bool:
+        """False when the engine is stopping (its idle time is up). The engine takes the lock for a moment each time
+        it looks whether it is idle, so a lock held for less than `patience` seconds is waited for."""
+        deadline = time.monotonic() + patience
+        while (handle := _locked(self.path, fcntl.LOCK_SH)) is None:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
         self._file = handle
         os.utime(self.path)
         return True
@@ -227,16 +232,21 @@ def wait_until_ready(data_dir: Path, timeout: float) -> OwnerRecord | None:
     return None
 
 
-def stop_owner(owner: OwnerRecord, timeout: float = 60.0) -> bool:
+def stop_owner(owner: OwnerRecord, timeout: float = 60.0, *, force: bool = False) -> bool:
     """Ask the process serving a shared engine to stop (SIGTERM: it stops its engine and lets go of the
-    directory); True once it has ended."""
-    try:
-        os.kill(owner.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return True
-    deadline = time.monotonic() + timeout
-    while process_alive(owner.pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
+    directory); True once it has ended. With `force`, one that has not ended by `timeout` is killed (an owner
+    whose engine is gone: the kernel drops its lock, and an engine child still running stops once its owner is
+    gone, graph/engines/arcadedb_child.py)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL) if force else (signal.SIGTERM,):
+        try:
+            os.kill(owner.pid, sig)
+        except ProcessLookupError:
+            return True
+        deadline = time.monotonic() + timeout
+        while process_alive(owner.pid):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        else:
+            return True
+    return False

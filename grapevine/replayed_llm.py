@@ -3,7 +3,7 @@
 
 It stands where the LLM client stands: it reads the prompt the pipeline built, finds each window's recorded
 answer by a key of that window's messages, and answers in the prompt's own refs; validation and resolution
-(ingest/window_prompt.py, ingest/resolution.py) then treat it as any model's answer. A recorded answer names
+(ingest/extraction/window_prompt.py, ingest/extraction/resolution.py) then treat it as any model's answer. A recorded answer names
 people by display name ("@Bob") and known facts by their text ("F:Bob lives in Berlin") instead of the
 prompt's numbered refs, because those numbers depend on what the graph held when the prompt was built and on
 how windows were batched; a known fact the prompt does not show is left out, as a model could not name it. A
@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ingest.batch_prompt import BatchExtraction
-from ingest.window_prompt import Extraction
+from ingest.extraction.batch_prompt import BatchExtraction
+from ingest.extraction.window_prompt import Extraction
 from llm.errors import LLMError
 from llm.meter import CallRecord, UsageMeter
 

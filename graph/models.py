@@ -8,12 +8,15 @@ pydantic model costs about eight times as much to build.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from common.text import name_key
 
 
 @overload
@@ -265,3 +268,31 @@ class SchemaMismatch(RuntimeError):
 def dm_scope(user_id: int | str) -> str:
     """The memory of a member's direct messages with the bot: a guild id of its own."""
     return f"dm:{user_id}"
+
+
+def holds(
+    valid_at: datetime | None,
+    invalid_at: datetime | None,
+    expires_at: datetime | None,
+    expired_at: datetime | None,
+    at: datetime,
+) -> bool:
+    """Whether a fact held at `at`: begun by then (an undated one always has), and ended by none of its own end
+    (`invalid_at`, a newer fact's start), its expiry (counted from when it held) or its closing (`expired_at`:
+    superseded, retired or capped). Every read of "held" or "current" follows it (the Cypher of
+    queries/operator/topic_timeline.cypher and queries/store/facts_about*.cypher, the explorer's drawing); "now"
+    is `at` the current time, where a fact listed as current may also be a plan not begun yet."""
+    if valid_at is not None and utc(valid_at) > utc(at):
+        return False
+    return not ended(invalid_at, expires_at, expired_at, at)
+
+
+def ended(invalid_at: datetime | None, expires_at: datetime | None, expired_at: datetime | None, at: datetime) -> bool:
+    """Whether a fact's validity ended by `at` (its end, its expiry or its closing): then it is not current."""
+    return any(t is not None and utc(t) <= utc(at) for t in (invalid_at, expires_at, expired_at))
+
+
+def fact_key(text: str, about_ids: Iterable[str]) -> tuple[str, frozenset[str]]:
+    """What makes two facts one: the same words in their normal form (`name_key`), about the same subjects (their
+    ids). Resolution merges a batch's facts by it, and an episode's write corroborates a stored fact by it."""
+    return name_key(text), frozenset(about_ids)

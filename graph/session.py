@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+import asyncio
+import fcntl
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import IO, Any, TypeVar
 
 from neo4j import (
     READ_ACCESS,
@@ -29,6 +34,8 @@ from tenacity import (
 )
 
 import queries
+from common.files import private_dir, private_opener
+from graph.changes import DECLARED, Change, Changes, Declared, touches
 
 T = TypeVar("T")
 Tx = AsyncManagedTransaction
@@ -71,6 +78,11 @@ def _stop(attempts: int, patience: float) -> Callable[[RetryCallState], bool]:
     return stop
 
 
+@asynccontextmanager
+async def _nothing() -> AsyncIterator[None]:
+    yield
+
+
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
     """Run one query file inside a transaction; rows as dicts (nodes and relationships turned into dicts)."""
     return await run_text(tx, queries.load(name), **params)
@@ -90,6 +102,111 @@ async def run_plain(tx: Tx | AsyncSession, name: str, /, **params: Any) -> list[
     return [dict(zip(keys, values)) for values in await result.values()]
 
 
+GATE_POLL_S = 0.05  # how often a writer or a purge waiting for the gate's file lock tries again
+
+
+async def _count_changes(tx: Tx, declared: Declared) -> list[Change]:
+    seed = secrets.randbelow(1 << 40) << 12  # a guild node made again counts from far away (bump_changes.cypher)
+    every = not declared.said or declared.guild_ids is None
+    if not every and not declared.guild_ids:
+        return []
+    if every:
+        rows = await run(tx, "store/bump_all_changes", seed=seed)
+    else:
+        rows = await run(tx, "store/bump_changes", guild_ids=sorted(declared.guild_ids or ()), seed=seed)
+    facts = declared.facts or not declared.said
+    known = None if not declared.said or declared.fact_uuids is None else frozenset(declared.fact_uuids)
+    entities = frozenset(declared.entity_uuids)
+    said = None if every or declared.messages is None else declared.messages
+
+    def messages(guild_id: str) -> tuple[Mapping[str, Any], ...] | None:
+        return None if said is None else tuple(m for m in said if m["guild_id"] == guild_id)
+
+    counted = [
+        Change(str(r["guild_id"]), int(r["changes"]), facts, known, entities, every, messages(str(r["guild_id"]))) for r in rows
+    ]
+    # a named guild whose node the write deleted has no count left: 0 is none a holder was read at
+    gone = sorted((declared.guild_ids or set()) - {c.guild_id for c in counted}) if not every else []
+    return counted + [Change(g, 0, True, None, frozenset(), every) for g in gone]
+
+
+class WriteGate:
+    """The writers of one database pass it together; a purge (the engine's files rebuilt, the database closed and
+    opened again: graph/privacy/purge.py) has it alone, so no write meets an index being rebuilt or a database
+    being reopened: writers wait for the purge, the purge for the writers in flight. Within this process by
+    counting; across the processes sharing the engine (the bot, a CLI `forget`, an `import`) by a lock on `path`
+    (shared while this process writes, exclusive while it purges), when the engine has one."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._writers = 0
+        self._purging = False
+        self._changed: asyncio.Condition | None = None
+        self._file: IO[str] | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:  # made in the loop that first uses it
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def _lock_file(self, operation: int) -> None:
+        if self.path is None or self._file is not None:
+            return
+        private_dir(self.path.parent)  # a command's first write may come before anything made the data directory
+        handle = open(self.path, "a+", encoding="utf-8", opener=private_opener)  # noqa: ASYNC230 - a local lock file: no wait
+        while True:
+            try:
+                fcntl.flock(handle, operation | fcntl.LOCK_NB)
+            except BlockingIOError:
+                await asyncio.sleep(GATE_POLL_S)
+                continue
+            self._file = handle
+            return
+
+    def _unlock_file(self) -> None:
+        if self._file is not None:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file.close()
+            self._file = None
+
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        changed = self._condition()
+        async with changed:
+            await changed.wait_for(lambda: not self._purging)
+            self._writers += 1
+            try:
+                await self._lock_file(fcntl.LOCK_SH)  # the first writer takes it for every writer of this process
+            except BaseException:
+                self._writers -= 1
+                changed.notify_all()
+                raise
+        try:
+            yield
+        finally:
+            async with changed:
+                self._writers -= 1
+                if self._writers == 0:
+                    self._unlock_file()
+                changed.notify_all()
+
+    @asynccontextmanager
+    async def alone(self) -> AsyncIterator[None]:
+        changed = self._condition()
+        async with changed:
+            await changed.wait_for(lambda: not self._purging)
+            self._purging = True  # no new writer from here
+            await changed.wait_for(lambda: self._writers == 0)
+        try:
+            await self._lock_file(fcntl.LOCK_EX)
+            yield
+        finally:
+            async with changed:
+                self._unlock_file()
+                self._purging = False
+                changed.notify_all()
+
+
 class Runner:
     """One database on one driver; every unit of work is a transaction function, retried as a whole.
 
@@ -105,12 +222,15 @@ class Runner:
         attempts: int = 5,
         bookmarks: AsyncBookmarkManager | None = None,
         patience: float = CONFLICT_PATIENCE,
+        gate: WriteGate | None = None,
     ) -> None:
+        self.gate = gate if gate is not None else WriteGate()
         self.driver = driver
         self.database = database
         self.attempts = attempts
         self.patience = patience
         self.bookmarks = bookmarks if bookmarks is not None else driver.execute_query_bookmark_manager
+        self.changes = Changes()
 
     async def _retried(self, access: str, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         async for attempt in AsyncRetrying(
@@ -120,11 +240,12 @@ class Runner:
             reraise=True,
         ):
             with attempt:
-                async with self.driver.session(
-                    database=self.database,
-                    default_access_mode=access,
-                    bookmark_manager=self.bookmarks,
-                ) as session:
+                async with (
+                    self.gate.writing() if access == WRITE_ACCESS else _nothing(),
+                    self.driver.session(
+                        database=self.database, default_access_mode=access, bookmark_manager=self.bookmarks
+                    ) as session,
+                ):
                     return await work(session)
         raise AssertionError("unreachable")
 
@@ -134,7 +255,23 @@ class Runner:
         return await self._retried(access, lambda session: session.execute_write(work))
 
     async def write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
-        return await self._session_work(WRITE_ACCESS, work)
+        """`work` in one write transaction, ended by its guilds' change counts (graph/changes.py); the counts
+        committed go to `changes`' listeners before this returns."""
+        counted: list[Change] = []
+
+        async def with_count(tx: Tx) -> T:
+            declared = Declared()
+            token = DECLARED.set(declared)
+            try:
+                result = await work(tx)
+            finally:
+                DECLARED.reset(token)
+            counted[:] = await _count_changes(tx, declared)
+            return result
+
+        result = await self._session_work(WRITE_ACCESS, with_count)
+        self.changes.committed(counted)
+        return result
 
     async def read_tx(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         return await self._session_work(READ_ACCESS, work)
@@ -149,6 +286,15 @@ class Runner:
 
     async def write_one(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return await self.write(lambda tx: run(tx, name, **params))
+
+    async def write_guilds(self, guild_ids: list[str], facts: bool, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """One statement that writes only `guild_ids` (and, with `facts`, what a reply's facts read)."""
+
+        async def work(tx: Tx) -> list[dict[str, Any]]:
+            touches(guild_ids, facts=facts)
+            return await run(tx, name, **params)
+
+        return await self.write(work)
 
     async def statement(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
         """A schema statement (DDL runs outside explicit transactions on Neo4j)."""

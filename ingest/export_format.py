@@ -3,20 +3,22 @@
 The format is DiscordChatExporter's `JsonMessageWriter` (see the shared format notes): a header
 with `guild` and `channel`, then `messages`. The header must be sound or the whole file is
 refused with `ExportFormatError`; each message is validated on its own, and a malformed one is
-left out and listed in `ParsedExport.skipped` with its index in `messages`. System messages
-(joins, pins, calls, renames, thread creations) carry no conversation and are only counted.
+left out and listed in `ParsedExport.skipped` with its index in `messages`. What is kept of a message is what the
+live bot keeps of it (common/message_text.py): system messages (joins, pins, calls, renames, thread creations)
+carry no conversation and are only counted, by type; a message's text names its attachments and stickers.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from common.message_text import is_conversation, stored_text
 from graph.models import Channel, ChannelKind, Guild, Message, User, dm_scope
 
 __all__ = [
@@ -25,21 +27,8 @@ __all__ = [
     "SkippedMessage",
     "parse_export",
     "channel_kind",
-    "SYSTEM_MESSAGE_TYPES",
 ]
 
-SYSTEM_MESSAGE_TYPES = frozenset(
-    {
-        "RecipientAdd",
-        "RecipientRemove",
-        "Call",
-        "ChannelNameChange",
-        "ChannelIconChange",
-        "ChannelPinnedMessage",
-        "GuildMemberJoin",
-        "ThreadCreated",
-    }
-)
 _KINDS = {
     "GuildTextChat": ChannelKind.TEXT,
     "GuildNewsChat": ChannelKind.TEXT,
@@ -74,6 +63,7 @@ class SkippedMessage:
     index: int  # position in the export's `messages` array
     message_id: str | None
     reason: str
+    kind: str = "malformed"  # what the summary counts it as: "malformed", "duplicate message id", ...
 
 
 @dataclass(slots=True)
@@ -84,6 +74,8 @@ class ParsedExport:
     messages: list[Message]
     skipped: list[SkippedMessage] = field(default_factory=list)
     system_messages: int = 0
+    system_types: dict[str, int] = field(default_factory=dict)  # system messages by their type ("Call": 2)
+    total: int = 0  # every message of the file: stored, skipped or system
     positions: dict[str, int] = field(default_factory=dict)  # message id -> its index in the export's `messages`
 
 
@@ -105,11 +97,11 @@ class _Model(BaseModel):
         return value
 
 
-SNOWFLAKE = r"^[0-9]{15,21}$"  # a Discord id: digits only, so nothing in one can be read as anything else
+SNOWFLAKE = r"^[1-9][0-9]{14,20}$"  # a Discord id: digits only, never a leading 0, so nothing in it reads as more
 
 
 class ExportGuild(_Model):
-    id: str = Field(pattern=rf"^([0-9]{{15,21}}|{_DM_GUILD_ID})$")  # or DiscordChatExporter's DM pseudo-guild
+    id: str = Field(pattern=rf"^([1-9][0-9]{{14,20}}|{_DM_GUILD_ID})$")  # or DiscordChatExporter's DM pseudo-guild
     name: str
     icon_url: str | None = Field(None, alias="iconUrl")
 
@@ -141,6 +133,11 @@ class ExportAttachment(_Model):
     file_size_bytes: int | None = Field(None, alias="fileSizeBytes")
 
 
+class ExportSticker(_Model):
+    id: str | None = None
+    name: str
+
+
 class ExportReference(_Model):
     type: str | None = None  # "Default" (a reply) or "Forward"; absent in older exports
     message_id: str | None = Field(None, alias="messageId", pattern=SNOWFLAKE)
@@ -149,6 +146,8 @@ class ExportReference(_Model):
 
 
 DISCORD_MAX_CONTENT = 4000  # the longest message Discord takes (with Nitro; 2,000 without)
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # no chat log is older (exports of IRC logs rewritten reach back to 2004)
+LATEST = datetime(2015, 1, 1, tzinfo=UTC) + timedelta(milliseconds=2**42 - 1)  # the last time a Discord id holds: 2154
 
 
 class ExportMessage(_Model):
@@ -160,8 +159,24 @@ class ExportMessage(_Model):
     content: str = Field("", max_length=DISCORD_MAX_CONTENT)
     author: ExportUser
     attachments: list[ExportAttachment] = []
+    stickers: list[ExportSticker] = []
     mentions: list[ExportUser] = []
     reference: ExportReference | None = None
+
+    @field_validator("timestamp", "timestamp_edited")
+    @classmethod
+    def _discord_time(cls, value: datetime | None) -> datetime | None:
+        """A time a chat message can have (EARLIEST to LATEST), in UTC: 0001-01-01 or 9999-12-31 is none, and would
+        overflow the first date arithmetic done with it."""
+        if value is None:
+            return None
+        try:
+            at = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("not a time Discord gives a message (out of the range of dates)") from None
+        if not EARLIEST <= at <= LATEST:
+            raise ValueError(f"{at.date()} is not a time Discord gives a message ({EARLIEST.year} to {LATEST.year})")
+        return at
 
     def reply_to(self) -> str | None:
         ref = self.reference
@@ -170,9 +185,7 @@ class ExportMessage(_Model):
         return ref.message_id or None
 
     def text(self) -> str:
-        if self.content or not self.attachments:
-            return self.content
-        return " ".join(f"[attachment: {a.file_name}]" for a in self.attachments)
+        return stored_text(self.content, [a.file_name for a in self.attachments], [s.name for s in self.stickers])
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -188,7 +201,7 @@ def parse_export(path: Path) -> ParsedExport:
     path = Path(path)
     raw_messages, guild, channel = _header(path, _load_json(path))
     guild_id = guild.id
-    parsed = ParsedExport(guild=guild, channel=channel, users={}, messages=[])
+    parsed = ParsedExport(guild=guild, channel=channel, users={}, messages=[], total=len(raw_messages))
     seen: set[str] = set()
     for index, raw in enumerate(raw_messages):
         if not isinstance(raw, dict):
@@ -196,8 +209,10 @@ def parse_export(path: Path) -> ParsedExport:
             continue
         raw_id = raw.get("id")
         message_id = str(raw_id) if isinstance(raw_id, (str, int)) and raw_id != "" else None
-        if str(raw.get("type")) in SYSTEM_MESSAGE_TYPES:
+        kind = _type_of(raw)
+        if not is_conversation(kind):
             parsed.system_messages += 1
+            parsed.system_types[kind] = parsed.system_types.get(kind, 0) + 1
             continue
         try:
             item = ExportMessage.model_validate(raw)
@@ -205,7 +220,7 @@ def parse_export(path: Path) -> ParsedExport:
             parsed.skipped.append(SkippedMessage(index, message_id, _reason(err)))
             continue
         if item.id in seen:
-            parsed.skipped.append(SkippedMessage(index, item.id, "duplicate message id"))
+            parsed.skipped.append(SkippedMessage(index, item.id, "duplicate message id", "duplicate message id"))
             continue
         seen.add(item.id)
         parsed.positions[item.id] = index
@@ -268,7 +283,7 @@ def _dm_owner(path: Path, raw_messages: list[Any]) -> str:
             str(author.get("id"))
             for raw in raw_messages
             if isinstance(raw, dict) and isinstance(author := raw.get("author"), dict) and not author.get("isBot")
-            and str(raw.get("type")) not in SYSTEM_MESSAGE_TYPES and author.get("id") not in (None, DELETED_USER_ID)
+            and is_conversation(_type_of(raw)) and author.get("id") not in (None, DELETED_USER_ID)
         }
     )  # fmt: skip
     if len(people) != 1:
@@ -277,6 +292,12 @@ def _dm_owner(path: Path, raw_messages: list[Any]) -> str:
             path, f"a DM export is kept as one member's DMs with the bot, and this one has {who} writing in it"
         )
     return people[0]
+
+
+def _type_of(raw: dict[str, Any]) -> str:
+    """The message's type as the exporter names it ("Default" when it names none)."""
+    kind = raw.get("type", "Default")
+    return str(kind) if kind is not None else "Default"
 
 
 def _load_json(path: Path) -> Any:

@@ -21,17 +21,16 @@ from pathlib import Path
 from typing import Protocol
 
 from common.events import emit
-from common.names import spoken_languages
 from common.settings import WindowSettings
 from common.text import redact
 from graph.models import EpisodeStatus, Message
-from graph.privacy.consent import Consent
-from graph.privacy.optout_guard import dm_owner, mentioned
+from graph.privacy.guards.consent import Consent
+from graph.privacy.guards.optout_guard import dm_owner, mentioned
 from graph.reads.backlog import episode_by_key, episodes_by_status, episodes_holding
 from graph.store import GraphStore
-from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
-from graph.writes.messages import record_batch
-from ingest.export_format import ParsedExport, SkippedMessage, parse_export
+from graph.writes.discord_records import ChannelElsewhere
+from graph.writes.messages import Place, record_batch
+from ingest.export_format import ExportFormatError, ParsedExport, SkippedMessage, parse_export
 from ingest.ingestor import Ingestor
 from ingest.replay import replay
 from ingest.windows import ClosedWindow, WindowMessage
@@ -67,11 +66,21 @@ class ImportResult:
     dm_owner_opted_out: bool = False  # a DM export of a member who opted out: nothing of it stored
     names_hidden: int = 0  # messages stored with an opted-out member's name rewritten
     skipped: list[SkippedMessage] = field(default_factory=list)
+    system_types: dict[str, int] = field(default_factory=dict)  # system messages left out, by type, as the bot does
     statuses: dict[str, int] = field(default_factory=dict)  # each window's status once the import ends
     failed: int = 0  # of the windows this import extracted: failed, or
     parked: int = 0  # left pending because the LLM's circuit breaker opened
     pending: int = 0  # left pending with the LLM answering (`grapevine ingest --pending` extracts them)
     vanished: int = 0  # windows a forget removed whole while the import ran: nothing of them left to extract
+
+    def left_out(self) -> dict[str, int]:
+        """How many of the file's messages were not stored, by why ("system message (Call)": 1, "malformed": 2)."""
+        counts = {f"system message ({kind})": n for kind, n in sorted(self.system_types.items())}
+        for skipped in self.skipped:
+            counts[skipped.kind] = counts.get(skipped.kind, 0) + 1
+        if self.opted_out:
+            counts["opted out"] = self.opted_out
+        return counts
 
 
 class _Hiding:
@@ -84,7 +93,6 @@ class _Hiding:
         self.involved = {m.author_id for m in parsed.messages} | mentioned(parsed.messages) | set(parsed.users)
         self.out: set[str] = set()
         self.names: list[str] = []
-        self.languages = spoken_languages(m.content for m in parsed.messages)
         self.original = {m.id: m.content for m in parsed.messages}
 
     async def check(self, result: ImportResult) -> bool:
@@ -93,7 +101,7 @@ class _Hiding:
         now = await self.consent.refresh_among(self.involved)
         if not now <= self.out:
             self.out |= now
-            self.names = await self.consent.hidden_names(self.parsed.guild.id, self.parsed.users, self.out, self.languages)
+            self.names = await self.consent.hidden_names(self.parsed.guild.id, self.parsed.users, self.out)
         if self.owner is not None and self.owner in self.out:
             result.dm_owner_opted_out = True
             result.messages = result.new_messages = 0
@@ -135,7 +143,7 @@ async def import_export(
     """Import one export file; a file that does not parse raises ExportFormatError before any write."""
     progress = progress or _Silent()
     parsed: ParsedExport = parse_export(path)
-    result = ImportResult(path=path, skipped=list(parsed.skipped))
+    result = ImportResult(path=path, skipped=list(parsed.skipped), system_types=dict(parsed.system_types))
     hiding = _Hiding(consent, parsed)
     allowed = await _record(store, parsed, hiding, result, progress)
     if allowed is not None:
@@ -159,32 +167,42 @@ async def _record(
     store: GraphStore, parsed: ParsedExport, hiding: _Hiding, result: ImportResult, progress: ImportProgress
 ) -> list[Message] | None:
     """Store the file's guild, channel, authors and messages; returns the messages stored (None: nothing, the file
-    being the DM space of a member who opted out)."""
+    being the DM space of a member who opted out). A file with no message to store stores no place either."""
+    progress.start("messages", parsed.total)  # every message of the file, those left out included
     if not await hiding.check(result):
         return None
     allowed = hiding.allowed(parsed.messages)
-    await upsert_guild(store, parsed.guild)
-    await upsert_channel(store, parsed.channel)
-    authors = {m.author_id for m in allowed}
-    await upsert_users(store, [u for uid, u in parsed.users.items() if uid in authors], parsed.guild.id)
+    result.opted_out = len(parsed.messages) - len(allowed)
+    if not allowed:
+        progress.advance("messages", parsed.total)
+        return []
     refused: set[str] = set()
     written: list[Message] = []
-    progress.start("messages", len(allowed))
     for start in range(0, len(allowed), BATCH):
         if not await hiding.check(result):
             return None  # the DM space's owner opted out meanwhile: their forget removes what was written
         batch = hiding.allowed(allowed[start : start + BATCH])
-        recorded = await record_batch(store, batch, {}, {})
+        place = Place(parsed.guild, parsed.channel, [parsed.users[a] for a in sorted({m.author_id for m in batch})])
+        try:  # the place is written with the batch's messages, if one is stored: a file refused whole stores none
+            recorded = await record_batch(store, batch, {}, {}, place)
+        except ChannelElsewhere as exc:  # refused in the first batch, before anything is written
+            raise ExportFormatError(result.path, str(exc)) from None
         refused.update(recorded.refused)
         written += batch
         result.new_messages += recorded.created
         progress.advance("messages", len(allowed[start : start + BATCH]))
+    progress.advance("messages", parsed.total - len(allowed))  # those left out: system, malformed, opted out
     if not await hiding.check(result):
         return None
     await hiding.rewrite(written)  # an opt-out that came while the batches were written
     allowed = hiding.allowed(written)
     result.skipped += [
-        SkippedMessage(parsed.positions[m.id], m.id, "its id is stored for a message of another guild, channel or author")
+        SkippedMessage(
+            parsed.positions[m.id],
+            m.id,
+            "its id is stored for a message of another guild, channel or author",
+            "id stored elsewhere",
+        )
         for m in allowed
         if m.id in refused
     ]
@@ -221,7 +239,7 @@ async def _windows(
     if batcher is not None and queued:
         progress.start("extracted", len(queued))
         await _extract_all(batcher, guild_id, len(queued), lambda n: progress.advance("extracted", n))
-        parked = batcher.llm is not None and batcher.llm.parked
+        parked = batcher.parked
         for position, window in queued.items():  # what the graph holds now, whatever a forget did meanwhile
             status = await _status(store, window)
             found[position] = (
@@ -260,7 +278,7 @@ async def _extract_all(batcher: Ingestor, guild_id: str, windows: int, progress:
             await batcher.extract_due(guild_id, everything=True, progress=progress)
         except LookupError:
             continue
-        if batcher.llm is None or batcher.llm.parked:
+        if batcher.llm is None or batcher.parked:
             return
         if not await episodes_by_status(batcher.store, [EpisodeStatus.PENDING], guild_id=guild_id, limit=1):
             return

@@ -2,9 +2,9 @@
 the failed and pending ones.
 
 The queue is the graph: a closed window is a pending episode, so a restart finds it where it was and forget-me
-reaches its messages there (they are read back at extraction time, never kept in memory). `ingest.batch_rule`
-says which windows go together and when; `ingest.batch_extraction` sends a batch as one call, and
-`ingest.window_extraction` extracts a window alone (a batch of one, a window split out of its batch, a failed
+reaches its messages there (they are read back at extraction time, never kept in memory). `ingest.extraction.batch_rule`
+says which windows go together and when; `ingest.extraction.batch` sends a batch as one call, and
+`ingest.extraction.window` extracts a window alone (a batch of one, a window split out of its batch, a failed
 window retried). Windows of one guild are extracted one at a time, different guilds concurrently up to
 `guild_concurrency` (`ingest.guild_turns`).
 """
@@ -15,10 +15,11 @@ import asyncio
 import random
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from common.clock import now_utc
 from common.events import emit
@@ -28,12 +29,12 @@ from graph.reads.backlog import episode_by_key, episode_messages, episodes_by_st
 from graph.store import GraphStore
 from graph.unreachable import unreachable
 from graph.writes.episodes import close_episode
-from ingest.batch_extraction import extract_together
-from ingest.batch_rule import Queued, age_limit, batches, queued
+from ingest.extraction.batch import extract_together
+from ingest.extraction.batch_rule import Queued, age_limit, batches, queued
+from ingest.extraction.reextraction import reextract_edited
+from ingest.extraction.window import WindowSteps, retry_due, tokens_of
+from ingest.extraction.window_prompt import PromptInput
 from ingest.guild_turns import GuildTurns
-from ingest.reextraction import reextract_edited
-from ingest.window_extraction import WindowSteps, retry_due, tokens_of
-from ingest.window_prompt import PromptInput
 from ingest.windows import ClosedWindow
 from llm.client import StructuredLLM
 
@@ -45,7 +46,7 @@ class BacklogResult:
     skipped: int = 0
     pending: int = 0
     parked: int = 0  # left as they were: the LLM's circuit breaker was open
-    reextracted: int = 0  # episodes whose edited messages were extracted again (ingest/reextraction.py)
+    reextracted: int = 0  # episodes whose edited messages were extracted again (ingest/extraction/reextraction.py)
 
 
 class Ingestor:
@@ -63,6 +64,7 @@ class Ingestor:
         hidden: Callable[[str], bool] | None = None,
         embed: Callable[[str], list[float]] | None = None,
         clock: Callable[[], datetime] = now_utc,
+        lock_dir: Path | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
@@ -70,7 +72,7 @@ class Ingestor:
         self.windows = windows
         self.clock = clock
         self.steps = WindowSteps(store, extraction, windows, rng=rng, hidden=hidden, embed=embed)
-        self.turns = GuildTurns(extraction.guild_concurrency)
+        self.turns = GuildTurns(extraction.guild_concurrency, lock_dir)  # lock_dir: the data directory's, shared
         self.holds: Callable[[str], bool] = lambda _guild_id: True  # whose backlog this process extracts (a shard's)
         self._sizes: dict[str, Queued] = {}  # key -> its size, read once per queued window
         # guild id -> its latest queued windows, episode uuid -> (first message, last message, messages): its pace
@@ -132,6 +134,7 @@ class Ingestor:
         how many windows each batch settled."""
         if self.llm is None:
             return {}
+        self.steps.outage.clear()  # a new pass: the endpoint is tried again
         queued = await episodes_by_status(self.store, [EpisodeStatus.PENDING], guild_id=guild_id, limit=10_000)
         by_guild: dict[str, list[Episode]] = {}
         for episode in queued:
@@ -147,13 +150,18 @@ class Ingestor:
                 rest = [q for q in queue if q.key not in taken]
                 due += batches(rest, self.extraction, now, timedelta(0)) if rest else []
             for batch in due:
-                if self.llm.parked:
+                if self.parked:
                     return out
                 settled = await self.extract_batch([q.key for q in batch])
                 out.update(settled)
                 if progress is not None:
                     progress(len(settled))
         return out
+
+    @property
+    def parked(self) -> bool:
+        """Whether this pass calls the LLM no more: its circuit breaker is open, or a call found it unreachable."""
+        return self.llm is not None and (self.llm.parked or bool(self.steps.outage))
 
     async def extract_batch(self, keys: list[str]) -> dict[str, EpisodeStatus]:
         """One call for these windows of one guild (a single window goes the single-window way)."""
@@ -210,11 +218,14 @@ class Ingestor:
         batches: all of them at once (`grapevine ingest --pending`), or only the batches due (the bot's upkeep,
         `backoff=True`); the windows still pending after it are counted as such, or as parked when the LLM's
         circuit breaker is open. Failed windows go alone (`retry_due` says which)."""
+        self.steps.outage.clear()
         batched = await self.extract_due(guild_id, everything=not backoff) if EpisodeStatus.PENDING in statuses else {}
         rest = tuple(s for s in statuses if s != EpisodeStatus.PENDING)
         result = BacklogResult()
-        if rest:
-            result = await self._one_by_one(rest, guild_id, limit, progress, backoff=backoff, retry_failed=retry_failed)
+        if rest:  # less what the batches settled: each window counted once
+            result = await self._one_by_one(
+                rest, guild_id, limit, progress, backoff=backoff, retry_failed=retry_failed, settled=set(batched)
+            )
         else:
             result.reextracted = await self.reextract_edited(guild_id)
         for status in batched.values():
@@ -228,7 +239,7 @@ class Ingestor:
                 for e in await episodes_by_status(self.store, [EpisodeStatus.PENDING], guild_id, limit)
                 if self.holds(e.guild_id)
             ]
-            if self.llm is not None and self.llm.parked:
+            if self.parked:
                 result.parked += len(waiting)
             else:
                 result.pending += len(waiting)
@@ -246,6 +257,7 @@ class Ingestor:
         *,
         backoff: bool,
         retry_failed: bool,
+        settled: Collection[str] = (),
     ) -> BacklogResult:
         """The backlog's windows of these statuses, each alone. A window failed `max_attempts` times is failed for
         good (unless `retry_failed`). Once the LLM's circuit breaker opens, the rest is left as it is (parked)
@@ -256,6 +268,7 @@ class Ingestor:
             e
             for e in await episodes_by_status(self.store, list(statuses), guild_id=guild_id, limit=limit)
             if self.holds(e.guild_id)
+            and e.key not in settled
             and (e.status != EpisodeStatus.FAILED or retry_failed or retry_due(e, now, backoff, self.extraction))
         ]
         by_guild: defaultdict[str, list[str]] = defaultdict(list)
@@ -264,10 +277,13 @@ class Ingestor:
 
         async def guild(keys: list[str]) -> None:
             for key in keys:  # in order within a guild; guilds run concurrently
-                if self.llm is not None and self.llm.parked:
+                if self.parked:
                     result.parked += 1
                     continue
                 status = await self.extract(key)
+                if key in self.steps.outage:  # the LLM was unreachable for it: parked as it was
+                    result.parked += 1
+                    continue
                 setattr(result, status.value, getattr(result, status.value) + 1)
                 if progress:
                     progress(status)
@@ -286,7 +302,7 @@ class Ingestor:
         return result
 
     async def reextract_edited(self, guild_id: str | None = None) -> int:
-        """Edited messages of extracted episodes, extracted again from their new text (ingest/reextraction.py)."""
+        """Edited messages of extracted episodes, extracted again from their new text (ingest/extraction/reextraction.py)."""
         if self.llm is None:
             return 0
         return await reextract_edited(self.steps, self.llm, self.turns, self.holds, guild_id)

@@ -14,8 +14,8 @@ from common.clock import now_utc
 from common.events import emit
 from common.settings import WindowSettings
 from graph.models import Message, User
-from graph.privacy.consent import Consent
 from graph.privacy.erasure import apply_edit, erase_messages
+from graph.privacy.guards.consent import Consent
 from graph.reads.backlog import buffered_messages
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_users
@@ -125,7 +125,7 @@ class LiveWindows:
         self.buffer.edit(message_id, content, edited_at)
         self._unsubmitted = [_edited(w, message_id, content, edited_at) for w in self._unsubmitted]
         await apply_edit(self.store, message_id, content, edited_at)
-        task = asyncio.create_task(self._reextract())  # when its episode was extracted (ingest/reextraction.py)
+        task = asyncio.create_task(self._reextract())  # when its episode was extracted (ingest/extraction/reextraction.py)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -19,7 +19,7 @@ from common.events import emit
 from common.settings import LLMSettings
 from common.tokens import estimate_tokens
 from llm.breaker import Breaker
-from llm.errors import LLMError, LLMOutputError, describe_api_error
+from llm.errors import LLMError, LLMOutputError, LLMUnavailable, describe_api_error
 from llm.meter import CallRecord, UsageMeter
 from llm.output_modes import MODE_REJECTED, MODES, OutputMode, answer_text, max_answer_tokens, request_for, tolerant_json
 
@@ -316,7 +316,7 @@ class OpenAILLM:
             if isinstance(exc, openai.APIStatusError) and _rejects_mode(exc):
                 raise LLMError(f"LLM endpoint rejected the request: {describe_api_error(exc)}", outcome="rejected") from exc
             self.breaker.failed()
-            raise LLMError(
+            raise LLMUnavailable(
                 f"LLM endpoint failed {call.attempts} time(s), giving up: {describe_api_error(exc)}", outcome="unavailable"
             ) from exc
         except openai.APIStatusError as exc:

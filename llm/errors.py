@@ -19,7 +19,9 @@ class LLMError(Exception):
 
 
 class LLMUnavailable(LLMError):
-    """The circuit breaker is open: the endpoint failed repeatedly, so calls are parked for a while."""
+    """The endpoint cannot be reached now: it failed every retry (refused, timed out, 5xx), or the circuit breaker
+    is open after repeated failures. What waited for it is parked as it was, never failed: the answer was not bad,
+    there was none."""
 
     outcome = "circuit_open"
 

@@ -30,6 +30,10 @@ class QueryFiles:
     def all_files(self) -> list[Path]:
         return sorted(self.root.rglob("*.cypher"))
 
+    def names_in(self, folder: str) -> list[str]:
+        """The names of the statements directly in `folder`, without the folder (`"guilds"` for `explore/guilds`)."""
+        return [path.stem for path in sorted((self.root / folder).glob("*.cypher"))]
+
 
 FILES = QueryFiles(ROOT)
 
@@ -40,6 +44,10 @@ def load(name: str) -> str:
 
 def all_files() -> list[Path]:
     return FILES.all_files()
+
+
+def names_in(folder: str) -> list[str]:
+    return FILES.names_in(folder)
 
 
 def statements(text: str) -> list[str]:

@@ -21,13 +21,15 @@ from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION
 from common.tokens import estimate_tokens
 from graph.models import FactView, MessageView
-from recall.ranking import rank_facts
+from recall import ranking
+from recall.ranking import asks_for_several, member_words, passages, rank_facts, shared_relevance
 from recall.when import Period
 
 PART_ORDER = ("author", "related", "recalled", "channel", "thread")
 # Least important first, for the total budget. Recalled messages and related facts are both ranked by
-# relevance to the message: they are trimmed together, the larger of the two losing its weakest line, so
-# a tight budget keeps the best of each rather than all of one.
+# relevance to the message and trimmed together: for a question asking one detail the least relevant line of
+# either goes first (one relevance, `_relevance`); for one asking several things the larger of the two loses its
+# weakest line, so a tight budget keeps the best of each rather than all of one.
 TRIM_ORDER: tuple[str | tuple[str, ...], ...] = ("channel", "thread", ("recalled", "related"), "author")
 MAX_NAME_CHARS = 64
 MAX_MESSAGE_CHARS = 1000
@@ -70,6 +72,7 @@ class Gathered:
     bot_user_id: str | None = None  # the bot's own messages are marked YOU_MARK
     period: Period | None = None  # the time the message names (recall.when): what was said then ranks first
     drawn: dict[str, tuple[str, ...]] = field(default_factory=dict)  # fact uuid -> ids of the messages it came from
+    anchors: dict[str, str] = field(default_factory=dict)  # recalled message id -> the match or fact it came with
 
 
 @dataclass
@@ -197,12 +200,28 @@ def headers(gathered: Gathered, bot: frozenset[str] = frozenset()) -> dict[str, 
 
 
 def _line(text: str, key: str) -> _Line:
-    return _Line(text, key, estimate_tokens(text))
+    return _Line(text, key, _line_tokens(text))
+
+
+@functools.lru_cache(maxsize=8192)  # consecutive replies in a channel show mostly the same lines (its latest messages)
+def _line_tokens(text: str) -> int:
+    return estimate_tokens(text)
+
+
+def forget_texts() -> int:
+    """Empty every cache of the reply's assembly that holds members' words or names (their lines, their names,
+    the stems of their facts): a forget, a delete or an edit must leave none of it in the process. How many
+    entries they held."""
+    held = _line_tokens.cache_info().currsize + name_key.cache_info().currsize
+    _line_tokens.cache_clear()
+    name_key.cache_clear()
+    return held + ranking.forget_texts()
 
 
 def considered_facts(gathered: Gathered, tuning: RecallTuning = RecallTuning()) -> tuple[list[FactView], list[FactView]]:
-    """The author's facts and the related facts a context considers, best first: each once, the related ones
-    ranked by relevance to the message and cut to `tuning.related_facts`."""
+    """The author's facts and the related facts a context may consider, best first: each once, the related ones
+    ranked by relevance to the message (`assemble` considers the best `tuning.related_facts`, and more while the
+    related part has room)."""
     seen: set[str] = set()
     author: list[FactView] = []
     for fact in gathered.author_facts:
@@ -216,12 +235,60 @@ def considered_facts(gathered: Gathered, tuning: RecallTuning = RecallTuning()) 
             if rank < len(source) and source[rank].uuid not in seen:
                 seen.add(source[rank].uuid)
                 prior.append(source[rank])
-    return author, rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)[: tuning.related_facts]
+    return author, rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
 
 
-def _fact_candidates(gathered: Gathered, tuning: RecallTuning, bot: frozenset[str]) -> tuple[list[_Line], list[_Line]]:
-    author, related = considered_facts(gathered, tuning)
-    return [_line(fact_line(f, bot), f.uuid) for f in author], [_line(fact_line(f, bot), f.uuid) for f in related]
+def _related_lines(ranked: list[FactView], room: int, tuning: RecallTuning, bot: frozenset[str]) -> list[_Line]:
+    """The lines of the related facts considered: the best `tuning.related_facts`, and more while their lines fill
+    less than `room` (what the related part may take), so a roomy context holds more of them and none is rendered
+    that could not fit."""
+    lines: list[_Line] = []
+    used = 0
+    for i, fact in enumerate(ranked):
+        if i >= tuning.related_facts and used >= room:
+            break
+        lines.append(_line(fact_line(fact, bot), fact.uuid))
+        used += lines[-1].tokens
+    return lines
+
+
+def _relevance(gathered: Gathered, related: list[FactView], tuning: RecallTuning) -> dict[str, float]:
+    """How relevant each related fact and recalled message is to a question asking for one detail, on one scale
+    (`shared_relevance`), the tokens the two parts share going to whichever it points to, a fact or the turn that
+    says it; a message that came with a match or a fact (its neighbour, a fact's turn: `Gathered.anchors`) counts as
+    much as it does, just after it. None when the question asks for several things (`asks_for_several`): then the
+    facts and the turns share the tokens evenly, each keeping its best. The members' names are those the candidates
+    show (reporters, authors)."""
+    who = _members(gathered, related)
+    if asks_for_several(gathered.query, who):
+        return {}
+    texts = passages(gathered.recalled, gathered.anchors) if tuning.passages else None
+    relevance = shared_relevance(gathered.query, related, gathered.recalled, who, tuning, gathered.period, texts)
+    return with_anchors(relevance, gathered.anchors)
+
+
+def with_anchors(relevance: dict[str, float], anchors: dict[str, str]) -> dict[str, float]:
+    """`relevance` with each message that came with a match or a fact (`Gathered.anchors`) counting as much as it,
+    when it counts less: a question and its answer are one passage, kept together as a chunk retriever keeps them
+    (the match first, as it came first: the orders that use this are stable)."""
+    for message_id, anchor in anchors.items():
+        if message_id in relevance and anchor in relevance:
+            relevance[message_id] = max(relevance[message_id], relevance[anchor])
+    return relevance
+
+
+def _turn_relevance(gathered: Gathered, related: list[FactView], tuning: RecallTuning) -> dict[str, float]:
+    """How relevant each recalled message is to the question on its own (`shared_relevance` over the messages alone,
+    with their passages), a match's neighbour as much as its match (`with_anchors`): the order the recalled part
+    keeps them in when facts and turns share the tokens evenly."""
+    texts = passages(gathered.recalled, gathered.anchors)
+    who = _members(gathered, related)
+    relevance = shared_relevance(gathered.query, [], gathered.recalled, who, tuning, gathered.period, texts)
+    return with_anchors(relevance, gathered.anchors)
+
+
+def _members(gathered: Gathered, facts: list[FactView]) -> frozenset[str]:
+    return member_words([m.author_name for m in gathered.recalled] + [name for f in facts for _, name, _ in f.reporters])
 
 
 def _message_candidates(gathered: Gathered, bot: frozenset[str]) -> tuple[list[_Line], list[_Line]]:
@@ -265,8 +332,40 @@ def _tokens(lines: list[_Line], header_tokens: int) -> int:
     return header_tokens + sum(line.tokens for line in lines) if lines else 0
 
 
+def _largest(kept: dict[str, list[_Line]], names: tuple[str, ...], head: dict[str, int]) -> str:
+    """The part of a group that gives up its weakest line when no relevance ranks them together: the largest."""
+    return max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]))
+
+
+def _trim_by_relevance(
+    kept: dict[str, list[_Line]],
+    names: tuple[str, ...],
+    head: dict[str, int],
+    relevance: dict[str, float],
+    total: int,
+    total_tokens: int,
+) -> int:
+    """The group's least relevant lines dropped (`relevance`, by key; of equals, the later in its part) until the
+    whole fits `total_tokens`; the new total."""
+    order = sorted(
+        ((relevance.get(line.key, 0.0), -i, n, line) for n in names for i, line in enumerate(kept[n])),
+        key=lambda t: (t[0], t[1]),
+    )
+    for _, _, name, line in order:
+        if total <= total_tokens:
+            break
+        before = _tokens(kept[name], head[name])
+        kept[name].remove(line)
+        total -= before - _tokens(kept[name], head[name])
+    return total
+
+
 def _select(
-    candidates: dict[str, list[_Line]], budgets: dict[str, int], head: dict[str, int], total_tokens: int
+    candidates: dict[str, list[_Line]],
+    budgets: dict[str, int],
+    head: dict[str, int],
+    total_tokens: int,
+    relevance: dict[str, float] | None = None,
 ) -> tuple[dict[str, list[_Line]], int]:
     """Each part fitted to its budget, then the whole trimmed to `total_tokens` (TRIM_ORDER); recalled
     messages the conversation shows already give way to the next ones."""
@@ -275,10 +374,13 @@ def _select(
     total = sum(_tokens(kept[name], head[name]) for name in PART_ORDER)
     for group in TRIM_ORDER:
         names = group if isinstance(group, tuple) else (group,)
+        if len(names) > 1 and relevance and total > total_tokens:
+            total = _trim_by_relevance(kept, names, head, relevance, total, total_tokens)
         while total > total_tokens and any(kept[n] for n in names):
-            name = max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]))
+            name = _largest(kept, names, head) if len(names) > 1 else names[0]
+            index = 0 if name in chronological else -1
             before = _tokens(kept[name], head[name])
-            kept[name].pop(0 if name in chronological else -1)
+            kept[name].pop(index)
             total -= before - _tokens(kept[name], head[name])
     shown = {line.key for name in chronological for line in kept[name]}
     if any(line.key in shown for line in kept["recalled"]):  # shown in the conversation already: refill
@@ -303,7 +405,10 @@ def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning
     of the conversation and weakest facts and matches first). A recalled message a kept fact was drawn from
     gives its room to the next match (`_redundant`)."""
     bot = bot_names(gathered)
-    author, related = _fact_candidates(gathered, tuning, bot)
+    author_facts, ranked = considered_facts(gathered, tuning)
+    author = [_line(fact_line(f, bot), f.uuid) for f in author_facts]
+    related = _related_lines(ranked, min(settings.related_tokens, settings.total_tokens), tuning, bot)
+    related_facts = ranked[: len(related)]
     channel, thread = _message_candidates(gathered, bot)
     candidates = {
         "author": author,
@@ -321,7 +426,11 @@ def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning
     }
     titles = headers(gathered, bot)
     head = {name: estimate_tokens(titles[name]) for name in PART_ORDER}
-    kept, total = _select(candidates, budgets, head, settings.total_tokens)
+    relevance = _relevance(gathered, related_facts, tuning) if tuning.shared_relevance else {}
+    if not relevance and tuning.passages:  # asking several things: the turns that say them first, by their passages
+        order = _turn_relevance(gathered, related_facts, tuning)
+        candidates["recalled"].sort(key=lambda line: -order.get(line.key, 0.0))
+    kept, total = _select(candidates, budgets, head, settings.total_tokens, relevance)
     drawn: dict[str, list[str]] = {}
     for uuid, sources in gathered.drawn.items():
         for message_id in sources:
@@ -334,7 +443,7 @@ def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning
         if not dropped:
             break
         candidates["recalled"] = [line for line in candidates["recalled"] if line.key not in dropped]
-        kept, total = _select(candidates, budgets, head, settings.total_tokens)
+        kept, total = _select(candidates, budgets, head, settings.total_tokens, relevance)
     when = {m.id: m.created_at for m in gathered.recalled}
     kept["recalled"].sort(key=lambda line: (when[line.key], line.key))  # chosen best first, shown oldest first
     parts = [

@@ -14,6 +14,7 @@ facts drawn from the messages the reply recalled.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Coroutine
 from dataclasses import replace
 from typing import Any
@@ -21,22 +22,28 @@ from typing import Any
 from common.settings import RecallTuning
 from graph.models import MessageView
 from graph.reads import context as context_reads
-from graph.reads.context import SecondRound
+from graph.reads.context import SecondRound, passage_turns
 from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
-from recall.ranking import fact_document, rank_facts, shares_words
+from recall.ranking import fact_document, member_words, passage_turns_order, rank_facts, shares_words
+
+
+def second_read_facts(gathered: Gathered, tuning: RecallTuning) -> list[str]:
+    """The uuids of the best related facts of the first round, whose turns the second read brings."""
+    prior = list({f.uuid: f for source in gathered.related for f in source}.values())
+    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
+    return [f.uuid for f in ranked[: tuning.evidence_facts]]
 
 
 def second_read(
-    store: GraphStore, req: ContextRequest, gathered: Gathered, tuning: RecallTuning
+    store: GraphStore, req: ContextRequest, gathered: Gathered, tuning: RecallTuning, best: list[str] | None = None
 ) -> Coroutine[Any, Any, SecondRound]:
     """A reply's second read (context/second_round.cypher), for the first round's `gathered`: the turns of its best
-    related facts, and the facts drawn from its recalled messages."""
-    prior = list({f.uuid: f for source in gathered.related for f in source}.values())
-    ranked = rank_facts(gathered.query, prior, gathered.searched, gathered.period, tuning)
-    best = [f.uuid for f in ranked[: tuning.evidence_facts]]
+    related facts (`best`, when the caller ranked them: `second_read_facts`), and the facts drawn from its recalled
+    messages."""
+    best = second_read_facts(gathered, tuning) if best is None else best
     recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
     return context_reads.second_round(
         store,
@@ -58,7 +65,15 @@ async def with_evidence(
     word with the message as one more source of related facts; and `Gathered.drawn`, the messages each fact was
     drawn from (a recalled message whose fact is kept gives way), as the facts' reads returned them; and, over
     the facts of both rounds, reporters who share a display name named apart (`recall.names`)."""
-    second = await second_read(store, req, gathered, tuning)
+    best = second_read_facts(gathered, tuning)
+    matches = [m for m in gathered.recalled if m.id not in gathered.anchors]
+    second, around = await asyncio.gather(
+        second_read(store, req, gathered, tuning, best),
+        passage_turns(store, req.guild_id, req.channel_id, ids=[m.id for m in matches], at=req.at,
+                      reach=tuning.passage_reach),
+    )  # fmt: skip
+    if around:
+        gathered = _by_passages(req, gathered, matches, around, tuning)
     found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
     if matched:
@@ -84,10 +99,43 @@ async def with_evidence(
             return True
         return False
 
-    extra = [message for _, _, message in found if fresh(message)]
+    anchors = dict(gathered.anchors)
+    extra = []
+    for rank, _, message in found:
+        if fresh(message):
+            extra.append(message)
+            if 0 <= rank < len(best):
+                anchors[message.id] = best[rank]  # a fact's source turn or its neighbour comes with the fact
     if not extra:
         return gathered
     recalled = [*gathered.recalled, *extra]
     names = dict(gathered.names)
     names.update({m.author_id: m.author_name for m in recalled})
-    return replace(gathered, recalled=recalled, names=names)
+    return replace(gathered, recalled=recalled, names=names, anchors=anchors)
+
+
+def _by_passages(
+    req: ContextRequest,
+    gathered: Gathered,
+    matches: list[MessageView],
+    around: dict[str, list[tuple[int, MessageView]]],
+    tuning: RecallTuning,
+) -> Gathered:
+    """`gathered` with its recalled messages in the order of their passages (`passage_turns_order`): the best
+    passages' turns first, each anchored to its match; the turns the search brought that no passage holds after them."""
+
+    def kept(message: MessageView) -> bool:
+        return message.id != req.message_id and (not message.author_is_bot or message.author_id == req.bot_user_id)
+
+    around = {match: [(d, m) for d, m in turns if kept(m)] for match, turns in around.items()}
+    who = member_words([m.author_name for m in matches]) if tuning.speaker_blind else frozenset()
+    ordered = passage_turns_order(gathered.query, matches, around, who, tuning)
+    anchors = dict(gathered.anchors)
+    for message, match in ordered:
+        if message.id != match and message.id not in anchors:
+            anchors[message.id] = match
+    placed = {m.id for m, _ in ordered}
+    recalled = [m for m, _ in ordered] + [m for m in gathered.recalled if m.id not in placed]
+    names = dict(gathered.names)
+    names.update({m.author_id: m.author_name for m in recalled})
+    return replace(gathered, recalled=recalled, anchors=anchors, names=names)

@@ -17,6 +17,7 @@ from common.settings import ContextSettings, RecallTuning
 from common.text import MENTION, keywords, name_key
 from graph.models import Conversation, FactView, MessageView
 from graph.reads import context as context_reads
+from graph.reads import fact_model
 from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from graph.unreachable import UNREACHABLE
@@ -46,7 +47,8 @@ async def build_context(
 ) -> ReplyContext:
     """The reply context for one message: gathered from the guild's graph, assembled within budget."""
     try:
-        gathered = await with_evidence(store, req, await gather(store, req, settings, tuning=tuning, embed=embed), tuning)
+        with fact_model.one_count():  # the guild's change count read once, by the fact read, for every read from memory
+            gathered = await with_evidence(store, req, await gather(store, req, settings, tuning=tuning, embed=embed), tuning)
     except UNREACHABLE as exc:
         raise GraphUnavailable(f"the graph store cannot be reached: {type(exc).__name__}: {exc}") from exc
     context = assemble(gathered, settings, tuning)
@@ -105,18 +107,25 @@ def bound_chain(chain: list[MessageView], req: ContextRequest, settings: Context
 
 
 def around(
-    recalled: list[MessageView], near: list[tuple[str, MessageView]], req: ContextRequest, matches: int
+    recalled: list[MessageView],
+    near: list[tuple[str, MessageView]],
+    req: ContextRequest,
+    matches: int,
+    anchors: dict[str, str] | None = None,
 ) -> list[MessageView]:
     """The messages just before and after the best `matches` recalled messages (the question a matching turn
     answers, the answer to it), best match first, each once and none recalled already: they rank after every
-    match, so a budget trims them first."""
+    match, so a budget trims them first. Each one's match is written to `anchors` (message id -> match id)."""
     best = {m.id: rank for rank, m in enumerate(recalled[:matches])}
     known = {m.id for m in recalled}
     out: list[MessageView] = []
-    for _, message in sorted(((best[match], m) for match, m in near if match in best), key=lambda rm: (rm[0], rm[1].created_at)):
+    ordered = sorted(((best[match], match, m) for match, m in near if match in best), key=lambda r: (r[0], r[2].created_at))
+    for _, match, message in ordered:
         if message.id not in known and keep_message(message, req):
             known.add(message.id)
             out.append(message)
+            if anchors is not None:
+                anchors[message.id] = match
     return out
 
 
@@ -133,12 +142,15 @@ def _chain_wanted(req: ContextRequest, settings: ContextSettings) -> bool:
     return bool(req.reply_to_id) and not req.in_thread and settings.reply_chain_messages > 0
 
 
-def fact_read(store: GraphStore, req: ContextRequest, tuning: RecallTuning) -> Coroutine[Any, Any, dict[str, list[FactView]]]:
-    """A reply's read of the facts of every source, in one query (context/facts.cypher)."""
+def fact_read(
+    store: GraphStore, req: ContextRequest, tuning: RecallTuning, *, statement: bool = False
+) -> Coroutine[Any, Any, dict[str, list[FactView]]]:
+    """A reply's read of the facts of every source: from the process's read model (graph/reads/fact_model.py), or
+    with `statement` in one query (context/facts.cypher), as it was read before the model."""
     text = req.message_text
     skip = [i for i in (req.author_id, req.bot_user_id) if i]
-    return context_reads.reply_facts(
-        store,
+    read = context_reads.reply_facts_read if statement else context_reads.reply_facts
+    asked = context_reads.FactRequest(
         req.guild_id,
         author_id=req.author_id,
         mentioned_ids=[u for u in req.mentioned_user_ids if u not in skip],
@@ -154,12 +166,14 @@ def fact_read(store: GraphStore, req: ContextRequest, tuning: RecallTuning) -> C
         channel_id=req.channel_id,
         tuning=tuning,
     )
+    return read(store, asked)
 
 
 def conversation_read(
-    store: GraphStore, req: ContextRequest, settings: ContextSettings, tuning: RecallTuning
+    store: GraphStore, req: ContextRequest, settings: ContextSettings, tuning: RecallTuning, *, statement: bool = False
 ) -> Coroutine[Any, Any, Conversation]:
-    """A reply's read of the conversation around the message and the earlier messages matching it."""
+    """A reply's read of the conversation around the message and the earlier messages matching it: from the
+    process's read model where it holds the channel (graph/reads/talk_model.py), or with `statement` from the engine."""
     return context_reads.conversation(
         store,
         req.guild_id,
@@ -175,6 +189,7 @@ def conversation_read(
         recall=settings.recalled_messages,
         older_episodes=tuning.older_episodes,  # a quiet channel's matches before the recalled span
         tuning=tuning,  # the recalled span; the best matches of each search come with their neighbours (`around`)
+        model=not statement,
     )
 
 
@@ -212,7 +227,8 @@ async def gather(
     older = talk.older
     found = [m for m in [*talk.recalled, *older.matches] if keep_message(m, req)]
     recalled = rank_messages(text, found, period, tuning)[: settings.recalled_messages]
-    recalled += around(recalled, [*talk.around, *older.around], req, tuning.neighbour_matches)
+    anchors: dict[str, str] = {}
+    recalled += around(recalled, [*talk.around, *older.around], req, tuning.neighbour_matches, anchors)
     messages = [*channel, *thread, *recalled]
     names = {m.author_id: m.author_name for m in messages}
     unknown = sorted({i for m in messages for i in MENTION.findall(m.content)} - names.keys())
@@ -234,4 +250,5 @@ async def gather(
         names=names,
         bot_user_id=req.bot_user_id,
         period=period,
+        anchors=anchors,
     )

@@ -19,13 +19,14 @@ from graph.engines.arcadedb import ArcadeDBEngine, ArcadeDBServer
 from graph.engines.neo4j import Neo4jEngine
 from graph.schema import setup_schema
 from graph.store import GraphStore
+from tests.support import machine_profiles  # noqa: F401 - registers the machines' profiles before pytest reads --hypothesis-profile
 from tests.support.fresh_store import fresh_arcadedb_store
 from tests.support.ports import docker_missing, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 # Every command a test runs starts and stops its own engine: none is left serving in the background after the
-# test (tests/cli/test_warm_engine.py sets it for the commands it runs).
+# test (tests/grapevine/cli/test_warm_engine.py sets it for the commands it runs).
 os.environ["ENGINE_IDLE_MINUTES"] = "0"
 
 

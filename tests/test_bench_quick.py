@@ -114,6 +114,8 @@ def test_scale_quick_prints_engine_rows() -> None:
     assert re.search(r"while the context builds were timed: \d+\.\d% after 150 builds, \d+\.\d% after 300", out)
     assert re.search(r"CPU per reply build, the headline \(load average [\d.]+ / [\d.]+ on \d+ CPUs, CPU stolen", out)
     assert re.search(r"2,000 facts: CPU per reply build \d+\.\d ms \(engine \d+\.\d \+ client \d+\.\d\)", out)
+    assert re.search(r"the reply's read model of the guild: 2,000 facts in [\d.]+ MB \([\d,]+ MB per 100,000 facts", out)
+    assert re.search(r"a reply's fact read, CPU from the read model .* against one statement .*: \d+\.\d\dx \(new/base", out)
 
 
 def test_scale_loads_the_generated_guild() -> None:

@@ -25,13 +25,20 @@ PURE_CORE = (
     "common.tokens",
     "common.text",
     "ingest.windows",
-    "ingest.resolution",
-    "ingest.window_prompt",
+    "ingest.extraction.resolution",
+    "ingest.extraction.window_prompt",
     "recall.assemble",
     "recall.ranking",
     "recall.when",
 )
-PURE_MAY_IMPORT = ("common.", "graph.models", "ingest.windows", "ingest.window_prompt", "recall.ranking", "recall.when")
+PURE_MAY_IMPORT = (
+    "common.",
+    "graph.models",
+    "ingest.windows",
+    "ingest.extraction.window_prompt",
+    "recall.ranking",
+    "recall.when",
+)
 ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcadedb_embedded", "jpype", "httpx", "os")
 # Where what a reply recalls is decided: no module-level tuning there; the levers are fields of
 # common.settings.RecallTuning, passed in. A tuning global is an UPPER_CASE name bound at module level to a number, a
@@ -40,7 +47,7 @@ ADAPTER_LIBRARIES = ("neo4j", "openai", "discord", "pydantic_settings", "arcaded
 TUNED = ("graph", "recall")
 TRUE_CONSTANTS = {
     "graph.schema.SCHEMA_VERSION": "the graph's format version",
-    "graph.privacy.consent.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
+    "graph.privacy.guards.consent.CONSENT_KEYS_KEPT": "how many consent keys the memo holds before it starts again (memory)",
     "graph.reads.backlog.MESSAGES_BEFORE_SPANS": "the widening steps of the extraction prompt's earlier-messages read",
     "graph.keys._OFFSET": "the digits of the time keys' encoding",
     "graph.engines.neo4j.MAX_VECTOR_DIMENSIONS": "Neo4j 5's vector index limit",
@@ -48,15 +55,17 @@ TRUE_CONSTANTS = {
     "graph.engines.arcadedb_child.REGEX_TIMEOUT_MS": "the engine's guard against a runaway regex",
     "graph.engines.arcadedb_purge.REBUILD_TIMEOUT_S": "how long an index rebuild of the purge may take",
     "graph.privacy.retention.BATCH": "records per retention transaction",
-    "graph.scope.BACKFILL_BATCH": "facts per transaction of the audience backfill at start",
+    "graph.privacy.guards.scope.BACKFILL_BATCH": "facts per transaction of the audience backfill at start",
     "graph.privacy.deletion.NAMED_LIMIT": "full-text hits read per forget-me",
-    "graph.writes.user_cap.OVERLAP": "the clock overlap of the per-member cap's passes",
+    "graph.privacy.user_cap.OVERLAP": "the clock overlap of the per-member cap's passes",
     "recall.assemble.MAX_NAME_CHARS": "the longest name a line shows",
     "recall.assemble.MAX_MESSAGE_CHARS": "the longest text a line shows",
     "recall.when.SLACK": "the day either side of a named day: time zones",
     "recall.rehearsal.CHANNELS": "the start-up rehearsal's channels",
     "recall.rehearsal.PER_CHANNEL": "the start-up rehearsal's messages per channel",
     "graph.session.CONFLICT_PATIENCE": "how long a unit of work that keeps losing write conflicts is replayed",
+    "graph.session.GATE_POLL_S": "how often a writer or a purge waiting for the writers' gate tries its file lock again",
+    "graph.reads.talk_model.HELD_EPISODES": "a channel's windows the read model holds (memory: its answers are the statement's either way)",
     "graph.reads.topics.HALF_LIFE": "who-knows ranking rule: what was said this long ago counts half",
     "graph.reads.topics.FACT_WEIGHT": "who-knows ranking rule: a reported fact counts as three messages",
     "graph.reads.topics.MESSAGE_WEIGHT": "who-knows ranking rule: a message counts once",
@@ -272,7 +281,10 @@ def test_the_wheel_ships_no_test_double_and_no_bench_query(tmp_path: Path) -> No
 # --- the graph's rooms and its one way in --------------------------------------------------------------
 STORE_LINES = 150  # graph/store.py opens and closes; what it reads and writes lives in graph/'s rooms
 ROOM_MODULES = 12  # modules a folder of graph/ holds at most, its __init__ counted
+GUARDS = "graph.privacy.guards"  # what a write checks inside its transaction: opt-outs, consent keys, audiences
 OUTSIDE_GRAPH = (*(p for p in RUNTIME if p != "graph"), "bench")  # tests may fake the engine at the runner
+# A module outside graph/ that holds a driver, and why.
+DRIVER_ALLOWED = {"bench.bookmarks": "times graph.session.Runner itself on a store's driver, with and without bookmarks"}
 # A private name one module takes from another; a package's own private submodules are its own.
 PRIVATE_ALLOWED: dict[tuple[str, str, str], str] = {}
 # A Cypher list literal built per row: `RETURN [a, b]` in a subquery, or `| [a, b]` in a comprehension.
@@ -290,6 +302,47 @@ def test_no_folder_of_graph_holds_more_than_a_room() -> None:
     assert crowded == {}
 
 
+def room_of(name: str) -> str | None:
+    """The room of graph/ a module is in: its folder (graph/privacy/guards/ a room of its own, the floor below
+    writes/); None for graph/'s own modules (the store, the session, the models), which every room stands on."""
+    parts = name.split(".")
+    if parts[0] != "graph" or len(parts) < 3:
+        return None
+    return GUARDS if name.startswith(GUARDS + ".") else ".".join(parts[:2])
+
+
+def room_arrows(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
+    """(room, room it imports): the imports that make that arrow."""
+    arrows: dict[tuple[str, str], list[str]] = {}
+    for name, deps in graph.items():
+        for dep in sorted(deps):
+            here, there = room_of(name), room_of(dep)
+            if here is not None and there is not None and here != there:
+                arrows.setdefault((here, there), []).append(f"{name} imports {dep}")
+    return arrows
+
+
+def two_way_arrows(graph: dict[str, set[str]]) -> list[str]:
+    """Each pair of rooms that import each other, with the imports of both ways."""
+    arrows = room_arrows(graph)
+    return [f"{a} <-> {b}: {arrows[a, b] + arrows[b, a]}" for a, b in sorted(arrows) if a < b and (b, a) in arrows]
+
+
+def test_no_two_rooms_of_graph_import_each_other() -> None:
+    """writes/ runs the privacy guards inside its transactions and privacy/'s operations write through writes/:
+    one way each, never both."""
+    assert two_way_arrows(project_graph()) == []
+
+
+def guards_climbing(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of the guards that reach another room of graph/: they are the floor below every room."""
+    return [found for (here, _), imports in room_arrows(graph).items() if here == GUARDS for found in imports]
+
+
+def test_the_privacy_guards_stand_below_every_room() -> None:
+    assert guards_climbing(project_graph()) == []
+
+
 def runner_uses(source: str) -> list[int]:
     """Lines that reach for a runner: an attribute `.runner` read anywhere."""
     return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Attribute) and n.attr == "runner"]
@@ -302,6 +355,23 @@ def test_nothing_outside_graph_touches_a_runner() -> None:
         for line in runner_uses(path.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+def driver_uses(source: str) -> list[int]:
+    """Lines that reach for a driver: an attribute `.driver` or `.reader_driver` read anywhere (a store's, an
+    engine's)."""
+    return [
+        n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Attribute) and n.attr in ("driver", "reader_driver")
+    ]
+
+
+def test_nothing_outside_graph_touches_a_driver() -> None:
+    """A store opens on an engine (`graph.store.writer`, `graph.store.reader`) and every read takes it."""
+    found = {
+        name: lines for name, path in modules(OUTSIDE_GRAPH).items() if (lines := driver_uses(path.read_text(encoding="utf-8")))
+    }
+    assert sorted(found.keys() - DRIVER_ALLOWED.keys()) == []
+    assert sorted(DRIVER_ALLOWED.keys() - found.keys()) == []  # an allowance for a module that no longer needs it goes
 
 
 def private_imports(name: str, source: str) -> list[tuple[str, str]]:
@@ -345,6 +415,21 @@ def test_no_cypher_file_returns_a_positional_list() -> None:
 
 def test_the_room_checks_catch_a_violation() -> None:
     assert runner_uses("async def f(store):\n    return await store.runner.read('x')\n") == [2]
+    assert driver_uses("async def f(rt):\n    d = rt.engine.driver()\n    r = await rt.engine.reader_driver()\n") == [2, 3]
+    planted = {
+        "graph.writes.messages": {"graph.privacy.guards.optout_guard", "graph.privacy.erasure"},
+        "graph.privacy.erasure": {"graph.writes.message_deletes", "graph.store"},
+        "graph.privacy.guards.consent": {"graph.privacy.guards.name_scope", "graph.reads.operator", "graph.models"},
+        "graph.reads.topics": {"graph.privacy.guards.consent"},
+    }
+    assert two_way_arrows(planted) == [
+        "graph.privacy <-> graph.writes: ['graph.privacy.erasure imports graph.writes.message_deletes', "
+        "'graph.writes.messages imports graph.privacy.erasure']",
+        "graph.privacy.guards <-> graph.reads: ['graph.privacy.guards.consent imports graph.reads.operator', "
+        "'graph.reads.topics imports graph.privacy.guards.consent']",
+    ]
+    assert guards_climbing(planted) == ["graph.privacy.guards.consent imports graph.reads.operator"]
+    assert driver_uses("async def f(store, name):\n    return await read(store, name, driver=None)\n") == []
     assert private_imports("bot.upkeep", "from bot.memory import _unfinished\nfrom x.y import _z\n") == [
         ("bot.memory", "_unfinished"),
         ("x.y", "_z"),
@@ -353,3 +438,35 @@ def test_the_room_checks_catch_a_violation() -> None:
     assert _POSITIONAL.search(cypher_code("RETURN COLLECT { MATCH (f)-[:ABOUT]->(s) RETURN [s.id, s.name] } AS about"))
     assert _POSITIONAL.search("RETURN [(f)-[:FROM]->(m) | [m.id, m.channel_id]] AS shown")
     assert not _POSITIONAL.search(cypher_code("RETURN {id: s.id} AS about // RETURN [a, b]"))
+
+
+# Packages whose tests stand elsewhere, and why: the statements are data, linted whole by tests/test_cypher_lint.py and
+# executed by the tests of the reads and writes that load them.
+NO_TWIN = {"queries": "statements, not code: tests/test_cypher_lint.py and every read's and write's tests"}
+
+
+def missing_twins(root: Path) -> list[str]:
+    """Source packages with no folder of tests at the same path under tests/ (holding a test module)."""
+    packages = sorted(
+        init.parent.relative_to(root).as_posix()
+        for pkg in RUNTIME
+        if (root / pkg).is_dir()
+        for init in (root / pkg).rglob("__init__.py")
+    )
+    return [p for p in packages if p.split("/")[0] not in NO_TWIN and not any((root / "tests" / p).glob("test_*.py"))]
+
+
+def test_every_source_package_has_its_twin_in_tests() -> None:
+    assert missing_twins(REPO) == []
+
+
+def test_the_twin_check_catches_a_package_without_tests(tmp_path: Path) -> None:
+    for folder in ("bot/memory", "bot/replying", "tests/bot/memory", "queries/store"):
+        (tmp_path / folder).mkdir(parents=True)
+    for init in ("bot/__init__.py", "bot/memory/__init__.py", "bot/replying/__init__.py", "queries/__init__.py"):
+        (tmp_path / init).write_text("")
+    (tmp_path / "tests/bot/memory/test_forget.py").write_text("")
+    (tmp_path / "tests/bot/replying").mkdir()
+    (tmp_path / "tests/bot/replying/helpers.py").write_text("")  # a folder of helpers is not a twin
+
+    assert missing_twins(tmp_path) == ["bot", "bot/replying"]

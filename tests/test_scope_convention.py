@@ -1,4 +1,4 @@
-"""Every statement that reads for a channel filters the one way graph/scope.py describes: the same `visible`
+"""Every statement that reads for a channel filters the one way graph/privacy/guards/scope.py describes: the same `visible`
 channels, facts kept by their stored audience, never by a walk to their source messages (which retention, deletes
 and forgets remove), and the facts on the other side of a supersession by theirs."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import queries
-from graph.scope import FILTER, VISIBLE
+from graph.privacy.guards.scope import FILTER, VISIBLE
 
 
 def _flat(text: str) -> str:

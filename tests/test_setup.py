@@ -126,3 +126,18 @@ def test_setup_without_npm_installs_what_running_needs_and_says_what_next(tmp_pa
     )
     assert checks_tools.returncode != 0  # the checks' tools come with scripts/test, not with running
     assert not (clone / "tools" / "cypher-lint" / "node_modules").exists()
+
+
+def test_no_script_reads_a_pipe_with_a_reader_that_stops_early() -> None:
+    """Under `set -o pipefail`, `producer | grep -q` fails at random: grep leaves at the first match, and the
+    producer's next write dies of SIGPIPE (bash's printf writes a line per call). CI's setup once refused
+    its own interpreter this way under load."""
+    early = re.compile(r"\|\s*(grep\s+-[a-zA-Z]*[qm]|head\b)")
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in [*sorted((REPO / "scripts").iterdir()), REPO / ".ci" / "run"]
+        if path.is_file() and "pipefail" in path.read_text()
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if early.search(line) and not line.lstrip().startswith("#")
+    ]
+    assert not found, "\n".join(found)

@@ -67,6 +67,6 @@ def test_topic_questions_in_plain_language() -> None:
     assert parse("timeline of Bob at 2024-05-04T12:00Z") == TopicCommand("timeline", "Bob", "2024-05-04T12:00Z")
     assert parse("who won the game?") is None and parse("what happened?") is None and parse("remember that I like tea") is None
     assert parse_command("who knows about kubernetes?") is None  # not a memory command: the two never both claim a text
-    assert topic_query("the server move") == "server AND move" and topic_query("the, a?") == ""
+    assert topic_query("the server move") == "(server) AND (move)" and topic_query("the, a?") == ""
     assert as_of("2024-05-04") == datetime(2024, 5, 5, tzinfo=UTC) - timedelta(microseconds=1)  # by the day's end
     assert as_of("2024-05-04T12:00Z") == datetime(2024, 5, 4, 12, tzinfo=UTC) and as_of(None) is None

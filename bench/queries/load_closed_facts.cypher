@@ -5,7 +5,7 @@ UNWIND $rows AS row
 MATCH (u:User {id: row.reporter_id})
 MATCH (m:Message {id: row.message_id})
 MATCH (ep:Episode {key: row.episode_key})
-CREATE (f:Fact:Closed {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
+CREATE (f:Fact:Closed {uuid: row.uuid, guild_id: $guild_id, guild_term: 'g' + replace($guild_id, ':', ''), text: row.text, category: row.category,
                        importance: row.importance, confidence: row.confidence, source: 'episode',
                        valid_at: datetime(row.valid_at), invalid_at: datetime(row.invalid_at),
                        expires_at: datetime(row.expires_at), created_at: datetime(row.valid_at),

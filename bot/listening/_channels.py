@@ -1,4 +1,4 @@
-"""Channel visibility from Discord's own permissions, kept on the graph's Channel nodes (graph/channels.py):
+"""Channel visibility from Discord's own permissions, kept on the graph's Channel nodes (graph/privacy/channels.py):
 read when a channel is first seen, on channel, thread and @everyone role changes, and for every channel at
 start. The modes in force are cached in `Services.channel_modes` so the listener skips `off` channels."""
 
@@ -9,8 +9,8 @@ import discord
 from bot.convert import channel_kind
 from bot.services import Services
 from common.events import emit
-from graph.channels import Visibility, set_visibility
 from graph.models import Channel, Guild
+from graph.privacy.channels import Visibility, set_visibility
 from graph.writes.discord_records import upsert_channel, upsert_guild
 
 

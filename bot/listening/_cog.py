@@ -12,6 +12,7 @@ from bot.addressing import addressed_text
 from bot.listening._changes import Changes
 from bot.listening._recorder import Recorder
 from common.events import emit
+from recall.assemble import forget_texts
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
@@ -43,9 +44,13 @@ class Listening(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
         message = payload.message
-        if message.edited_at is None or not self.bot.services.consent.allowed(str(message.author.id)):
-            return  # an embed unfurl, not an edit; or an author who opted out
+        if message.edited_at is None:
+            return  # an embed unfurl, not an edit
+        if not self.bot.services.consent.allowed(str(message.author.id)):
+            await self._delete([payload.message_id])  # an opted-out author's edit only removes: their new text is not kept
+            return
         await self.changes.edit(str(payload.message_id), message.content, message.edited_at)
+        forget_texts()  # the words the edit took out may be in the reply's caches
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
@@ -55,7 +60,7 @@ class Listening(commands.Cog):
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         await self._delete(sorted(payload.message_ids))
 
-    # --- channel visibility (graph/channels.py) ------------------------------------------------
+    # --- channel visibility (graph/privacy/channels.py) ------------------------------------------------
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         for guild in self.bot.guilds:
@@ -97,11 +102,13 @@ class Listening(commands.Cog):
 
     async def _delete(self, message_ids: list[int]) -> None:
         await self.changes.delete([str(i) for i in message_ids])
+        forget_texts()  # the reply's caches may hold the deleted words
 
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         await self.changes.channel_deleted(str(channel.guild.id), str(channel.id))
 
     @commands.Cog.listener()
-    async def on_thread_delete(self, thread: discord.Thread) -> None:
-        await self.changes.channel_deleted(str(thread.guild.id), str(thread.id))
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        # the raw event comes whether or not the thread is cached (on_thread_delete only when it is)
+        await self.changes.channel_deleted(str(payload.guild_id), str(payload.thread_id))

@@ -9,7 +9,7 @@ from bot.listening._channels import ChannelWatch, visibility_of
 from bot.services import Services
 from common.events import emit
 from graph.reads.facts import users_by_id
-from graph.writes.discord_records import upsert_channel, upsert_guild
+from graph.writes.discord_records import ChannelElsewhere, upsert_channel, upsert_guild
 
 
 class Recorder:
@@ -54,6 +54,9 @@ class Recorder:
             return False  # the bot's own reply in the DM of someone who opted out
         try:
             await self.ensure_place(place, visibility_of(message.channel))
+        except ChannelElsewhere as exc:  # Discord never sends one channel under two guilds: refused, never merged
+            emit("bot", "place_refused", guild_id=place.guild.id, channel_id=place.channel.id, stored_for=exc.stored)
+            return False
         except Exception as exc:  # noqa: BLE001 - the window buffer keeps the message; retried next message
             emit("bot", "place_store_failed", guild_id=place.guild.id, channel_id=place.channel.id, error=type(exc).__name__)
         if self.channels.is_off(place.channel.id):

@@ -1,4 +1,4 @@
-"""The memory cog: slash commands, and the same commands said in plain language to the bot."""
+"""The memory cog: slash commands, and the same commands said in plain language to the bot (`bot.memory._plain`)."""
 
 from __future__ import annotations
 
@@ -13,27 +13,24 @@ from discord.ext import commands
 
 from bot.addressing import addressed_text
 from bot.convert import scope_of, to_user
-from bot.memory import _export, _facts, _moderator, _modes, _status, _topics
+from bot.memory import _export, _facts, _moderator, _modes, _plain, _status, _topics
 from bot.memory._forget_me import (
     PROMPT,
     ConfirmForget,
     describe_report,
     forget_everything,
 )
-from bot.memory._parse import TextCommand, parse
-from bot.sending import send_reply, split_message
+from bot.memory._plain import BROKEN, GUILD_ONLY, NEEDS_MANAGE
+from bot.sending import split_message
 from bot.sources import can_open
 from common.events import emit
 from common.ids import MENTION
 from graph.models import User
+from graph.reads.activity import recent_activity
 from graph.reads.facts import users_by_id
 
 if TYPE_CHECKING:
     from bot.app import GrapevineBot
-
-BROKEN = "Something went wrong with my memory just now; please try again in a bit."
-GUILD_ONLY = "That only works in a server."
-NEEDS_MANAGE = "That needs the Manage Server permission."
 
 
 class Memory(commands.Cog):
@@ -53,12 +50,11 @@ class Memory(commands.Cog):
 
     @staticmethod
     def claims(text: str) -> bool:
-        return parse(text) is not None or _topics.parse(text) is not None
+        return _plain.claims(text)
 
     @staticmethod
     def traceless(text: str) -> bool:
-        command = parse(text)
-        return (command is not None and command.kind != "remember") or (command is None and _topics.parse(text) is not None)
+        return _plain.traceless(text)
 
     def speaker(
         self,
@@ -79,99 +75,13 @@ class Memory(commands.Cog):
 
         return ConfirmForget(author.id, confirmed)
 
-    # --- plain language -------------------------------------------------------------------------
+    # --- plain language (bot.memory._plain) -----------------------------------------------------
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         me = self.bot.user
         text = addressed_text(message, me) if me is not None else None
-        command = parse(text) if text is not None else None
-        topic = _topics.parse(text) if text is not None and command is None else None
-        if (command is None and topic is None) or me is None:
-            return
-        kind = command.kind if command is not None else topic.kind if topic is not None else ""
-        view: ConfirmForget | _modes.ConfirmErase | None = None
-        try:
-            if command is not None:
-                reply, view = await self.run_text(message, command, me)
-            elif topic is not None:
-                reply = await self.run_topic(message, topic, me)
-        except Exception as exc:  # noqa: BLE001 - the member gets an answer, the operator the event
-            emit(
-                "bot",
-                "memory_command_failed",
-                level=logging.ERROR,
-                command=kind,
-                error=type(exc).__name__,
-                reason=str(exc)[:300],
-            )
-            reply = BROKEN
-        try:
-            sent = await send_reply(message, split_message(reply), view=view)
-        except discord.HTTPException as exc:
-            emit(
-                "bot",
-                "reply_failed",
-                level=logging.WARNING,
-                channel_id=str(message.channel.id),
-                status=exc.status,
-                error=type(exc).__name__,
-            )
-            return
-        if view is not None and sent:
-            view.message = sent[0]
-        emit("bot", "memory_command", command=kind, via="message")
-
-    async def run_text(
-        self, message: discord.Message, command: TextCommand, me: discord.abc.User
-    ) -> tuple[str, ConfirmForget | _modes.ConfirmErase | None]:
-        services, author = self.services, message.author
-        speaker = self.speaker(message.guild, author, str(message.id), message.created_at, message.channel)
-        mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
-        match command.kind:
-            case "remember":
-                return await _facts.remember(services, speaker, command.arg, mentioned), None
-            case "forget":
-                return await _facts.forget(services, speaker, command.arg), None
-            case "about":
-                return await self.about(speaker, command.arg, mentioned), None
-            case "forget_me":
-                return PROMPT, self.confirm_view(author)
-            case "export":
-                return await _export.deliver(services, author), None
-            case "opt_out":
-                return await _status.opt_out(services, str(author.id), str(message.id)), None
-            case "opt_in":
-                return await _status.opt_in(services, str(author.id)), None
-            case "forget_member" | "status" | "mode":
-                return await self.run_moderator_text(message, command, me)
-        raise AssertionError(command.kind)
-
-    async def run_moderator_text(
-        self, message: discord.Message, command: TextCommand, me: discord.abc.User
-    ) -> tuple[str, ConfirmForget | _modes.ConfirmErase | None]:
-        """A command for those who may manage the guild, in a guild only."""
-        guild, author = message.guild, message.author
-        if guild is None:
-            return GUILD_ONLY, None
-        if not getattr(author, "guild_permissions", discord.Permissions.none()).manage_guild:
-            return NEEDS_MANAGE, None
-        match command.kind:
-            case "forget_member":
-                named = _moderator.named_part(message.content)
-                return self.moderator_forget(guild, author.id, named, None, message.mentions, str(me.id))
-            case "status":
-                return await self.status_text(str(guild.id)), None
-            case "mode":
-                return await self.set_mode(str(guild.id), str(message.channel.id), command.arg.casefold(), author.id)
-        raise AssertionError(command.kind)
-
-    async def run_topic(self, message: discord.Message, command: _topics.TopicCommand, me: discord.abc.User) -> str:
-        speaker = self.speaker(message.guild, message.author, str(message.id), message.created_at, message.channel)
-        if command.kind == "who_knows":
-            return await _topics.who_knows(self.services, speaker, command.topic)
-        mentioned = [to_user(u) for u in message.mentions if u.id != me.id and not u.bot]
-        topic = MENTION.sub(lambda m: next((u.display_name for u in mentioned if u.id == m[1]), m[0]), command.topic)
-        return await _topics.timeline(self.services, speaker, topic, mentioned, command.at)
+        if text is not None and me is not None:
+            await _plain.answer(self, message, text, me)
 
     def moderator_forget(
         self,
@@ -204,7 +114,11 @@ class Memory(commands.Cog):
         return _moderator.ASK.format(who=_moderator.who(user, user_id)), view
 
     async def status_text(self, guild_id: str) -> str:
-        return await _status.status(self.services, guild_id) + "\n" + await _modes.listing(self.services, guild_id)
+        """`memory status`: the guild's activity of the last days is read once, for the status and the channel listing."""
+        recent = await recent_activity(self.services.store, guild_id, _status.ACTIVITY_DAYS)
+        return (
+            await _status.status(self.services, guild_id, recent) + "\n" + await _modes.listing(self.services, guild_id, recent)
+        )
 
     async def set_mode(
         self, guild_id: str, channel_id: str, mode: str, requester_id: int

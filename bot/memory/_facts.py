@@ -39,7 +39,7 @@ class Speaker:
     author: User
     message_id: str | None
     at: datetime
-    channel_id: str | None = None  # where the answer is shown: what may be recalled there (graph/channels.py)
+    channel_id: str | None = None  # where the answer is shown: what may be recalled there (graph/privacy/channels.py)
     can_open: Callable[[str], bool] = lambda _: True  # the channels whose links the asker can open (bot/sources.py)
 
 

@@ -1,6 +1,6 @@
 """Memory modes of channels, set by members with Manage Server: "@bot memory here: private" or `/memory mode`;
 `memory status` lists them. Switching a channel `off` asks whether to delete what it already holds; deleting
-erases its messages (and its threads') with what was drawn only from them, then audits what is left."""
+erases its messages (and its threads') with every fact told only there, then audits what is left."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import discord
 
 from bot.services import Services
 from common.events import emit
-from graph import channels
+from graph.privacy import channels
 from graph.privacy.erasure import erase_channel
+from graph.reads.activity import Activity
 
 RECENT_DAYS = 7  # the listing counts each channel's messages of these days (index ranges), not its whole history
 MEANING = {
@@ -25,13 +26,20 @@ ASK_ERASE = (
 )
 KEPT = "Kept: nothing new is recorded here, and what I hold from before stays (switch to off again to delete it)."
 NOT_STORED = "I haven't seen this channel yet; say something here first, then set its mode."
+HIDDEN = (
+    "Discord hides this channel from @everyone, so what is said here stays private: "
+    "let @everyone view it first, then set it to shared."
+)
 
 
 async def set_here(services: Services, guild_id: str, channel_id: str, mode: str) -> str:
     if mode not in channels.MODES:
         return f"The modes are {', '.join(channels.MODES)}."
-    if not await channels.set_mode(services.store, guild_id, channel_id, mode):
-        return NOT_STORED
+    try:
+        if not await channels.set_mode(services.store, guild_id, channel_id, mode):
+            return NOT_STORED
+    except channels.HiddenChannel:
+        return HIDDEN
     services.channel_modes[channel_id] = mode
     for c in await channels.modes(services.store, guild_id):  # threads that follow it
         services.channel_modes[c.id] = c.mode
@@ -39,8 +47,9 @@ async def set_here(services: Services, guild_id: str, channel_id: str, mode: str
     return ASK_ERASE if mode == "off" else f"Memory here is now **{mode}**: {MEANING[mode]}."
 
 
-async def listing(services: Services, guild_id: str) -> str:
-    found = await channels.modes(services.store, guild_id, recent_days=RECENT_DAYS)
+async def listing(services: Services, guild_id: str, activity: Activity | None = None) -> str:
+    """The guild's channels with their modes and messages of the last days (from `activity`, when read already)."""
+    found = await channels.modes(services.store, guild_id, recent_days=RECENT_DAYS, activity=activity)
     if not found:
         return "Channel memory modes: no channel seen yet."
     lines = ["**Channel memory modes** (shared: recalled anywhere; private: only there and in its threads; off: not recorded)"]
@@ -71,7 +80,7 @@ async def erase_here(services: Services, guild_id: str, channel_id: str) -> str:
         else f"{len(done.residue)} leftover traces were logged for an operator"
     )
     return (
-        f"Deleted {done.erased.messages} messages, {done.erased.facts} facts drawn only from them and "
+        f"Deleted {done.erased.messages} messages, {done.erased.facts} facts told only here and "
         f"{done.episodes} conversations from this channel; {audit}."
     )
 

@@ -8,7 +8,7 @@ from common.events import emit
 from graph.models import Episode, EpisodeStatus
 from graph.privacy.forget import drop_command_trace
 from graph.privacy.retention import retention_text
-from graph.reads.activity import recent_activity
+from graph.reads.activity import Activity, recent_activity
 from graph.reads.backlog import episodes_by_status
 from llm.cost import cost, cost_text
 
@@ -38,12 +38,15 @@ async def opt_in(services: Services, user_id: str) -> str:
     return OPTED_IN if removed else WAS_IN
 
 
-async def status(services: Services, guild_id: str) -> str:
-    """This guild's facts and episodes; the process-wide windows and LLM use of today."""
+async def status(services: Services, guild_id: str, recent: Activity | None = None) -> str:
+    """This guild's facts and episodes (its activity of the last days from `recent`, when read already); the
+    process-wide windows and LLM use of today."""
     store = services.store
     pending = await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=guild_id)
     failed = await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=guild_id)
-    recent = await recent_activity(store, guild_id, ACTIVITY_DAYS)
+    recent = (
+        recent if recent is not None and recent.days == ACTIVITY_DAYS else await recent_activity(store, guild_id, ACTIVITY_DAYS)
+    )
     for_good = sum(1 for e in failed if e.attempts >= services.settings.extraction.max_attempts)
     live = services.live.stats()
     today = services.meter.today()

@@ -88,8 +88,7 @@ async def who_knows(services: Services, speaker: Speaker, topic: str) -> str:
         return "Tell me a topic, e.g. `who knows about kubernetes?`"
     store = services.store
     found = await topics.who_knows(
-        store.driver,
-        store.engine.database,
+        store,
         speaker.scope,
         topic,
         channel_id=speaker.channel_id or "",
@@ -137,8 +136,7 @@ async def timeline(services: Services, speaker: Speaker, topic: str, mentioned: 
         return f"I don't know anyone or anything called “{topic}” here."
     store = services.store
     facts = await topics.timeline(
-        store.driver,
-        store.engine.database,
+        store,
         speaker.scope,
         user_id=subject.ref.id if subject.ref.kind == "user" else None,
         entity_name=subject.name if subject.ref.kind == "entity" else None,
@@ -166,7 +164,7 @@ def _timeline_line(fact: topics.TimelineFact, speaker: Speaker) -> str:
     if fact.supersedes:
         line += " — replaced " + ", ".join(f"“{r.text}”" for r in fact.supersedes)
     if not fact.held:
-        closed = fact.invalid_at or fact.expired_at
+        closed = min((t for t in (fact.invalid_at, fact.expires_at, fact.expired_at) if t is not None), default=None)
         since = f" on {day(closed)}" if closed else ""
         line += f" — superseded{since} by “{fact.superseded_by[0].text}”" if fact.superseded_by else f" — no longer holds{since}"
     return line

@@ -21,9 +21,9 @@ from common.clock import now_utc
 from common.events import emit
 from graph.privacy.audit import finish_audit
 from graph.privacy.deletion import ForgetReport
-from graph.privacy.forget import finish, keep, run_request, with_scope
-from graph.privacy.purge import purge_if_due
+from graph.privacy.forget import Driven, Hooks, Purge, drive, with_scope
 from graph.privacy.requests import FILE_NAME, Request, Requests
+from recall.assemble import forget_texts
 
 __all__ = ["FILE_NAME", "Request", "audit_later", "audits_settled", "forget", "retry", "run", "waiting"]
 
@@ -36,17 +36,27 @@ def waiting(services: Services) -> list[Request]:
     return _file(services).waiting()
 
 
-async def run(services: Services, request: Request, *, thorough: bool = True) -> ForgetReport:
-    """One pass of the request, the ingestor paused; the report's residue is what the audit still finds
-    (everywhere, or in the guild), and files_failed the indexes not rebuilt. Without `thorough`, the forget is
-    audited through the indexes only (`audit_later` does the rest)."""
-    if request.guild_id is None:
-        await services.consent.opt_out(request.user_id)  # first: nothing of theirs is stored meanwhile
-    services.live.drop_user(request.user_id, request.guild_id)
-    if request.guild_id is not None:
-        await services.live.flush()  # their messages of other guilds stay; those of this one are written, then go
-    async with services.ingestor.paused():
-        return await run_request(services.store, request, thorough=thorough)
+def hooks(services: Services) -> Hooks:
+    """The bot's part of a forget (graph/privacy/forget.py `drive`): the opt-out through its consent cache, the
+    member's buffered messages dropped, the ingestor paused while the forget's transaction runs."""
+
+    async def drop_buffered(request: Request) -> None:
+        services.live.drop_user(request.user_id, request.guild_id)
+        if request.guild_id is not None:
+            await services.live.flush()  # their messages of other guilds stay; those of this one are written, then go
+
+    return Hooks(opt_out=services.consent.opt_out, drop_buffered=drop_buffered, paused=services.ingestor.paused)
+
+
+async def run(services: Services, request: Request, *, kept: bool = False, thorough: bool = True) -> Driven:
+    """The request driven once (kept first, unless `kept` already): the report's residue is what the audit still
+    finds (everywhere, or in the guild), and files_failed the indexes not rebuilt. Without `thorough`, the forget
+    is audited through the indexes only (`audit_later` does the rest)."""
+    purge: Purge = "if_idle" if kept else "later"  # a retry purges what an earlier failed purge left; else upkeep does
+    try:
+        return await drive(services.store, _file(services), request, hooks(services), kept=kept, thorough=thorough, purge=purge)
+    finally:
+        forget_texts()  # the reply's caches may hold their words or name
 
 
 _AUDITS: set[asyncio.Task[bool]] = set()  # thorough audits running after the member's reply
@@ -55,12 +65,11 @@ _AUDITS: set[asyncio.Task[bool]] = set()  # thorough audits running after the me
 async def forget(services: Services, request: Request) -> ForgetReport:
     """Keep and run the request; raises when the graph failed (it stays kept). One the indexed audit found clean
     is audited thoroughly in the background (everywhere, or that guild), then closed (`audit_later`)."""
-    kept = _file(services)
-    request = await keep(services.store, kept, request)
-    report = await run(services, request, thorough=False)
+    done = await run(services, request, thorough=False)
+    request, report = done.request, done.report
     if not report.clean:
         return report
-    if not finish(kept, request, report):
+    if not done.finished:
         task = asyncio.create_task(audit_later(services, request))
         _AUDITS.add(task)
         task.add_done_callback(_AUDITS.discard)
@@ -102,13 +111,12 @@ async def retry(services: Services, forgets: Sequence[Request] | None = None) ->
     for request in waiting(services) if forgets is None else forgets:
         where = "everywhere" if request.guild_id is None else "guild"
         try:
-            report = await run(services, await with_scope(services.store, request))
-            if not report.files_failed and not (any(report.deleted.values()) or report.redacted):
-                report.files_failed = (await purge_if_due(services.store)).failed  # an earlier purge that failed
+            done = await run(services, request, kept=True)
         except Exception as exc:  # noqa: BLE001 - stays kept; the next upkeep tries again
             emit("bot", "forget_retry_failed", level=logging.WARNING, user_id=request.user_id, error=type(exc).__name__)
             continue
-        if not finish(_file(services), request, report):
+        report = done.report
+        if not done.finished:
             emit(
                 "bot",
                 "forget_unfinished",

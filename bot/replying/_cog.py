@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
 from typing import TYPE_CHECKING
 
@@ -13,7 +12,7 @@ from discord.ext import commands
 from bot.addressing import addressed_text
 from bot.replying._answer import compose
 from bot.replying._limits import ReplyLimits
-from bot.sending import send_reply
+from bot.sending import reply_or_log, send_reply
 from common.events import emit
 
 if TYPE_CHECKING:
@@ -46,17 +45,7 @@ class Replying(commands.Cog):
             with contextlib.suppress(discord.HTTPException):
                 await stack.enter_async_context(message.channel.typing())
             answer = await compose(self.bot.services, message, text, me)
-        try:
-            await send_reply(message, answer.chunks)
-        except discord.HTTPException as exc:
-            emit(
-                "bot",
-                "reply_failed",
-                level=logging.WARNING,
-                channel_id=str(message.channel.id),
-                status=exc.status,
-                error=type(exc).__name__,
-            )
+        if await reply_or_log(message, answer.chunks) is None:
             return
         emit(
             "bot",

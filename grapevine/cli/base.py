@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import Any, TypeVar
@@ -20,10 +21,15 @@ from common import bounds, events
 from common.files import private_umask, touch_private
 from common.settings import ConfigError, Settings
 from common.urls import mask_credentials
+from grapevine.cli.usage import OneLineErrors
 from grapevine.config import load_settings
 
 app = typer.Typer(
-    help="grapevine: long-term memory for Discord communities.", no_args_is_help=True, pretty_exceptions_enable=False
+    cls=OneLineErrors,
+    rich_markup_mode="markdown",
+    help="grapevine: long-term memory for Discord communities.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
 )
 out = Console()
 err = Console(stderr=True)
@@ -54,6 +60,24 @@ def settings_or_exit(*, quiet: bool = True) -> Settings:
         touch_private(file)
     events.configure(level, log_content=settings.log.content, file=file)
     return settings
+
+
+def invoked_as() -> str:
+    """How the user ran grapevine, for the commands a hint suggests: `grapevine` when that is what PATH finds,
+    else the script as typed (`.venv/bin/grapevine`), or `python -m grapevine`."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("grapevine")
+    if script.name == "__main__.py":
+        return "python -m grapevine"
+    found = shutil.which("grapevine")
+    if found and Path(found).absolute() == script.absolute():
+        return "grapevine"
+    if script.is_absolute() and script.is_relative_to(Path.cwd()):
+        return str(script.relative_to(Path.cwd()))
+    return str(script)
 
 
 def _log_level_set() -> bool:
@@ -98,32 +122,54 @@ def _engine_hint() -> str:
 
 
 MIN_COLUMN = 14  # characters: narrower than this, a table is printed one record at a time
+_UNBROKEN = re.compile(r"[0-9]{15,}|https?://|^[0-9a-f]{32}$")  # an id, a link, a uuid: never wrapped mid-way
 
 
 def print_rows(rows: list[dict[str, Any]], title: str, as_json: bool) -> None:
-    """JSON lines; or a table, one record at a time when the terminal is too narrow for its columns; or
-    one line saying there is nothing."""
+    """JSON lines; or a table whose ids and links are never wrapped mid-way; or, when the terminal (or the
+    width a pipe is given) is too narrow for that, one record at a time, each value on one line; or one line
+    saying there is nothing."""
     if as_json:
         for row in rows:
             print(json.dumps(row, default=str, ensure_ascii=False))
     elif not rows:
         out.print(f"{title}: nothing found")
-    elif out.width // len(rows[0]) < MIN_COLUMN:
+    else:
+        if out.width // len(rows[0]) >= MIN_COLUMN and _fits(rows, out.width):
+            out.print(table(rows, title))
+            return
         out.print(f"[bold]{title}[/bold]")
         width = max(len(key) for key in rows[0])
         for number, row in enumerate(rows, 1):
             out.rule(f"{number}", align="left")
             for key, value in row.items():
-                out.print(f"{key:<{width}}  {cell(value)}", highlight=False, markup=False)
-    else:
-        out.print(table(rows, title))
+                out.print(f"{key:<{width}}  {cell(value)}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _unbroken_width(rows: list[dict[str, Any]], column: str) -> int | None:
+    """How wide a column of ids or links must be to keep each whole; None for a column that may fold."""
+    values = [cell(row.get(column)) for row in rows]
+    return max(len(v) for v in [column, *values]) if any(_UNBROKEN.search(v) for v in values) else None
+
+
+def _fits(rows: list[dict[str, Any]], width: int) -> bool:
+    """Whether a table of `rows` keeps its ids and links whole within `width`, the other columns folded to
+    MIN_COLUMN at the least (each column takes 3 characters of borders and padding, the table one more)."""
+    columns = list(rows[0])
+    needed = sum(_unbroken_width(rows, c) or MIN_COLUMN for c in columns)
+    return needed + 3 * len(columns) + 1 <= width
 
 
 def table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
+    """Rows as a rich table: a column holding ids or links keeps each on one line (the others fold)."""
     table = Table(title=title, show_lines=False)
     columns = list(rows[0]) if rows else []
     for col in columns:
-        table.add_column(col, overflow="fold")
+        whole = _unbroken_width(rows, col)
+        if whole is None:
+            table.add_column(col, overflow="fold")
+        else:
+            table.add_column(col, no_wrap=True, min_width=whole)
     for row in rows:
         table.add_row(*(cell(row.get(c)) for c in columns))
     return table
@@ -157,8 +203,27 @@ def parse_date(value: str | None, option: str = "--at") -> datetime | None:
     return optional(bounds.instant, value, option)
 
 
+def say_if_starting(settings: Settings) -> None:
+    """A line on stderr, when it is a terminal, as soon as a command is about to start the embedded engine (20-40 s
+    of nothing otherwise), or to wait for the one another command is starting; nothing when it serves already. A
+    script reading stderr gets only the command's outcome there."""
+    if settings.graph.engine != "arcadedb" or settings.arcadedb.external or not err.is_terminal:
+        return
+    from grapevine.ownership import DataDirLock, process_alive
+
+    owner = DataDirLock(settings.graph.data_dir).owner()
+    if owner is not None and process_alive(owner.pid):
+        if not owner.ready:
+            err.print(f"waiting for the embedded engine, which `{owner.command}` is starting…", highlight=False)
+        return
+    minutes = settings.warm.idle_minutes
+    then = f"; it then serves the next commands until it has been idle {minutes:g} minutes" if minutes > 0 else ""
+    err.print(f"starting the embedded engine (20-40 s){then}…", highlight=False, soft_wrap=True)
+
+
 async def with_store(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
     from grapevine.runtime import open_store
 
+    say_if_starting(settings)
     async with open_store(settings) as rt:
         return await work(rt)

@@ -7,16 +7,16 @@ from typing import Annotated, Any
 
 import typer
 
-from common import ids
-from grapevine.cli.base import app, optional, out, run_or_exit, settings_or_exit, strict, table, with_store
+from grapevine.cli.base import app, out, run_or_exit, settings_or_exit, table, with_store
+from grapevine.cli.names import Asked, checked, resolve
 
 MODES = ("off", "private", "shared")
 
 
 @app.command()
 def channels(
-    guild: Annotated[str, typer.Option(help="guild id")],
-    set_id: Annotated[str | None, typer.Option("--set", help="the channel id whose memory mode to set")] = None,
+    guild: Annotated[str, typer.Option(help="guild id or name")],
+    set_id: Annotated[str | None, typer.Option("--set", help="the channel whose memory mode to set (id or name)")] = None,
     mode: Annotated[str | None, typer.Option(help="off, private or shared (with --set)")] = None,
 ) -> None:
     """The channels of a guild with their memory modes; with --set and --mode, set one."""
@@ -24,11 +24,13 @@ def channels(
         raise typer.BadParameter("give --set and --mode together")
     if mode is not None and mode not in MODES:
         raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
-    guild, set_id = strict(ids.guild_id, guild, "--guild"), optional(ids.user_id, set_id, "--set")
+    asked = checked(Asked(guild=guild, channel=set_id, channel_option="--set"))
     settings = settings_or_exit()
+    asked = resolve(settings, asked)
+    guild, set_id = str(asked.guild), asked.channel
 
     async def work(rt: Any) -> None:
-        from graph import channels as graph_channels
+        from graph.privacy import channels as graph_channels
 
         if set_id is not None and mode is not None:
             if not await graph_channels.set_mode(rt.store, guild, set_id, mode):  # type: ignore[arg-type]  # checked above

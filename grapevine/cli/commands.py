@@ -10,23 +10,22 @@ from typing import Annotated, Any
 
 import typer
 
-from common import ids
 from common.settings import ConfigError
 from grapevine.cli.base import (
     app,
     err,
-    optional,
     out,
     run_or_exit,
     settings_or_exit,
     table,
     with_store,
 )
+from grapevine.cli.names import Asked, checked, resolve
 from grapevine.cli.progress import Progress
 from grapevine.cli.watch import ExtractionWatch, watching
 from graph.privacy.purge import purge_due
 from graph.reads.backlog import episodes_by_status
-from graph.reads.stats import graph_stats, llm_usage
+from graph.reads.stats import graph_stats, llm_usage, windows_waiting
 
 
 @app.command()
@@ -42,6 +41,40 @@ def run() -> None:
     run_or_exit(run_bot(settings))
 
 
+async def _serve(rt: Any, data_dir: Path, idle_minutes: float | None) -> None:
+    """Serve until SIGTERM (`serve-db --stop`), the idle time, or the engine child's death: a dead engine lets go of
+    the data directory at once (an error: the command exits 1, its lock released)."""
+    stopping = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)  # `serve-db --stop`
+    died = asyncio.create_task(rt.engine_ended())  # a dead engine lets go of the data directory at once
+    died.add_done_callback(lambda _: stopping.set())
+    try:
+        await _serve_until(stopping, data_dir, idle_minutes)
+    finally:
+        died.cancel()
+    if died.done() and not died.cancelled():
+        raise RuntimeError(
+            f"the engine exited (code {died.result()}), so nothing serves {data_dir} now: the next command starts it "
+            f"again (its log: {data_dir / 'arcadedb' / 'server.out'})"
+        )
+
+
+async def _serve_until(stopping: asyncio.Event, data_dir: Path, idle_minutes: float | None) -> None:
+    from grapevine.ownership import IdleWatch
+
+    if not idle_minutes:
+        await stopping.wait()
+        return
+    watch = IdleWatch(data_dir, idle_minutes * 60)
+    try:
+        while not stopping.is_set() and not watch.idle():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), timeout=min(10.0, idle_minutes * 15))
+        out.print(f"stopping: no command used the engine for {idle_minutes:g} minutes" if not stopping.is_set() else "stopping")
+    finally:
+        watch.close()
+
+
 @app.command("serve-db")
 def serve_db(
     stop: Annotated[bool, typer.Option("--stop", help="stop the engine that serves the data directory, then exit")] = False,
@@ -52,8 +85,12 @@ def serve_db(
     """Run only the embedded ArcadeDB engine (Bolt on ARCADEDB_BOLT_PORT) until Ctrl-C; other grapevine
     commands on the same data directory join it. `--stop` stops the one serving now (one a command left
     running in the background too)."""
+    from grapevine.runtime import drop_secrets
+
+    if not stop:
+        drop_secrets()  # it serves for days: no token or key it never uses stays readable in its environment
     settings = settings_or_exit()
-    from grapevine.ownership import DataDirBusy, DataDirLock, IdleWatch, busy_message, stop_owner
+    from grapevine.ownership import DataDirBusy, DataDirLock, busy_message, stop_owner
     from grapevine.runtime import BACKGROUND, open_store
 
     data_dir = settings.graph.data_dir
@@ -77,21 +114,7 @@ def serve_db(
             f"ArcadeDB serving database [bold]{engine.database}[/bold] on {engine.uri} "
             f"(user root, password in {data_dir / 'arcadedb.password'} unless ARCADEDB_PASSWORD is set)"
         )
-        stopping = asyncio.Event()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)  # `serve-db --stop`
-        if not idle_minutes:
-            await stopping.wait()
-            return
-        watch = IdleWatch(data_dir, idle_minutes * 60)
-        try:
-            while not stopping.is_set() and not watch.idle():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stopping.wait(), timeout=min(10.0, idle_minutes * 15))
-            out.print(
-                f"stopping: no command used the engine for {idle_minutes:g} minutes" if not stopping.is_set() else "stopping"
-            )
-        finally:
-            watch.close()
+        await _serve(rt, data_dir, idle_minutes)
 
     async def work() -> None:
         command = BACKGROUND if idle_minutes else "grapevine serve-db"
@@ -124,6 +147,18 @@ def stats() -> None:
         out.print(table(data["relationships"], "relationships"))
         if data["buffered"]:
             out.print(table(data["buffered"], "messages in no window yet"))
+        waiting = await windows_waiting(rt.store, settings.extraction.max_attempts)
+        if waiting:
+            out.print(table(waiting, "windows waiting for extraction"))
+            out.print(
+                "pending: not extracted yet (no LLM then, or parked while it was unreachable); failed: tried again by "
+                "`grapevine ingest --pending`; failed_for_good: only with `--retry-failed`; why each failed: "
+                "`grapevine query windows_by_status -p guild_id=<guild id>`",
+                highlight=False,
+                soft_wrap=True,
+            )
+        else:
+            out.print("no window waits for extraction")
         usage = await llm_usage(rt.store)
         if usage:
             rows = [
@@ -163,6 +198,10 @@ def said(result: Any) -> None:
         + (f", {result.names_hidden} stored with an opted-out member's name rewritten" if result.names_hidden else ""),
         soft_wrap=True,
     )
+    if left := result.left_out():
+        reasons = ", ".join(f"{n:,} {why}" for why, n in left.items())
+        total = sum(left.values())
+        out.print(f"{name}: {total:,} message{'' if total == 1 else 's'} not stored: {reasons}", soft_wrap=True)
     if result.vanished:
         out.print(
             f"{result.vanished} windows were removed by a forget while the import ran: nothing of them is left to "
@@ -177,7 +216,7 @@ def import_(
 ) -> None:
     """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
     settings = settings_or_exit()
-    from graph.privacy.consent import Consent
+    from graph.privacy.guards.consent import Consent
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
     from ingest.ingestor import Ingestor
@@ -190,17 +229,24 @@ def import_(
         consent = Consent(rt.store)
         await consent.load()
         ingestor = Ingestor(  # closed windows queue; each file's guild queue is extracted in batches
-            rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid)
+            rt.store,
+            llm,
+            settings.extraction,
+            settings.window,
+            hidden=lambda uid: not consent.allowed(uid),
+            lock_dir=settings.graph.data_dir,  # another import or ingest of the same guild waits its turn
         )
         failures = 0
         left = {"failed": 0, "parked": 0, "pending": 0}
         for path in files:
             try:
                 with (
-                    watching(out, None, label=path.name),
+                    watching(out, None, label=path.name) as seen,
                     Progress(out, path.name, every=settings.log.progress_seconds) as progress,
                 ):
+                    watches.append(seen)
                     result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
+                imported.append(path.name)
             except ExportFormatError as exc:
                 err.print(f"[red]{exc}[/red] (nothing imported from this file)", soft_wrap=True)
                 failures += 1
@@ -217,7 +263,7 @@ def import_(
                 f"{totals.calls} LLM calls, {totals.prompt_tokens:,} prompt + {totals.completion_tokens:,} completion tokens"
             )
         reasons = {
-            "failed": "failed (the LLM's answers were unusable): see `grapevine query windows_by_status` for the reasons",
+            "failed": "failed (the LLM's answers were unusable): see `grapevine query windows_by_status -p guild_id=<guild id>` for the reasons",
             "parked": "were parked (LLM unreachable)",
             "pending": "were left pending",
         }
@@ -226,14 +272,26 @@ def import_(
                 err.print(f"{n} windows {reasons[key]}; `grapevine ingest --pending` extracts them", soft_wrap=True)
         return failures + sum(left.values())
 
-    if run_or_exit(with_store(settings, work)):
+    watches: list[ExtractionWatch] = []
+    imported: list[str] = []
+    try:
+        lost = run_or_exit(with_store(settings, work))
+    except KeyboardInterrupt:
+        now = f"; in {watches[-1].label}: {watches[-1].summary()}" if len(watches) > len(imported) else ""
+        err.print(
+            f"import: stopped by Ctrl-C: {len(imported)} of {len(files)} files imported{now}; what was stored stays, "
+            "and the same `grapevine import` again finishes it (nothing is added twice)",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    if lost:
         raise typer.Exit(1)
 
 
 @app.command()
 def ingest(
     pending: Annotated[bool, typer.Option("--pending", help="process windows left pending or failed")] = False,
-    guild: Annotated[str | None, typer.Option(help="only this guild")] = None,
+    guild: Annotated[str | None, typer.Option(help="only this guild (id or name)")] = None,
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="also windows failed for good (EXTRACTION_MAX_ATTEMPTS reached)")
     ] = False,
@@ -242,7 +300,7 @@ def ingest(
     or was parked because the LLM endpoint is down."""
     if not pending:
         raise typer.BadParameter("say what to ingest: --pending")
-    guild = optional(ids.guild_id, guild, "--guild")
+    asked = checked(Asked(guild=guild))
     settings = settings_or_exit()
     if not settings.llm.configured:  # before the engine starts: nothing can be extracted without one
         err.print(
@@ -251,9 +309,10 @@ def ingest(
             soft_wrap=True,
         )
         raise typer.Exit(2)
+    guild = resolve(settings, asked).guild
     from common.clock import now_utc
     from graph.models import EpisodeStatus
-    from graph.privacy.consent import Consent
+    from graph.privacy.guards.consent import Consent
     from ingest.ingestor import Ingestor
     from ingest.rewindowing import window_buffered
     from llm.client import build_llm
@@ -267,12 +326,27 @@ def ingest(
             raise ConfigError("LLM_BASE_URL is not set: pending windows need an LLM to be extracted")
         consent = Consent(rt.store)
         await consent.load()
-        ingestor = Ingestor(rt.store, llm, settings.extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
+        ingestor = Ingestor(
+            rt.store,
+            llm,
+            settings.extraction,
+            settings.window,
+            hidden=lambda uid: not consent.allowed(uid),
+            lock_dir=settings.graph.data_dir,
+        )
         rewindowed = await window_buffered(rt.store, ingestor, consent, settings.window, now=now_utc(), guild_id=guild)
         if rewindowed.windows or rewindowed.still_open:
             out.print(
                 f"{rewindowed.messages} messages in no window yet made {rewindowed.windows} windows"
                 + (f"; {rewindowed.still_open} wait in windows still open" if rewindowed.still_open else "")
+            )
+        if rewindowed.refused:
+            first, why = min(rewindowed.refused.items())
+            err.print(
+                f"{len(rewindowed.refused)} messages in no window can be in none (message {first}: {why}); "
+                "they are left as stored, the others go on",
+                highlight=False,
+                soft_wrap=True,
             )
         waiting = await episodes_by_status(rt.store, [EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
         total = sum(
@@ -300,5 +374,8 @@ def ingest(
         err.print(f"ingest: stopped by Ctrl-C: {said}; the rest stay pending for the next `grapevine ingest --pending`")
         raise typer.Exit(130) from None
     if lost:
-        err.print("some windows failed or were parked: see `grapevine query windows_by_status` for the reasons", soft_wrap=True)
+        err.print(
+            "some windows failed or were parked: see `grapevine query windows_by_status -p guild_id=<guild id>` for the reasons",
+            soft_wrap=True,
+        )
         raise typer.Exit(1)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from grapevine.cli.base import app, err, out, run_or_exit, settings_or_exit, with_store
+from grapevine.cli.base import app, err, invoked_as, out, run_or_exit, settings_or_exit, with_store
 from grapevine.cli.progress import Progress
 from graph.reads.stats import graph_stats
 
@@ -21,9 +21,17 @@ ANSWERS = EXAMPLES / "replayed-answers.json"
 def demo(
     sample: Annotated[Path, typer.Option(help="a folder of DiscordChatExporter JSON exports", file_okay=False)] = SAMPLE,
     answers: Annotated[Path, typer.Option(help="the extraction answers recorded for its windows", dir_okay=False)] = ANSWERS,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh",
+            help="start the sample over: delete what is stored of its guild and lift its members' opt-outs (a forget of "
+            "one of them too) first; nothing of any other guild is touched",
+        ),
+    ] = False,
 ) -> None:
     """Import the sample server (examples/) with its extraction answers replayed from a file instead of an LLM,
-    then say what to look at. Safe to run again: nothing is added twice."""
+    then say what to look at. Safe to run again: nothing is added twice; `--fresh` starts it over."""
     files = sorted(sample.glob("*.json"))
     if not files:
         err.print(f"[red]no sample:[/red] {sample} holds no .json export (the sample ships with a clone of the repository)")
@@ -37,7 +45,10 @@ def demo(
         raise typer.Exit(2) from None
     settings = settings_or_exit()
     from common import names
-    from graph.privacy.consent import Consent
+
+    names.warm_in_background()  # the lists the quick start's forget and export read, built while the demo imports
+    from graph.privacy.guards.consent import Consent
+    from ingest.export_format import parse_export
     from ingest.history_import import import_export
     from ingest.ingestor import Ingestor
 
@@ -49,21 +60,34 @@ def demo(
         f"replayed answers: {answers} (written for the windows of this sample; no LLM is called)", highlight=False, soft_wrap=True
     )
 
-    async def work(rt: Any) -> tuple[str, int]:
+    parsed = [parse_export(path) for path in files]
+    guild = parsed[0].guild.id
+    members = sorted({user_id for export in parsed for user_id in export.users})
+
+    async def work(rt: Any) -> tuple[int, int]:
+        if fresh:
+            from graph.writes.guild_reset import reset_guild
+
+            await reset_guild(rt.store, guild, members)
+            out.print(
+                f"starting the sample over: what was stored of its guild {guild} is deleted and its members' opt-outs "
+                "lifted; no other guild is touched",
+                highlight=False,
+                soft_wrap=True,
+            )
         consent = Consent(rt.store)
         await consent.load()
         ingestor = Ingestor(rt.store, llm, extraction, settings.window, hidden=lambda uid: not consent.allowed(uid))
-        guild = ""
+        left_out = 0
         for path in files:
             with Progress(out, path.name, every=settings.log.progress_seconds) as progress:
                 result = await import_export(path, rt.store, ingestor, consent, settings.window, progress=progress)
             out.print(f"{path.name}: {result.messages:,} messages, {result.windows:,} windows {result.statuses}", soft_wrap=True)
-            guild = guild or _guild_of(path)
+            left_out += result.opted_out
         nodes = (await graph_stats(rt.store))["nodes"]
-        return guild, sum(int(r["count"]) for r in nodes if r.get("label") == "Fact")
+        return left_out, sum(int(r["count"]) for r in nodes if r.get("label") == "Fact")
 
-    guild, facts = run_or_exit(with_store(settings, work), failed="the demo import did not finish")
-    names.warm()  # the lists the quick start's forget and export read, built while the user reads this output
+    left_out, facts = run_or_exit(with_store(settings, work), failed="the demo import did not finish")
     calls = llm.meter.total()
     out.print(
         f"{calls.calls} extraction answers replayed ({calls.failures} not found); {facts} facts in the graph (open and closed)"
@@ -73,19 +97,20 @@ def demo(
     if llm.missing:
         err.print(f"the sample changed since {answers} was written: write the answers of these windows again", soft_wrap=True)
         raise typer.Exit(1)
-    out.print("now look (the ids are the sample's: Bob 602779366195331079, Alice 411521620377731078):", highlight=False)
+    if left_out:
+        out.print(
+            f"{left_out} messages of members who opted out or were forgotten were left out (the quick start's last step "
+            "forgets Bob); `grapevine demo --fresh` starts the sample over, their opt-outs too",
+            highlight=False,
+            soft_wrap=True,
+        )
+    grapevine = invoked_as()
+    out.print("now look (names or ids: the sample's guild is 833055463833731073, Bob 602779366195331079):", highlight=False)
     for command in (
-        f"grapevine facts --guild {guild} --user 602779366195331079 --history",
-        f"grapevine who-knows Berlin --guild {guild}",
-        f"grapevine timeline --guild {guild} --user 602779366195331079",
-        f"grapevine context --guild {guild} --channel 833055715491971076 --user 411521620377731078 "
-        "--message 'is Bob coming in July?'",
-        "grapevine explore",
+        f"{grapevine} facts --guild {guild} --user Bob --history",
+        f"{grapevine} who-knows Berlin --guild {guild}",
+        f"{grapevine} timeline --guild {guild} --user Bob",
+        f"{grapevine} context --guild {guild} --channel general --user Alice --message 'is Bob coming in July?'",
+        f"{grapevine} explore",
     ):
         out.print(f"  {command}", highlight=False, markup=False, soft_wrap=True)
-
-
-def _guild_of(path: Path) -> str:
-    from ingest.export_format import parse_export
-
-    return parse_export(path).guild.id

@@ -1,6 +1,7 @@
 """Progress of a long command, by named steps (`start`, `advance`). On a terminal, rich's bars. Otherwise (a
-file, a pipe, a service's log) a plain line every `every` seconds while the work goes on, and one at the
-end: `talk.json: messages 120,000/200,000 at 2,400/s, windows 0 (0:00:50)`. A step's total, when known,
+file, a pipe, a service's log) a plain line every `every` seconds while the work goes on, with the time left once
+the step's total is known, and one at the end: `talk.json: messages 120,000/200,000 at 2,400/s, about 0:00:33 left
+(0:00:50)`. A step's total, when known,
 comes with its start."""
 
 from __future__ import annotations
@@ -12,7 +13,16 @@ from datetime import timedelta
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, Task, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.progress import Progress as Bars
 from rich.text import Text
 
@@ -44,7 +54,14 @@ class Progress:
     def __enter__(self) -> Progress:
         self._began = time.monotonic()
         if self.console.is_terminal:
-            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn())
+            columns = (
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                _Rate(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+            )
             self._bars = Bars(*columns, console=self.console)
             self._bars.__enter__()
         else:
@@ -86,7 +103,10 @@ class Progress:
         for step in steps:
             part = f"{step.name} {step.done:,}" + (f"/{step.total:,}" if step.total is not None else "")
             if not final and step is steps[-1] and now > step.started:
-                part += f" at {step.done / (now - step.started):,.0f}/s"
+                rate = step.done / (now - step.started)
+                part += f" at {rate:,.0f}/s"
+                if rate and step.total is not None and step.total > step.done:
+                    part += f", about {timedelta(seconds=round((step.total - step.done) / rate))} left"
             parts.append(part)
         elapsed = timedelta(seconds=round(now - self._began))
         said = ", ".join(parts) or "started, reading"  # before the first step: its input is being read

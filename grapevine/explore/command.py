@@ -15,7 +15,7 @@ def explore(
     allow_remote: Annotated[bool, typer.Option("--allow-remote", help="allow a --host beyond loopback")] = False,
 ) -> None:
     """Explore the graph in a browser: who knows what, since when, and what replaced it (read-only)."""
-    from grapevine.cli.base import err, run_or_exit, settings_or_exit
+    from grapevine.cli.base import err, run_or_exit, say_if_starting, settings_or_exit
     from grapevine.explore.server import check_host, serve
 
     try:
@@ -35,5 +35,6 @@ def explore(
             return
         print(f"warning: listening on {host}, beyond loopback: anyone who can reach it with this URL reads the graph", flush=True)
 
+    say_if_starting(settings)
     run_or_exit(serve(settings, host, port, allow_remote=allow_remote, on_ready=ready))
     print("grapevine explore: stopped", flush=True)

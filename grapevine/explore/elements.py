@@ -15,6 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.clock import now_utc
+from graph.models import ended
+from graph.rows import as_datetime
+
 # The property that identifies a node of each label (the uniqueness constraints of queries/schema).
 KEYS: dict[str, str] = {
     "Fact": "uuid",
@@ -43,10 +47,20 @@ def is_path(value: Any) -> bool:
 def node_element(value: dict[str, Any]) -> dict[str, Any]:
     """One node as the page takes it: id, labels, the label it is drawn as, its key, its properties."""
     labels = list(value["_labels"])
+    if "Fact" in labels and "Closed" not in labels and _ended(value):
+        labels.append("Closed")  # its validity ended (an expiry upkeep has not retired yet): drawn as closed
     label = next((name for name in _ORDER if name in labels), next((name for name in labels if name != "Closed"), ""))
     props = {k: v for k, v in value.items() if not k.startswith("_")}
     key = props.get(KEYS[label]) if label in KEYS else None
     return {"id": value["_id"], "labels": labels, "label": label, "key": key, "props": props}
+
+
+def _ended(props: dict[str, Any]) -> bool:
+    try:
+        invalid_at, expires_at, expired_at = (as_datetime(props.get(k)) for k in ("invalid_at", "expires_at", "expired_at"))
+    except (TypeError, ValueError):
+        return False  # a time the page cannot read either: drawn as the store labels it
+    return ended(invalid_at, expires_at, expired_at, now_utc())
 
 
 def edge_element(value: dict[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """Every read the explorer makes: the `queries/explore/*.cypher` files and the operator queries.
 
-Reads go through `graph.reads.operator.read_rolled_back` (a READ session whose transaction is
-rolled back whatever it did, since ArcadeDB does not enforce READ), and every statement is first
+Reads go through `graph.reads.operator.read_rolled_back` on the read-only store (a READ session whose
+transaction is rolled back whatever it did, since ArcadeDB does not enforce READ), and every statement is first
 put through the CLI's own write refusal (`check_read_only`): the explore files once, when the
-reader is made, an operator query each time it runs, exactly as `grapevine query` does.
+reader is made (`read_only_statements`), an operator query each time it runs, exactly as `grapevine query` does.
 Every read takes the guild: nothing of another guild is read or shown.
 """
 
@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-
-from neo4j import AsyncDriver
 
 import queries
 from common.text import lucene_query
@@ -24,9 +22,12 @@ from graph.reads.operator import (
     check_read_only,
     coerce_params,
     list_queries,
+    read_only_statements,
     read_rolled_back,
     run_operator_query,
 )
+from graph.reads.search_order import in_guild_order
+from graph.store import GraphStore
 
 EXPLORE_DIR = "explore"
 AROUND = {
@@ -41,15 +42,7 @@ AROUND = {
 HISTORY = {"Fact": "fact_history", "User": "member_history"}
 GUILD_NAMES = "store/users_by_id"  # members' names as the guild knows them (its nicknames), as the CLI shows them
 MAX_LIMIT = 500
-FACT_HITS_PER_RESULT = 5  # full-text matches read per fact kept, before the guild filter
-
-
-def explore_statements() -> dict[str, str]:
-    """The explorer's statements by name, each refused here if it would write."""
-    found = {path.stem: path.read_text(encoding="utf-8") for path in sorted((queries.ROOT / EXPLORE_DIR).glob("*.cypher"))}
-    for name, text in found.items():
-        check_read_only(OperatorQuery(f"{EXPLORE_DIR}/{name}", name, "", [], text))
-    return found
+FACT_HITS_PER_RESULT = 5  # full-text matches of the guild read per fact kept
 
 
 def clamp(limit: int, default: int = 25) -> int:
@@ -57,18 +50,17 @@ def clamp(limit: int, default: int = 25) -> int:
 
 
 class ExploreReader:
-    """The explorer's reads on one database; `operator_dir` is where the operator queries are."""
+    """The explorer's reads on one (read-only) store; `operator_dir` is where the operator queries are."""
 
-    def __init__(self, driver: AsyncDriver, database: str, operator_dir: Path | None = None) -> None:
-        self.driver = driver
-        self.database = database
+    def __init__(self, store: GraphStore, operator_dir: Path | None = None) -> None:
+        self.store = store
         self.operator_dir = operator_dir
-        self.statements = explore_statements()
+        self.statements = read_only_statements(EXPLORE_DIR)
         self.statements[GUILD_NAMES] = queries.load(GUILD_NAMES)
         check_read_only(OperatorQuery(GUILD_NAMES, GUILD_NAMES, "", [], self.statements[GUILD_NAMES]))
 
     async def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return await read_rolled_back(self.driver, self.database, self.statements[name], params)
+        return await read_rolled_back(self.store, self.statements[name], params)
 
     async def guilds(self) -> list[dict[str, Any]]:
         return await self._read("guilds")
@@ -79,13 +71,11 @@ class ExploreReader:
         [row] = await self._read("start_points", guild_id=guild_id, q=text.strip().casefold(), limit=limit)
         found = {kind: [node_element(n) for n in row[kind]] for kind in ("members", "entities", "channels")}
         words = lucene_query(text)
-        facts = (
-            await self._read("search_facts", guild_id=guild_id, query=words, limit=limit, hits=limit * FACT_HITS_PER_RESULT)
-            if words
-            else []
-        )
+        hits = limit * FACT_HITS_PER_RESULT
+        matched = await self._read("search_facts", guild_id=guild_id, query=words, limit=hits, hits=hits) if words else []
+        facts = in_guild_order([node_element(r["fact"]) for r in matched], text, _fact_text, _key, limit)
         await self._guild_names(guild_id, found["members"])
-        return found | {"facts": [node_element(r["fact"]) for r in facts]}
+        return found | {"facts": facts}
 
     async def _guild_names(self, guild_id: str, nodes: list[dict[str, Any]]) -> None:
         """Members drawn under the name they have in this guild (a User node holds only the account's name)."""
@@ -165,7 +155,7 @@ class ExploreReader:
         """
         query = self.operator_query(name)
         params = coerce_params(query, {k: v for k, v in raw.items() if v != ""})
-        rows = await run_operator_query(self.driver, self.database, query, params)
+        rows = await run_operator_query(self.store, query, params)
         elements = Elements()
         elements.add(rows)
         columns = list(rows[0]) if rows else []
@@ -178,3 +168,11 @@ class ExploreReader:
 def describe(query: OperatorQuery) -> dict[str, Any]:
     """An operator query for the page: name, title, what it answers, its parameters."""
     return {"name": query.name, "title": query.title, "answers": query.answers, "params": [asdict(p) for p in query.params]}
+
+
+def _fact_text(element: dict[str, Any]) -> list[str]:
+    return [str(element["props"].get("text") or "")]
+
+
+def _key(element: dict[str, Any]) -> str:
+    return str(element["key"] or element["id"])

@@ -93,15 +93,11 @@ async def serve(
     token = secrets.token_urlsafe(24)
     try:
         async with open_store(settings, shared=True) as rt:
-            driver = await rt.engine.reader_driver()  # every read of the explorer runs as a read-only user
-            try:
-                reader = ExploreReader(driver, rt.engine.database)
-                hosts = None if allow_remote else LOOPBACK_HOSTS | {host.lower()}
-                app = create_app(reader, token, style=style, hosts=hosts)
-                server = _Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
-                on_ready(url_of(sock, host, token))  # the socket listens already: early requests wait in its backlog
-                await server.serve(sockets=[sock])
-            finally:
-                await driver.close()
+            reader = ExploreReader(await rt.reader())  # every read of the explorer runs as a read-only user
+            hosts = None if allow_remote else LOOPBACK_HOSTS | {host.lower()}
+            app = create_app(reader, token, style=style, hosts=hosts)
+            server = _Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+            on_ready(url_of(sock, host, token))  # the socket listens already: early requests wait in its backlog
+            await server.serve(sockets=[sock])
     finally:
         sock.close()

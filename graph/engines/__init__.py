@@ -7,6 +7,7 @@ holds.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 from neo4j import AsyncDriver
@@ -17,6 +18,7 @@ from graph.engines.arcadedb_purge import PurgeReport
 class Engine(Protocol):
     name: str
     database: str
+    write_gate: Path | None  # the file whose lock a purge takes alone and writers share (graph.session.WriteGate)
 
     def driver(self) -> AsyncDriver: ...
 

@@ -29,7 +29,7 @@ import queries
 from common.files import create_private, private_dir, private_opener
 from common.urls import mask_credentials
 from graph.engines.arcadedb_child import READER_GROUP
-from graph.engines.arcadedb_purge import PurgeReport, purge_files
+from graph.engines.arcadedb_purge import PurgeReport, purge_files, type_indexes
 
 
 class EngineStartError(RuntimeError):
@@ -45,6 +45,21 @@ def password_for(data_dir: Path, configured: str | None) -> str:
     if not path.exists():
         create_private(path, secrets.token_urlsafe(18))  # False: another process made it first, and it stands
     return path.read_text(encoding="utf-8").strip()
+
+
+GUILD_TERM = "guild_term"  # the property every full-text index holds beside the text (queries/schema/arcadedb_fulltext.sql)
+
+
+def _flat(properties: list[Any]) -> list[str]:
+    return [p for group in properties for p in (group if isinstance(group, list) else [group])]
+
+
+_CREATE_INDEX = re.compile(r"CREATE INDEX `?(\w+)`? IF NOT EXISTS ON \w+ \(([^)]*)\)", re.IGNORECASE)
+
+
+def _created_indexes(sql: str) -> set[tuple[str, tuple[str, ...]]]:
+    """The indexes an ArcadeDB SQL file creates: each name with its properties, as schema:indexes lists them."""
+    return {(name, tuple(p.strip() for p in properties.split(","))) for name, properties in _CREATE_INDEX.findall(sql)}
 
 
 _SECRET_NAME = re.compile(r"PASS|TOKEN|SECRET|KEY|CREDENTIAL|AUTH", re.IGNORECASE)
@@ -71,6 +86,7 @@ class ArcadeDBEngine:
     bolt_port: int = 7688
     http_port: int = 2480
     name: str = "arcadedb"
+    write_gate: Path | None = None  # the data directory's writers' lock (graph.session.WriteGate), when it has one
 
     @property
     def uri(self) -> str:
@@ -102,9 +118,21 @@ class ArcadeDBEngine:
         return ArcadeDBEngine(self.password, database, self.host, self.bolt_port, self.http_port)
 
     async def create_search_indexes(self, driver: AsyncDriver, embedding_dimension: int | None) -> None:
+        """The full-text indexes (and the vector index when embeddings are on), each file's statements run only
+        when one of its indexes is missing: every command sets the schema up, and an index there with its
+        properties has its type and properties there too."""
+        listed = [i for i in (await self.sql("SELECT FROM schema:indexes"))["result"] if "fileId" not in i]
+        present = {(str(i.get("name")), tuple(_flat(i.get("properties") or []))) for i in listed}
+        if any(i["indexType"] == "FULL_TEXT" and GUILD_TERM not in _flat(i["properties"]) for i in type_indexes(listed)):
+            for statement in queries.statements((queries.ROOT / "schema/arcadedb_drop_fulltext.sql").read_text(encoding="utf-8")):
+                await self.sql(statement)  # set up before guild_term was indexed: created again below
+            present = set()
         names = ["schema/arcadedb_fulltext"] + (["schema/arcadedb_vector"] if embedding_dimension else [])
         for name in names:
             text = (queries.ROOT / f"{name}.sql").read_text(encoding="utf-8")
+            wanted = _created_indexes(text)
+            if wanted and wanted <= present:
+                continue
             for statement in queries.statements(text.replace("{dimensions}", str(int(embedding_dimension or 0)))):
                 await self.sql(statement)  # the only value put in is the configured dimension, an int
 
@@ -241,6 +269,11 @@ class ArcadeDBServer:
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def exit_code(self) -> int | None:
+        """The child's exit code once it has exited by itself (None while it runs, or once stopped here)."""
+        return self._proc.poll() if self._proc is not None else None
 
     def stop(self, timeout: float = 90.0) -> None:  # a run recording the AOT cache writes it as it stops
         proc, self._proc = self._proc, None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
@@ -28,6 +29,7 @@ class Neo4jEngine:
     name: str = "neo4j"
     reader_user: str = ""  # a user with the built-in `reader` role (Enterprise), for operator queries
     reader_password: str = field(default="", repr=False)
+    write_gate: Path | None = None  # Neo4j's purge does nothing under its writers: no gate between processes
 
     def driver(self) -> AsyncDriver:
         # graph.session.Runner retries a transaction as a whole: the driver must not retry it again inside
@@ -46,7 +48,9 @@ class Neo4jEngine:
         """The full-text indexes, the vector index when embeddings are on, then wait until every index (the
         constraints' too) is online: Neo4j builds them in the background, and a query that runs before
         one is online plans without it, or fails (the full-text and vector procedures)."""
-        steps: list[tuple[str, dict[str, object]]] = [("schema/fulltext", {})]
+        outdated, _, _ = await driver.execute_query(queries.load("schema/fulltext_outdated"), database_=self.database)
+        steps: list[tuple[str, dict[str, object]]] = [("schema/drop_fulltext", {})] if outdated else []
+        steps.append(("schema/fulltext", {}))  # set up before guild_term was indexed: dropped, created again
         if embedding_dimension is not None:  # None: embeddings off
             steps.append(("schema/vector", {"dimensions": vector_dimensions(embedding_dimension)}))
         for name, params in steps:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from common.text import name_key, redact, search_forms
-from graph.privacy.name_scope import NameScope
+from graph.privacy.guards.name_scope import NameScope
 from graph.privacy.purge import mark_due
 from graph.session import Tx, run
 from graph.store import GraphStore

@@ -3,7 +3,7 @@ the indexes (the driver is graph/privacy/forget.py; the thorough audit after it,
 
 The deletion is one write transaction in which every statement starts from an index: the member's node
 (its unique id), their edges, unique keys of what those edges lead to, and the full-text indexes for text
-that names them: their id anywhere, their names only where they identify them (graph/privacy/name_scope.py). Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
+that names them: their id anywhere, their names only where they identify them (graph/privacy/guards/name_scope.py). Nothing in it reads a whole label. Inside it, an audit through the same indexes: what the member
 waits for. The thorough audit (every property of every node and relationship) is a read after the commit, so it
 never holds the write transaction."""
 
@@ -20,7 +20,7 @@ import queries
 from common.text import redact, search_forms
 from graph.models import dm_scope, iso
 from graph.privacy.audit import Residue, entity_props
-from graph.privacy.name_scope import NameScope, name_scope
+from graph.privacy.guards.name_scope import NameScope, name_scope
 from graph.session import Tx, run, run_text
 from graph.store import GraphStore
 from graph.writes.message_deletes import delete_messages

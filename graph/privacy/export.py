@@ -1,12 +1,14 @@
 """A member's data access request: what is theirs and about them, as one JSON-ready record.
 
-It holds, in the guilds they belong or belonged to and their own DM space (never another guild or another
-member's DMs): their account and memberships, their messages, the facts drawn from their words, the facts about
-or mentioning them, the facts about what is theirs ("Charlie's sister"), the summaries of the conversations they
-took part in, and the facts and summaries that name them where a name identifies them (graph/privacy/name_scope.py:
-not a fact that only shares a word with their name). A fact or summary about them drawn only from channels they
-could not read (not public to the guild, and they never wrote there) is counted, not shown. Other members
-appear by their display name in that guild, never by id."""
+It holds, in the guilds they could read (a member of, or wrote in) and their own DM space (never another guild or
+another member's DMs): their account and memberships, their messages, the facts drawn from their words, the facts
+about or mentioning them, the facts about what is theirs ("Charlie's sister"), the summaries of the conversations
+they took part in, and the facts and summaries that name them where a name identifies them
+(graph/privacy/guards/name_scope.py: not a fact that only shares a word with their name). A fact or summary about them
+told where they could not read is counted (`withheld`), not shown: drawn only from channels not public to the
+guild where they never wrote, or told in another member's DM space or a guild they never joined (never shown
+with that space's id, other members' names or the guild's id). Other members appear by their display name in
+that guild, never by id."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any
 from common.text import MENTION, search_forms
 from graph.models import dm_scope
 from graph.privacy.deletion import NAMED_LIMIT, named_query
-from graph.privacy.name_scope import NameScope, name_scope
+from graph.privacy.guards.name_scope import NameScope, name_scope
 from graph.session import Tx, run
 from graph.store import GraphStore
 
@@ -29,9 +31,19 @@ async def export_member(store: GraphStore, user_id: str) -> dict[str, Any] | Non
     return await store.runner.read_tx(lambda tx: _export(tx, user_id))
 
 
+async def _spaces(tx: Tx, user_id: str) -> set[str]:
+    """The guilds they could read (a member of, or wrote in) and their own DM space; never another member's."""
+    found = await run(tx, "store/export_spaces", user_id=user_id)
+    spaces = {str(g) for r in found for g in (*r["member_of"], *r["wrote_in"]) if g}
+    own = dm_scope(user_id)
+    return {g for g in spaces if not g.startswith(dm_scope("")) or g == own} | {own}
+
+
 async def _export(tx: Tx, user_id: str) -> dict[str, Any] | None:
-    scope = await name_scope(tx, user_id)
-    guilds = sorted({*scope.guilds, dm_scope(user_id)})
+    spaces = await _spaces(tx, user_id)
+    whole = await name_scope(tx, user_id)
+    scope = NameScope(user_id, {g: n for g, n in whole.guilds.items() if g in spaces}, whole.withheld)
+    guilds = sorted(spaces)
     rows = await run(tx, "store/export_member", user_id=user_id, guilds=guilds)
     if not rows:
         return None
@@ -51,7 +63,7 @@ async def _export(tx: Tx, user_id: str) -> dict[str, Any] | None:
     names = _Names(user_id, await _display_names(tx, user_id, [*facts.values()], texts))
     shown = {u: f for u, f in facts.items() if f["reported_by_them"] or readable.any_of(f["sources"])}
     withheld = {
-        "facts": len(facts) - len(shown),
+        "facts": len(facts) - len(shown) + len(set(row["beyond"])),
         "summaries": sum(1 for s in summaries if not readable.channel(s["channel_id"])),
     }
     return {

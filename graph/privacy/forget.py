@@ -1,25 +1,75 @@
 """A forget, top to bottom: the one driver of every forget request (a member's forget-me everywhere, a
-moderator's in one guild, `grapevine forget`, a retry by upkeep).
+moderator's in one guild, `grapevine forget`, a retry by upkeep): `drive`.
 
 In order: keep the request on disk before the graph is touched (graph/privacy/requests.py, with where the
-member's names stand for them, read first: graph/privacy/name_scope.py); delete, redact and audit through the
-indexes in one transaction (graph/privacy/deletion.py); the thorough audit after the commit, which redacts what
-its scan finds (graph/privacy/audit.py); the purge of the engine's files (graph/privacy/purge.py); and finish:
-the request leaves the file once that audit is clean and no purge failed. Each step calls down, never back.
+member's names stand for them, read first: graph/privacy/guards/name_scope.py); opt the member out (a forget
+everywhere) and let the process drop what it holds of theirs (`Hooks`: the bot's buffered messages, its paused
+ingestor); delete, redact and audit through the indexes in one transaction (graph/privacy/deletion.py); the
+thorough audit after the commit, which redacts what its scan finds (graph/privacy/audit.py); the purge of the
+engine's files (graph/privacy/purge.py); and finish: the request leaves the file once that audit is clean and no
+purge failed. Each step calls down, never back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from graph.privacy import purge as engine_files
 from graph.privacy.audit import finish_audit
 from graph.privacy.deletion import ForgetReport, delete_and_redact
-from graph.privacy.name_scope import NameScope, name_scope
+from graph.privacy.guards import consent
+from graph.privacy.guards.name_scope import NameScope, name_scope
 from graph.privacy.requests import Request, Requests
 from graph.store import GraphStore
+
+Purge = Literal["now", "later", "if_idle"]  # if_idle: only when the pass found nothing to delete (a purge failed before)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the process running a forget does around its pass; the defaults are a process that holds nothing of
+    the member (`grapevine forget`). A running bot opts out through its own consent cache, drops the member's
+    buffered messages, and pauses its ingestor while the forget's transaction runs."""
+
+    opt_out: Callable[[str], Awaitable[object]] | None = None  # None: the opt-out record in the graph
+    drop_buffered: Callable[[Request], Awaitable[object]] | None = None
+    paused: Callable[[], AbstractAsyncContextManager[object]] | None = None
+
+
+@dataclass(frozen=True)
+class Driven:
+    request: Request  # as kept, with where the member's names stand for them
+    report: ForgetReport
+    finished: bool  # the request left the file
+
+
+async def drive(
+    store: GraphStore,
+    requests: Requests,
+    request: Request,
+    hooks: Hooks = Hooks(),
+    *,
+    kept: bool = False,
+    thorough: bool = True,
+    purge: Purge = "later",
+) -> Driven:
+    """Keep (or, for a request `kept` already, read its scope again), opt out and drop, delete and audit, purge,
+    finish. Without `thorough` only the audit through the indexes runs: the caller audits later."""
+    request = await with_scope(store, request) if kept else await keep(store, requests, request)
+    if request.guild_id is None:  # first, so that no process stores anything of theirs while the forget runs
+        await (hooks.opt_out or (lambda user_id: consent.opt_out(store, user_id)))(request.user_id)
+    if hooks.drop_buffered is not None:
+        await hooks.drop_buffered(request)
+    async with hooks.paused() if hooks.paused is not None else contextlib.nullcontext():
+        report = await run_request(store, request, thorough=thorough, purge=purge == "now")
+    if purge == "if_idle" and not report.files_failed and not (any(report.deleted.values()) or report.redacted):
+        report.files_failed = (await engine_files.purge_if_due(store)).failed  # an earlier purge that failed
+    return Driven(request, report, finish(requests, request, report))
 
 
 async def keep(store: GraphStore, requests: Requests, request: Request) -> Request:

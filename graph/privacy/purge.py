@@ -49,7 +49,8 @@ async def purge_if_due(store: GraphStore) -> DuePurge:
 async def purge_deleted(store: GraphStore) -> dict[str, str]:
     """Rebuild what keeps deleted records on disk, then re-create any index a failed rebuild lost;
     returns the indexes not rebuilt, with why."""
-    purge = await store.engine.purge_deleted()
-    for statement in queries.statements(queries.load("schema/constraints")):
-        await store.runner.statement(statement)
+    async with store.runner.gate.alone():  # every writer of the engine waits meanwhile, in every process
+        purge = await store.engine.purge_deleted()
+        for statement in queries.statements(queries.load("schema/constraints")):
+            await store.runner.statement(statement)
     return purge.failed

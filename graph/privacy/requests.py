@@ -3,7 +3,7 @@ is written to `<data dir>/unfinished_forgets.jsonl` (fsynced) before the graph i
 the thorough residue audit is clean (the purge of the engine's files is held by the graph's own mark, written in
 the forget's transaction: graph/privacy/purge.py). A forget that failed part-way, was killed, or left residue stays there; the next run of the same request, or the bot's next upkeep pass, runs it again until it is
 clean. The line holds what the forget needs once the account is gone: the member's id, the names Discord gave,
-and where each of their names stands for them (graph/privacy/name_scope.py); it goes with the request."""
+and where each of their names stands for them (graph/privacy/guards/name_scope.py); it goes with the request."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from common.durable_lines import DurableLines
-from graph.privacy.name_scope import NameScope
+from graph.privacy.guards.name_scope import NameScope
 
 FILE_NAME = "unfinished_forgets.jsonl"
 

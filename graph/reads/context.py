@@ -21,6 +21,7 @@ from common.text import keywords, lucene_query
 from graph import rows
 from graph.keys import channel_time
 from graph.models import Conversation, FactView, MessageView, Recalled, iso, utc
+from graph.reads import fact_model, talk_model
 from graph.store import GraphStore
 
 REPLY_FACT_SOURCES = ("author", "people", "entities", "linked", "hop")  # context/facts.cypher
@@ -35,47 +36,111 @@ class SecondRound:
     matched: list[FactView] = field(default_factory=list)  # facts drawn from the recalled messages
 
 
-async def reply_facts(
-    store: GraphStore,
-    guild_id: str,
-    *,
-    author_id: str,
-    mentioned_ids: list[str],
-    names: list[str],
-    entity_keys: list[str],
-    text: str,
-    skip_ids: list[str],
-    now: datetime,
-    author_limit: int = 50,
-    pool: int = 20,
-    limit: int = 20,
-    hop_limit: int = 20,
-    channel_id: str | None = None,
-    tuning: RecallTuning = RecallTuning(),
-) -> dict[str, list[FactView]]:
-    """Every fact a reply draws on, by source, in one read: "author" (facts about the author, up to
-    `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities" (named
-    by their keys or whose names match `text`), up to `pool` each, "linked" (entities linked to the author),
-    up to `limit`, and "hop" (entities related to the named members and entities), up to `hop_limit`. Each
-    source is ranked most important and newest first. Every fact read holds at `now`; of its times
-    only valid_at and the reporters' are read (the reply shows no other). With `channel_id`, only facts
-    and reporters that may be recalled in that channel (graph/channels.py)."""
+@dataclass(frozen=True)
+class FactRequest:
+    """A reply's read of the facts of every source (`reply_facts`, `reply_facts_read`): "author" (facts about
+    `author_id`, up to `author_limit`), "people" (members mentioned or named by `names`, casefolded) and "entities"
+    (named by their keys `entity_keys` or whose names match `text`), up to `pool` each, "linked" (entities linked to
+    the author), up to `limit`, and "hop" (entities related to the named members and entities), up to `hop_limit`;
+    none of `skip_ids` as a member named. Every fact read holds at `now`. With `channel_id`, only facts and
+    reporters that may be recalled in that channel (graph/privacy/channels.py)."""
+
+    guild_id: str
+    author_id: str
+    mentioned_ids: list[str]
+    names: list[str]
+    entity_keys: list[str]
+    text: str
+    skip_ids: list[str]
+    now: datetime
+    author_limit: int = 50
+    pool: int = 20
+    limit: int = 20
+    hop_limit: int = 20
+    channel_id: str | None = None
+    tuning: RecallTuning = RecallTuning()
+
+    def casefolded(self) -> list[str]:
+        return sorted({n.casefold() for n in self.names if n})
+
+    def keys(self) -> list[str]:
+        return sorted({k for k in self.entity_keys if k})
+
+
+async def reply_facts(store: GraphStore, asked: FactRequest) -> dict[str, list[FactView]]:
+    """Every fact a reply draws on, by source (`FactRequest`), each source ranked most important and newest first;
+    of a fact's times only valid_at and the reporters' are read (the reply shows no other).
+
+    Answered by the process's read model (graph/reads/fact_model.py): the engine looks up the names, keys and
+    entity names and gives the guild's change count (context/fact_lookup.cypher), the model the rest;
+    `reply_facts_read` is the same read as one statement."""
+    casefolded = asked.casefolded()
+    found = await fact_model.lookup(
+        store,
+        asked.guild_id,
+        channel_id=asked.channel_id,
+        mentioned_ids=asked.mentioned_ids,
+        names=casefolded,
+        keys=asked.keys(),
+        query=lucene_query(asked.text),
+        skip_ids=asked.skip_ids,
+        limit=asked.limit,
+        hits=asked.limit * asked.tuning.search_hits,
+    )
+    guild = await fact_model.held(store, asked.guild_id, found.count)
+    chosen = fact_model.reply_facts_held(
+        guild, found, author_id=asked.author_id, names=casefolded, channel_id=asked.channel_id, now=asked.now,
+        author_limit=asked.author_limit, pool=asked.pool, limit=asked.limit, hop_limit=asked.hop_limit,
+    )  # fmt: skip
+    by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
+    for source, fact, shown in chosen:
+        by_source[source].append(_held_view(fact, shown, asked.channel_id is None))
+    return {source: sorted(facts, key=rows.importance_then_newest) for source, facts in by_source.items()}
+
+
+def _held_view(fact: fact_model.HeldFact, shown: tuple[str, ...], everywhere: bool) -> FactView:
+    """A held fact as `reply_fact` reads context/facts.cypher's: reporters only where their message may be shown."""
+    visible = set(shown)
+    return FactView(
+        uuid=fact.uuid,
+        text=fact.text,
+        category=fact.category or "other",
+        importance=int(fact.importance or 5),
+        confidence=float(fact.confidence if fact.confidence is not None else 0.8),
+        valid_at=_maybe_when(fact.valid_at),
+        about=tuple(name or subject for subject, name in fact.about),
+        about_ids=tuple(subject for subject, _ in fact.about),
+        reporters=rows.reporters(
+            (
+                {"id": r, "name": name, "at": at}
+                for r, name, message, at in fact.reporters
+                if everywhere or message == "" or message in visible
+            ),
+            _maybe_when,
+        ),  # fmt: skip
+        sources=tuple(m for m, _ in fact.sources),
+        shown=tuple((m, c) for m, c in fact.sources if m in visible),
+    )
+
+
+async def reply_facts_read(store: GraphStore, asked: FactRequest) -> dict[str, list[FactView]]:
+    """`reply_facts` as one statement (context/facts.cypher), without the read model."""
     found = await store.runner.read_plain(
         "context/facts",
-        guild_id=guild_id,
-        channel_id=channel_id,
-        author_id=author_id,
-        mentioned_ids=mentioned_ids,
-        names=sorted({n.casefold() for n in names if n}),
-        keys=sorted({k for k in entity_keys if k}),
-        query=lucene_query(text),
-        skip_ids=skip_ids,
-        now=utc(now),
-        author_limit=author_limit,
-        pool=pool,
-        limit=limit,
-        hop_limit=hop_limit,
-        hits=limit * tuning.search_hits,
+        guild_id=asked.guild_id,
+        channel_id=asked.channel_id,
+        author_id=asked.author_id,
+        mentioned_ids=asked.mentioned_ids,
+        names=asked.casefolded(),
+        keys=asked.keys(),
+        query=lucene_query(asked.text),
+        skip_ids=asked.skip_ids,
+        now=utc(asked.now),
+        author_limit=asked.author_limit,
+        pool=asked.pool,
+        limit=asked.limit,
+        hop_limit=asked.hop_limit,
+        hits=asked.limit * asked.tuning.search_hits,
     )
     by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
     for item in found[0]["facts"] if found else []:
@@ -97,7 +162,61 @@ async def second_round(
     """A reply's second round in one read (context/second_round.cypher): the channel's messages the facts
     `uuids` were drawn from with their `span` neighbours each side in their episode, before `at`, as (rank of
     the fact in `uuids`, whether it is the source itself, message); and the facts drawn from `message_ids`
-    (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`."""
+    (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`.
+
+    Answered from the process's read model when it holds the guild at its count (graph/reads/talk_model.py): the
+    statement is asked only for the turns of facts drawn from windows older than those it holds."""
+    if not uuids and not message_ids:
+        return SecondRound()
+    guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
+    if guild is None:
+        return await second_round_read(store, guild_id, channel_id, uuids=uuids, message_ids=message_ids, at=at,
+                                       span=span, limit=limit)  # fmt: skip
+    matched = [_held_view(f, shown, False) for f, shown in _matched_held(guild, channel_id, message_ids, at, limit)]
+    in_channel = [(rank, [m for m, c in fact.sources if c == channel_id])
+                  for rank, fact in enumerate(guild.facts.get(u) for u in uuids) if fact is not None]  # fmt: skip
+    in_channel = [(rank, ids) for rank, ids in in_channel if ids]
+    found = None
+    if in_channel:
+        talk = await fact_model.channel_talk(store, guild, guild_id, channel_id)
+        found = talk_model.evidence_held(talk, in_channel, at=at, span=span) if talk is not None else None
+    if in_channel and found is None:
+        asked = await second_round_read(store, guild_id, channel_id, uuids=uuids, message_ids=[], at=at, span=span)
+        return SecondRound(evidence=asked.evidence, matched=matched)
+    return SecondRound(evidence=[(int(m["rank"]), bool(m["is_source"]), rows.message_view(m)) for m in found or []],
+                       matched=matched)  # fmt: skip
+
+
+def _matched_held(
+    guild: fact_model.GuildFacts, channel_id: str, message_ids: list[str], at: datetime, limit: int
+) -> list[tuple[fact_model.HeldFact, tuple[str, ...]]]:
+    """context/second_round.cypher's `matched` from the model: the facts drawn from `message_ids` (best first) that
+    hold at `at` and may be recalled in `channel_id`, by the rank of their best message, with the sources shown."""
+    now = at.timestamp()
+    visible = talk_model.visible_channels(guild.channels, channel_id)
+    ranked: dict[str, tuple[int, fact_model.HeldFact]] = {}
+    for rank, message_id in enumerate(message_ids):
+        for fact in guild.sourced.get(message_id, ()):
+            if fact.ends > now and fact.uuid not in ranked:
+                ranked[fact.uuid] = (rank, fact)
+    kept = sorted(
+        ((r, f) for r, f in ranked.values() if any(a in visible for a in f.audience)), key=lambda rf: (rf[0], rf[1].uuid)
+    )
+    return [(f, tuple(m for m, c in f.sources if c in visible)) for _, f in kept[:limit]]
+
+
+async def second_round_read(
+    store: GraphStore,
+    guild_id: str,
+    channel_id: str,
+    *,
+    uuids: list[str],
+    message_ids: list[str],
+    at: datetime,
+    span: int = 1,
+    limit: int = 40,
+) -> SecondRound:
+    """`second_round` as one statement (context/second_round.cypher), without the read model."""
     if not uuids and not message_ids:
         return SecondRound()
     found = await store.runner.read_plain(
@@ -133,29 +252,26 @@ async def conversation(
     recall: int = 0,
     older_episodes: int = 0,
     tuning: RecallTuning = RecallTuning(),
+    model: bool = True,
 ) -> Conversation:
     """The conversation a reply belongs to, in three concurrent reads: the author, the channel's last episodes
     before `at` (summaries of the extracted ones), the channel's last messages before `at` (from those
     episodes and the messages not yet in one), the chain `reply_to_id` replies to, and up to `recall`
     of the channel's messages before `at` whose content matches the words of `text`, best first, the best
     `tuning.neighbour_matches` with the messages next to them; and as many of the messages of the channel's
-    last `older_episodes` windows that ended before `tuning.span` (`older`: a quiet channel's older talk)."""
+    last `older_episodes` windows that ended before `tuning.span` (`older`: a quiet channel's older talk).
+
+    The author, summaries, messages and chain come from the process's read model when it holds the channel at the
+    guild's count (graph/reads/talk_model.py), else (or without `model`) from context/conversation.cypher; the searches
+    are statements."""
     words = keywords(text) if recall > 0 else []  # no words, no search
     patterns = search_patterns(words, tuning.rarity, tuning.passage)
     near = tuning.neighbour_matches
     runner = store.runner
-    talk = runner.read_plain(
-        "context/conversation",
-        guild_id=guild_id,
-        channel_id=channel_id,
-        author_id=author_id,
-        at=utc(at),
-        reply_to_id=reply_to_id,
-        skip_id=skip_message_id,
-        episodes=episodes,
-        messages=messages,
-        chain=chain,
-    )
+    asked = {"guild_id": guild_id, "channel_id": channel_id, "author_id": author_id, "at": at,
+             "reply_to_id": reply_to_id, "skip_id": skip_message_id, "episodes": episodes, "messages": messages,
+             "chain": chain}  # fmt: skip
+    talk = conversation_talk(store, asked) if model else conversation_row(store, asked)
     # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
     # the channel's last `tuning.span_messages` messages of `tuning.span` (Java regex)
     search = (
@@ -187,8 +303,7 @@ async def conversation(
         if words and older_episodes > 0
         else _no_rows()
     )
-    found, searched, earlier = await asyncio.gather(talk, search, older)
-    row = found[0]
+    row, searched, earlier = await asyncio.gather(talk, search, older)
     recalled = _recalled(searched[0]["recalled"] if searched else [])
     return Conversation(
         author=rows.user(row["author"]) if row["author"] else None,
@@ -199,6 +314,46 @@ async def conversation(
         around=recalled.around,
         older=_recalled(earlier[0]["recalled"] if earlier else []),
     )
+
+
+async def passage_turns(
+    store: GraphStore, guild_id: str, channel_id: str, *, ids: list[str], at: datetime, reach: int
+) -> dict[str, list[tuple[int, MessageView]]]:
+    """The passages of a reply's recalled matches (context/passages.cypher), for `recall.expand` to rank: for each
+    match of `ids`, the messages of its window up to `reach` each side, sent in `channel_id` of `guild_id` before
+    `at`, as (signed distance from the match in turns, message), nearest first."""
+    if not ids or reach <= 0:
+        return {}
+    found = await store.runner.read_plain(
+        "context/passages", guild_id=guild_id, channel_id=channel_id, ids=ids, now=utc(at), reach=reach
+    )
+    sides: dict[tuple[str, int], list[MessageView]] = {}
+    for item in found[0]["turns"] if found else []:
+        sides.setdefault((item["near"], int(item["side"])), []).append(rows.message_view(item))
+    out: dict[str, list[tuple[int, MessageView]]] = {}
+    for (match, side), turns in sides.items():
+        ordered = sorted(turns, key=lambda m: (m.created_at, m.id), reverse=side < 0)  # nearest first
+        out.setdefault(match, []).extend((side * (i + 1), m) for i, m in enumerate(ordered))
+    return {match: sorted(turns, key=lambda dm: (abs(dm[0]), dm[0])) for match, turns in out.items()}
+
+
+async def conversation_talk(store: GraphStore, asked: dict[str, Any]) -> dict[str, Any]:
+    """context/conversation.cypher's row: from the read model when it can answer it, else the statement."""
+    guild_id, channel_id = asked["guild_id"], asked["channel_id"]
+    guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
+    talk = await fact_model.channel_talk(store, guild, guild_id, channel_id) if guild is not None else None
+    if guild is not None and talk is not None:
+        found = talk_model.conversation_held({**guild.talk, channel_id: talk}, guild.channels, channel_id,
+                                             **{k: v for k, v in asked.items() if k not in ("guild_id", "channel_id")})  # fmt: skip
+        if found is not None:
+            return found
+    return await conversation_row(store, asked)
+
+
+async def conversation_row(store: GraphStore, asked: dict[str, Any]) -> dict[str, Any]:
+    """context/conversation.cypher's row for `asked` (`conversation`'s arguments), without the read model."""
+    [row] = await store.runner.read_plain("context/conversation", **{**asked, "at": utc(asked["at"])})
+    return row
 
 
 async def nearest_facts(

@@ -10,6 +10,7 @@ from common.clock import now_utc
 from common.text import lucene_query, name_key
 from graph import rows
 from graph.models import EntityView, FactView, User, iso
+from graph.reads.search_order import in_guild_order
 from graph.store import GraphStore
 
 
@@ -23,7 +24,7 @@ async def facts_about(
     limit: int = 50,
     channel_id: str | None = None,
 ) -> list[FactView]:
-    """With `channel_id`, only what may be recalled there (graph/channels.py); without, everything."""
+    """With `channel_id`, only what may be recalled there (graph/privacy/channels.py); without, everything."""
     found = await store.runner.read(
         "store/facts_about",
         guild_id=guild_id,
@@ -45,13 +46,16 @@ async def facts_history(
     at: datetime | None = None,
     history: bool = False,
     limit: int = 500,
+    now: datetime | None = None,
 ) -> list[FactView]:
+    """What held at `at` (else at `now`: what holds, plans not begun yet included), or every fact (`history`)."""
     found = await store.runner.read(
         "store/facts_about_history",
         guild_id=guild_id,
         user_ids=list(user_ids),
         entity_uuids=list(entity_uuids),
         at=iso(at),
+        now=iso(now or now_utc()),
         history=history,
         limit=limit,
     )
@@ -62,12 +66,15 @@ async def facts_by_uuid(store: GraphStore, guild_id: str, uuids: list[str]) -> l
     return [rows.fact(r) for r in await store.runner.read("store/facts_by_uuid", guild_id=guild_id, uuids=uuids)]
 
 
-async def search_entities(store: GraphStore, guild_id: str, text: str, limit: int = 20) -> list[EntityView]:
+async def search_entities(store: GraphStore, guild_id: str, text: str, limit: int = 20, hits: int = 100) -> list[EntityView]:
+    """The guild's entities whose name or aliases match `text`: `hits` of its best matches read, the first `limit`
+    of them in the guild's own order (graph/reads/search_order.py)."""
     query = lucene_query(text)
     if not query:
         return []
-    found = await store.runner.read("store/search_entities", guild_id=guild_id, query=query, limit=limit)
-    return [rows.entity(r) for r in found]
+    found = await store.runner.read("store/search_entities", guild_id=guild_id, query=query, limit=max(hits, limit))
+    entities = [rows.entity(r) for r in found]
+    return in_guild_order(entities, text, lambda e: [e.name, *e.aliases], lambda e: e.uuid, limit)
 
 
 async def entities_by_names(store: GraphStore, guild_id: str, names: list[str]) -> list[EntityView]:

@@ -7,7 +7,8 @@ A header is the file's leading `//` lines, three of them required:
     // params: guild_id (string, required) - the guild; user_id (string, required) - the Discord user id
 
 `params:` lists `name (type, required|optional) - description` separated by `;` (or `none`);
-types are string, int, float, bool and datetime (given as ISO-8601 text, sent as a native datetime in UTC:
+types are string, int, float, bool, words (a search's words as anyone types them, sent as a full-text query
+that matches each of them as a word: common.text.lucene_all) and datetime (given as ISO-8601 text, sent as a native datetime in UTC:
 ArcadeDB reads a range of a datetime index only for a bare native parameter, `f.at >= $since`, never for
 `datetime($since)`; in Neo4j Browser set it with `:param since => datetime('...')`). Other `//` lines of
 the header are free notes.
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import neo4j
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 from neo4j.graph import Node, Relationship
 from neo4j.graph import Path as GraphPath
 from neo4j.time import Date, DateTime, Duration, Time
@@ -39,9 +40,11 @@ from neo4j.time import Date, DateTime, Duration, Time
 import queries
 from common import bounds, ids
 from common.ids import shown
+from common.text import lucene_all
+from graph.store import GraphStore
 
 OPERATOR_DIR = "operator"
-TYPES = ("string", "int", "float", "bool", "datetime")
+TYPES = ("string", "int", "float", "bool", "datetime", "words")
 MAX_STRING_CHARS = 2000  # a parameter's text: ids, names, dates and words are far shorter
 # parameters that hold an id: read as one (ASCII digits; a channel's '' is the shared channels' scope)
 _IDS = {"guild_id": ids.guild_id, "user_id": ids.user_id, "channel_id": ids.channel_id}
@@ -187,6 +190,11 @@ def _coerce(query_name: str, param: QueryParam, value: Any) -> Any:
         if text.strip().lower() in _TRUE | _FALSE:
             return text.strip().lower() in _TRUE
         raise ValueError(f"{what} must be bool, got {shown(text.strip())} (true or false)")
+    if param.type == "words":
+        query = lucene_all(text)
+        if not query:
+            raise ValueError(f"{what} holds no word to search for, got {shown(text.strip())}")
+        return query
     if param.name in _IDS:
         return _IDS[param.name](text, what)
     return text
@@ -263,16 +271,22 @@ class _Rollback(Exception):
         self.rows = rows
 
 
-async def run_operator_query(
-    driver: AsyncDriver, database: str, query: OperatorQuery, params: dict[str, Any]
-) -> list[dict[str, Any]]:
+async def run_operator_query(store: GraphStore, query: OperatorQuery, params: dict[str, Any]) -> list[dict[str, Any]]:
     """Rows as plain values (ISO strings, dicts for nodes, relationships and paths)."""
     check_read_only(query)
     full = {p.name: None for p in query.params} | params
-    return await read_rolled_back(driver, database, query.text, full)
+    return await read_rolled_back(store, query.text, full)
 
 
-async def read_rolled_back(driver: AsyncDriver, database: str, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+def read_only_statements(folder: str) -> dict[str, str]:
+    """The statements of `queries/<folder>/` by name, each refused here if it would write."""
+    found = {name: queries.load(f"{folder}/{name}") for name in queries.names_in(folder)}
+    for name, text in found.items():
+        check_read_only(OperatorQuery(f"{folder}/{name}", name, "", [], text))
+    return found
+
+
+async def read_rolled_back(store: GraphStore, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """Run `text` in a READ session's transaction that is rolled back whatever it did."""
 
     async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
@@ -280,7 +294,7 @@ async def read_rolled_back(driver: AsyncDriver, database: str, text: str, params
         rows = [{key: plain(record[key]) for key in record.keys()} async for record in result]
         raise _Rollback(rows)  # leaving a managed transaction by an exception rolls it back
 
-    async with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
+    async with store.driver.session(database=store.engine.database, default_access_mode=neo4j.READ_ACCESS) as session:
         try:
             await session.execute_read(work)
         except _Rollback as done:

@@ -34,3 +34,8 @@ async def guild_counts(store: GraphStore, guild_id: str) -> dict[str, int]:
 async def llm_usage(store: GraphStore) -> list[dict[str, Any]]:
     """Per guild: windows extracted and the tokens their calls took (every attempt)."""
     return await store.runner.read("store/llm_usage")
+
+
+async def windows_waiting(store: GraphStore, max_attempts: int) -> list[dict[str, Any]]:
+    """Per guild: windows pending, failed (to be retried) and failed for good (`max_attempts` reached)."""
+    return await store.runner.read("store/windows_waiting", max_attempts=max_attempts)

@@ -2,7 +2,7 @@
 (queries/operator/), read for members, operators and assistants alike, part by part (`parts`).
 
 Every read runs in a READ session whose transaction is rolled back (`graph.reads.operator.read_rolled_back`),
-on whichever driver the caller holds: the bot's, or the engine's reader user for `grapevine mcp`. Channel
+on whichever store the caller holds: the bot's, or the engine's reader (`graph.store.reader`) for operators. Channel
 scope is the reply context's (queries/context/facts.cypher): `channel_id` None reads every channel (operators),
 '' only what the guild's shared channels hold, a channel id what may be recalled there.
 """
@@ -13,24 +13,25 @@ import asyncio
 import functools
 import math
 import re
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import queries
+from common.clock import now_utc
 from common.links import jump_url
-from common.text import keywords, name_key
+from common.text import lucene_all, name_key
 from graph.models import utc
+from graph.privacy.guards.consent import OptedOut
 from graph.reads.operator import read_rolled_back
+from graph.store import GraphStore
 
 HALF_LIFE = timedelta(days=90)  # what a member said this long ago counts half as much as what they said today
 FACT_WEIGHT = 3.0  # a fact a member reported counts as three messages: it is what extraction kept of a talk
 MESSAGE_WEIGHT = 1.0
 HITS = 200  # matches read from each full-text index (who_knows.cypher)
 TIMELINE_FACTS = 100
-
-OptedOut = Callable[[set[str]], Awaitable[set[str]]]  # which of these user ids opted out (or were forgotten)
 
 
 @dataclass
@@ -73,6 +74,7 @@ class TimelineFact:
     valid_at: datetime | None
     invalid_at: datetime | None
     expired_at: datetime | None
+    expires_at: datetime | None
     held: bool  # whether it held at the time asked about (now, by default)
     supersedes: tuple[Related, ...]  # the facts it closed
     superseded_by: tuple[Related, ...]
@@ -88,17 +90,15 @@ def parts(name: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in re.split(r"^UNION$", code, flags=re.M))
 
 
-async def _read_parts(
-    driver: Any, database: str, name: str, params: dict[str, Any], which: Iterable[int]
-) -> list[dict[str, Any]]:
+async def _read_parts(store: GraphStore, name: str, params: dict[str, Any], which: Iterable[int]) -> list[dict[str, Any]]:
     """The rows of the chosen parts of an operator query, read concurrently, in rolled-back READ sessions."""
-    found = await asyncio.gather(*(read_rolled_back(driver, database, parts(name)[i], params) for i in which))
+    found = await asyncio.gather(*(read_rolled_back(store, parts(name)[i], params) for i in which))
     return [row for rows in found for row in rows]
 
 
 def topic_query(topic: str) -> str:
-    """A full-text query holding every word of the topic (Lucene syntax; only word characters survive)."""
-    return " AND ".join(keywords(topic, 8))
+    """A full-text query holding every word of the topic, each escaped (common.text.lucene_all)."""
+    return lucene_all(topic, 8)
 
 
 def score(at: datetime | None, weight: float, now: datetime) -> float:
@@ -140,8 +140,7 @@ def rank_knowers(rows: Iterable[dict[str, Any]], now: datetime, left_out: Collec
 
 
 async def who_knows(
-    driver: Any,
-    database: str,
+    store: GraphStore,
     guild_id: str,
     topic: str,
     *,
@@ -157,14 +156,13 @@ async def who_knows(
     if not query:
         return []
     params = {"guild_id": guild_id, "topic": query, "channel_id": channel_id, "hits": hits}
-    rows = await _read_parts(driver, database, "operator/who_knows", params, range(3))
+    rows = await _read_parts(store, "operator/who_knows", params, range(3))
     out = await opted_out({str(r["user_id"]) for r in rows})
     return rank_knowers(rows, utc(now), out)[:limit]
 
 
 async def timeline(
-    driver: Any,
-    database: str,
+    store: GraphStore,
     guild_id: str,
     *,
     user_id: str | None = None,
@@ -173,17 +171,25 @@ async def timeline(
     channel_id: str | None,
     opted_out: OptedOut,
     limit: int = TIMELINE_FACTS,
+    now: datetime | None = None,
 ) -> list[TimelineFact]:
-    """The facts about a member (`user_id`) or an entity (by name), oldest valid_at first, as of `at` (None: now),
-    from what may be recalled in `channel_id`; an opted-out reporter is left out of the reporters."""
+    """The facts about a member (`user_id`) or an entity (by name), oldest valid_at first, as of `at` (None: `now`),
+    from what may be recalled in `channel_id`; an opted-out member is invisible: nothing about them by id, and
+    left out of the reporters."""
+    if user_id and await opted_out({user_id}):
+        user_id = None
     key = name_key(entity_name) if entity_name else None
     if not user_id and not key:
         return []
-    params = {"guild_id": guild_id, "user_id": user_id, "entity_key": key, "at": utc(at) if at else None}
+    params = {
+        "guild_id": guild_id,
+        "user_id": user_id,
+        "entity_key": key,
+        "at": utc(at) if at else None,
+        "now": utc(now or now_utc()),
+    }
     which = [i for i, wanted in enumerate((user_id, key)) if wanted]  # the member's part, the entity's
-    rows = await _read_parts(
-        driver, database, "operator/topic_timeline", params | {"channel_id": channel_id, "limit": limit}, which
-    )
+    rows = await _read_parts(store, "operator/topic_timeline", params | {"channel_id": channel_id, "limit": limit}, which)
     out = await opted_out({str(r["id"]) for row in rows for r in row["reporters"]})
     facts = {row["uuid"]: _timeline_fact(row, out) for row in rows}  # a fact about both subjects comes twice
     ordered = sorted(facts.values(), key=lambda f: (f.valid_at is None, f.valid_at or datetime.max, f.uuid))
@@ -203,51 +209,13 @@ def _timeline_fact(row: dict[str, Any], out: set[str]) -> TimelineFact:
         valid_at=_time(row["valid_at"]),
         invalid_at=_time(row["invalid_at"]),
         expired_at=_time(row["expired_at"]),
+        expires_at=_time(row["expires_at"]),
         held=bool(row["held"]),
         supersedes=tuple(Related(str(r["uuid"]), str(r["text"])) for r in row["supersedes"]),
         superseded_by=tuple(Related(str(r["uuid"]), str(r["text"])) for r in row["superseded_by"]),
         reporters=tuple(reporters),
         sources=tuple(Source(str(s["message_id"]), str(s["channel_id"])) for s in row["sources"]),
     )
-
-
-async def without_opted_out(rows: list[dict[str, Any]], opted_out: OptedOut) -> list[dict[str, Any]]:
-    """Rows of an operator query without the opted-out members: a row that is one member's (`user_id`: a knower,
-    a reporter, an author) goes, and an opted-out member leaves the `reporters` (maps with the member's `id`) of
-    the rest."""
-    reporters: list[list[Any]] = [r["reporters"] if isinstance(r.get("reporters"), list) else [] for r in rows]
-    ids = {str(r["user_id"]) for r in rows if r.get("user_id")} | {
-        str(x["id"]) for found in reporters for x in found if _reporter(x)
-    }
-    out = await opted_out(ids)
-    if not out:
-        return rows
-    kept = []
-    for row, found in zip(rows, reporters, strict=True):
-        if row.get("user_id") is not None and str(row["user_id"]) in out:
-            continue
-        kept.append(
-            row | {"reporters": [x for x in found if not _reporter(x) or str(x["id"]) not in out]} if "reporters" in row else row
-        )
-    return kept
-
-
-def _reporter(value: Any) -> bool:
-    """Whether an item of a row's `reporters` names a member (an operator query's reporter map)."""
-    return isinstance(value, dict) and value.get("id") is not None
-
-
-def opted_out_reader(driver: Any, database: str, consent_key: Callable[[str], str]) -> OptedOut:
-    """`opted_out` for a caller that holds only a driver: the opt-out records read in a rolled-back READ session."""
-
-    async def among(user_ids: set[str]) -> set[str]:
-        keys = {consent_key(i): i for i in user_ids if i}
-        if not keys:
-            return set()
-        found = await read_rolled_back(driver, database, queries.load("store/opted_out_among"), {"keys": sorted(keys)})
-        return {keys[r["key"]] for r in found}
-
-    return among
 
 
 def _time(value: Any) -> datetime | None:
@@ -298,7 +266,7 @@ class Named:
     entity: str | None = None
 
 
-async def resolve(driver: Any, database: str, guild_id: str, text: str) -> Named | None:
+async def resolve(store: GraphStore, guild_id: str, text: str) -> Named | None:
     """A Discord user id, an entity's name, or a member's name in `guild_id` (an entity first: a topic is more
     often a thing than a person), read in rolled-back READ sessions."""
     text = text.strip().lstrip("@")
@@ -306,13 +274,11 @@ async def resolve(driver: Any, database: str, guild_id: str, text: str) -> Named
         return Named(text, user_id=text)
     key = name_key(text)
     if key:
-        found = await read_rolled_back(
-            driver, database, queries.load("store/entities_by_keys"), {"guild_id": guild_id, "keys": [key]}
-        )
+        found = await read_rolled_back(store, queries.load("store/entities_by_keys"), {"guild_id": guild_id, "keys": [key]})
         if found:
             return Named(str(found[0]["name"]), entity=str(found[0]["name"]))
     members = await read_rolled_back(
-        driver, database, queries.load("store/members_by_name"), {"guild_id": guild_id, "names": [text.casefold()], "limit": 2}
+        store, queries.load("store/members_by_name"), {"guild_id": guild_id, "names": [text.casefold()], "limit": 2}
     )
     members = [m for m in members if not m.get("is_bot")]
     if len(members) == 1:

@@ -30,7 +30,7 @@ def fact_properties(f: FactWrite) -> dict[str, Any]:
 
 def command_fact_rows(facts: tuple[FactWrite, ...]) -> list[dict[str, Any]]:
     """One row per fact stated to the bot: its properties, the messages it came from and the channel it was stated
-    in (its audience, graph/scope.py)."""
+    in (its audience, graph/privacy/guards/scope.py)."""
     return [{**fact_properties(f), "source_message_ids": list(f.source_message_ids), "channel_id": f.channel_id} for f in facts]
 
 

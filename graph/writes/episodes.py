@@ -1,7 +1,7 @@
 """Episodes: a closed window stored as a pending episode, its status as extraction goes, and an extraction's
 result written in one transaction that starts from indexes (graph/writes/episode_rows.py); facts stated to the bot
 directly go the same way. An opted-out member's part is left out inside the same transaction
-(graph/privacy/optout_guard.py)."""
+(graph/privacy/guards/optout_guard.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from typing import Any
 
 from common.clock import now_utc
 from common.text import name_key
-from graph.models import EpisodeClose, EpisodeStatus, EpisodeWrite, FactWrite, iso
-from graph.privacy import optout_guard
-from graph.privacy.consent import consent_key, keyed
+from graph.changes import touches
+from graph.models import Corroboration, EpisodeClose, EpisodeStatus, EpisodeWrite, FactWrite, fact_key, iso
+from graph.privacy.guards import optout_guard
+from graph.privacy.guards.consent import consent_key, keyed
 from graph.session import Tx, run
 from graph.store import GraphStore
 from graph.writes import episode_rows
@@ -30,7 +31,9 @@ class WriteOutcome:
 
 
 async def close_episode(store: GraphStore, close: EpisodeClose) -> str:
-    result = await store.runner.write_one(
+    result = await store.runner.write_guilds(
+        [close.guild_id],
+        False,
         "store/close_episode",
         key=close.key,
         uuid=close.uuid,
@@ -87,6 +90,7 @@ async def write_episode(store: GraphStore, episode: EpisodeWrite, now: datetime 
             "prompt_tokens": episode.prompt_tokens,
             "completion_tokens": episode.completion_tokens,
         }
+        touches([episode.guild_id], facts=False)  # write_body says which facts it wrote
         return await write_body(tx, episode.guild_id, episode.key, optout_guard.allowed_episode(episode, out), at, finish)
 
     return await store.runner.write(work)
@@ -101,10 +105,42 @@ async def write_command_facts(
     body = body.model_copy(update={"facts": tuple(facts)})
 
     async def work(tx: Tx) -> WriteOutcome:
+        touches([guild_id], facts=False)  # write_body says which facts it wrote
         out = await optout_guard.opted_out(tx, keyed(store), optout_guard.episode_users(body))
         return await write_body(tx, guild_id, None, optout_guard.allowed_episode(body, out), at)
 
     return await store.runner.write(work)
+
+
+async def restated(
+    tx: Tx, guild_id: str, body: EpisodeWrite, at: str, limit: int = 2_000
+) -> tuple[EpisodeWrite, list[Corroboration]]:
+    """The episode's facts less those the guild holds already, current, by `fact_key` (a fact another window
+    stated, of the same batch or extracted before, neither shown the other's): each becomes a corroboration of
+    the stored fact by its reporters not on it yet, and its `supersedes` are ignored, as resolution does. Up to
+    `limit` stored facts of each kind of subject are compared. Also returned: the reports of reporters on it
+    already, in messages new to it: not corroborations, yet new sources, whose channels join its audience."""
+    users = sorted({r.id for f in body.facts for r in f.about if r.kind == "user"})
+    entities = sorted({r.id for f in body.facts for r in f.about if r.kind == "entity"})
+    rows = await run(tx, "store/facts_restated", guild_id=guild_id, user_ids=users, entity_uuids=entities, now=at, limit=limit)
+    stored = {fact_key(r["text"], (str(a) for a in r["about"])): r for r in rows}
+    facts: list[FactWrite] = []
+    corroborations = list(body.corroborations)
+    repeats: list[Corroboration] = []
+    for fact in body.facts:
+        found = stored.get(fact_key(fact.text, (ref.id for ref in fact.about)))
+        if found is None:
+            facts.append(fact)
+            continue
+        uuid = str(found["uuid"])
+        reported = {str(r) for r in found["reporters"]} | {c.report.user_id for c in corroborations if c.fact_uuid == uuid}
+        for report in fact.reports:
+            if report.user_id not in reported:
+                corroborations.append(Corroboration(fact_uuid=uuid, report=report))
+                reported.add(report.user_id)
+            else:
+                repeats.append(Corroboration(fact_uuid=uuid, report=report))
+    return body.model_copy(update={"facts": tuple(facts), "corroborations": tuple(corroborations)}), repeats
 
 
 async def write_body(
@@ -125,6 +161,11 @@ async def write_body(
     ]
     if entities:
         await run(tx, "store/write_entities", entities=entities, guild_id=guild_id, now=at)
+    repeats: list[Corroboration] = []
+    if body.facts and key:
+        body, repeats = await restated(tx, guild_id, body, at)
+        if finish is not None:
+            finish = {**finish, "fact_count": len(body.facts)}
     if body.facts and key:  # new facts with all their edges in one statement (graph/writes/episode_rows.py)
         new_rows = episode_rows.new_fact_rows(body.facts)
         await run(tx, "store/write_episode_facts", facts=new_rows, guild_id=guild_id, key=key, now=at, finish=finish)
@@ -161,11 +202,20 @@ async def write_body(
             "at": iso(c.report.at),
             "episode_key": key,
         }
-        for c in body.corroborations
+        for c in (*body.corroborations, *repeats)
     ]
     if reports:
         await run(tx, "store/write_reports", reports=reports, guild_id=guild_id)
     supersessions = [{"new_uuid": f.uuid, "old_uuid": old} for f in body.facts for old in f.supersedes]
+    touches(  # what a process's read model of the facts reads again (graph/reads/fact_model.py)
+        [guild_id],
+        fact_uuids={
+            *(f.uuid for f in body.facts),
+            *(str(s["old_uuid"]) for s in supersessions),
+            *(str(r["fact_uuid"]) for r in reports),
+        },
+        entity_uuids={str(e["uuid"]) for e in entities},
+    )
     superseded = 0
     if supersessions:
         result = await run(tx, "store/write_supersessions", supersessions=supersessions, guild_id=guild_id, now=at)

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from graph.changes import messages_written, touches
 from graph.keys import channel_time
-from graph.models import Message, User, iso
-from graph.privacy import optout_guard
-from graph.privacy.consent import keyed
+from graph.models import Channel, Guild, Message, User, iso
+from graph.privacy.guards import optout_guard
+from graph.privacy.guards.consent import keyed
 from graph.session import Tx, run
 from graph.store import GraphStore
+from graph.writes.discord_records import place_channel, refuse_elsewhere
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,16 @@ class Recorded:
     refused: list[str]  # message ids another guild, channel or author holds
     opted_out: set[str] = field(default_factory=set)  # user ids among the authors and mentions opted out now
     created: int = 0  # messages new to the graph (the others were stored already)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a batch's messages are (an import's file): written in the batch's transaction, and only when at least
+    one of its messages is stored, so a file whose every message is refused stores no guild, channel or author."""
+
+    guild: Guild
+    channel: Channel
+    users: Sequence[User]
 
 
 def user_rows(users: Sequence[User]) -> list[dict[str, Any]]:
@@ -63,11 +75,18 @@ async def record(
     messages: Sequence[Message],
     authors: Mapping[str, User] | None = None,
     upsert: Mapping[str, Sequence[User]] | None = None,
+    place: Place | None = None,
 ) -> Recorded:
     """Store `messages` (a later edit of a stored one applies) after upserting `upsert` (guild id -> users);
-    `authors` (user id -> User) lets an author missing from the graph be upserted in its message's guild."""
+    `authors` (user id -> User) lets an author missing from the graph be upserted in its message's guild; `place`
+    is written before the messages when one of them is stored (ChannelElsewhere, before any write, when its
+    channel's id is another guild's)."""
     upsert = upsert or {}
+    _touch(messages, upsert, place)
     ids = {m.author_id for m in messages} | optout_guard.mentioned(messages) | {u.id for us in upsert.values() for u in us}
+    if place is not None:
+        await refuse_elsewhere(tx, place.channel)
+        ids |= {u.id for u in place.users}
     out = await optout_guard.opted_out(tx, consent_key, ids)
     for guild_id, users in upsert.items():
         kept = optout_guard.allowed_users(list(users), out)
@@ -77,7 +96,10 @@ async def record(
     if not data:
         return Recorded(refused, out)
     stored = {r["id"]: r for r in await run(tx, "store/messages_stored", ids=[r["id"] for r in data])}
+    before = len(refused)
     new, edits, replies = _sorted_rows(data, stored, refused)
+    if place is not None and len(refused) - before < len(data):
+        await _write_place(tx, place, out)
     created = 0
     if new:
         written = await run(tx, "store/record_messages", rows=new)
@@ -87,7 +109,29 @@ async def record(
     for name, batch in (("store/edit_messages", edits), ("store/link_replies", replies)):
         if batch:
             await run(tx, name, rows=batch)
+    # what a reply's read model of the channel's talk follows in place (graph/reads/talk_model.py): every new row
+    # created, else it cannot tell which were
+    messages_written([*new, *({**row, "edit": True} for row in edits)] if created == len(new) else None)
     return Recorded(refused, out, created)
+
+
+def _touch(messages: Sequence[Message], upsert: Mapping[str, Sequence[User]], place: Place | None) -> None:
+    """What the write moves for the read models: a member's name is what a reply's facts read; messages alone are
+    not, and which messages it wrote is said once they are (graph/changes.py)."""
+    touches({m.guild_id for m in messages}, facts=False, messages=())
+    named = [*upsert.items(), *([(place.guild.id, place.users)] if place is not None else [])]
+    for guild_id, users in named:  # their names, on the facts about them and reported by them
+        if users:
+            touches([guild_id], fact_uuids=(), entity_uuids=[u.id for u in users])
+
+
+async def _write_place(tx: Tx, place: Place, out: set[str]) -> None:
+    """The guild, channel and authors of a batch one of whose messages is stored (opted-out authors left out)."""
+    await run(tx, "store/upsert_guild", id=place.guild.id, name=place.guild.name)
+    await place_channel(tx, place.channel)
+    kept = optout_guard.allowed_users(list(place.users), out)
+    if kept:
+        await run(tx, "store/upsert_users", users=user_rows(kept), guild_id=place.guild.id)
 
 
 def _sorted_rows(
@@ -119,6 +163,7 @@ async def _authors_missing(tx: Tx, new: list[dict[str, Any]], authors: Mapping[s
     for row in missing:
         by_guild.setdefault(row["guild_id"], {})[row["author_id"]] = authors[row["author_id"]]
     for guild_id, users in by_guild.items():
+        touches([guild_id], fact_uuids=(), entity_uuids=list(users))
         await run(tx, "store/upsert_users", users=user_rows(list(users.values())), guild_id=guild_id)
     if not missing:
         return 0
@@ -153,11 +198,15 @@ async def record_messages(store: GraphStore, messages: list[Message]) -> list[st
 
 
 async def record_batch(
-    store: GraphStore, messages: list[Message], authors: Mapping[str, User], upsert: Mapping[str, Sequence[User]]
+    store: GraphStore,
+    messages: list[Message],
+    authors: Mapping[str, User],
+    upsert: Mapping[str, Sequence[User]],
+    place: Place | None = None,
 ) -> Recorded:
     """A recorder's batch in one transaction: `upsert` (guild id -> new or changed users) and the messages;
-    an author of `authors` found missing from the graph is upserted too."""
-    return await store.runner.write(lambda tx: record(tx, keyed(store), messages, authors, upsert))
+    an author of `authors` found missing from the graph is upserted too, and `place` when a message is stored."""
+    return await store.runner.write(lambda tx: record(tx, keyed(store), messages, authors, upsert, place))
 
 
 async def edit_message(store: GraphStore, message_id: str, content: str, edited_at: datetime) -> bool:

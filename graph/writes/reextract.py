@@ -1,4 +1,4 @@
-"""Edited messages waiting to be extracted again: the graph side of `ingest/reextraction.py`.
+"""Edited messages waiting to be extracted again: the graph side of `ingest/extraction/reextraction.py`.
 
 An edit to a message of an episode already extracted marks the message with the edit it waits for and flags
 the episode, in the edit's own transaction (graph/privacy/erasure.py), so a restart finds the work where it was. The
@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from common.clock import now_utc
+from graph.changes import touches
 from graph.models import EpisodeWrite, iso
-from graph.privacy import optout_guard
-from graph.privacy.consent import keyed
+from graph.privacy.guards import optout_guard
+from graph.privacy.guards.consent import keyed
 from graph.session import Tx, run
 from graph.store import GraphStore
 from graph.writes.episodes import WriteOutcome, write_body
@@ -62,6 +63,7 @@ async def write(store: GraphStore, body: EpisodeWrite, waiting: list[Change]) ->
         still = await run(tx, "reextract/still_waiting", changes=_rows(waiting))
         if not still or int(still[0]["waiting"]) != len(waiting):
             return WriteOutcome(written=False)
+        touches([body.guild_id])  # the episode's earlier facts change too: the guild's facts are read again
         out = await optout_guard.opted_out(tx, keyed(store), optout_guard.episode_users(body))
         counts = await write_body(tx, body.guild_id, body.key, optout_guard.allowed_episode(body, out), at)
         await run(tx, "reextract/clear", key=body.key, changes=_rows(waiting))

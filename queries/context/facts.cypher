@@ -11,7 +11,7 @@
 // No full-text search of facts' text: ArcadeDB scores every posting of each word before it keeps the best hits,
 // so its cost grows with the guild. Facts whose words match the message come through the channel's recalled
 // messages they were drawn from, and with embeddings through the nearest facts (recall/gather.py). The
-// entity-name search reads $hits best matches (before the guild filter): a name's words are in few entities' names.
+// entity-name search reads the guild's $hits best matches (its guild_term a required term of the search).
 // Each item is one fact of one source, a map read by graph.rows.reply_fact:
 //   {source, uuid, text, category, importance, confidence, valid_at,
 //    about: [{id: user id or entity uuid, name}], reporters: [{id: user id, name, at}], sources: [message id],
@@ -32,7 +32,7 @@ OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 CALL () {
   MATCH (:User {id: $author_id})<-[:ABOUT]-(f:Fact)
-  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > $now) AND (f.expired_at IS NULL OR f.expired_at > $now)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $author_limit
   RETURN 'author' AS source, f
@@ -51,7 +51,7 @@ CALL () {
                     ELSE '(?isU).*\\b(?:' + reduce(s = head(topical), w IN tail(topical) | s + '|' + w) + ')\\b.*' END AS pattern
   UNWIND people AS p
   MATCH (p)<-[:ABOUT]-(f:Fact)
-  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > $now) AND (f.expired_at IS NULL OR f.expired_at > $now)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, pattern
   WITH f, CASE WHEN pattern IS NOT NULL AND f.text =~ pattern THEN 1 ELSE 0 END AS hit,
@@ -65,19 +65,20 @@ CALL () {
     RETURN e
     UNION
     WITH $query AS query WHERE query <> ''
-    CALL db.index.fulltext.queryNodes('entity_names', query, {limit: $hits}) YIELD node, score
+    CALL db.index.fulltext.queryNodes('entity_names', '+guild_term:g' + replace($guild_id, ':', '') + ' +(name:(' + query + ') alias_text:(' + query + '))',
+                                      {limit: $hits}) YIELD node, score
     WITH node AS e, score WHERE e.guild_id = $guild_id
     WITH e, max(score) AS score ORDER BY score DESC LIMIT $limit
     RETURN e
   }
   MATCH (e)<-[:ABOUT|MENTIONS]-(f:Fact)
-  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > $now) AND (f.expired_at IS NULL OR f.expired_at > $now)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $pool
   RETURN 'entities' AS source, f
   UNION ALL
   MATCH (:User {id: $author_id})<-[:RELATED_TO]-(e:Entity)<-[:ABOUT]-(f:Fact)
-  WHERE e.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE e.guild_id = $guild_id AND f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > $now) AND (f.expired_at IS NULL OR f.expired_at > $now)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $limit
   RETURN 'linked' AS source, f
@@ -93,7 +94,7 @@ CALL () {
   }
   WITH n WHERE NOT coalesce(n.id, '') IN $skip_ids AND NOT coalesce(n.is_bot, false)
   MATCH (n)-[:RELATED_TO]-(x:Entity)<-[:ABOUT]-(f:Fact)
-  WHERE x.guild_id = $guild_id AND f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE x.guild_id = $guild_id AND f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > $now) AND (f.expired_at IS NULL OR f.expired_at > $now)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH DISTINCT f, f.importance AS i, f.valid_at AS v, f.uuid AS u ORDER BY i DESC, v DESC, u LIMIT $hop_limit
   RETURN 'hop' AS source, f

@@ -17,7 +17,7 @@ CALL () {
   WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
   UNWIND range(0, size($ids) - 1) AS rank
   MATCH (:Message {id: $ids[rank]})<-[:FROM]-(f:Fact)
-  WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+  WHERE f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > $now) AND (f.expired_at IS NULL OR f.expired_at > $now)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
   WITH visible, f, min(rank) AS rank
   WHERE any(a IN f.audience WHERE a IN visible)

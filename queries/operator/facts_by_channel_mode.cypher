@@ -4,7 +4,7 @@
 // A fact whose channel nothing records (its messages and episode removed before audiences were stored) is seen
 // by no member: it shows as 'nowhere'.
 MATCH (f:Fact {guild_id: $guild_id})
-WHERE f.invalid_at IS NULL AND f.expired_at IS NULL
+WHERE f.invalid_at IS NULL AND f.expired_at IS NULL AND (f.expires_at IS NULL OR f.expires_at > datetime())
 UNWIND CASE WHEN size(coalesce(f.audience, [])) = 0 THEN [null] ELSE f.audience END AS channel_id
 OPTIONAL MATCH (c:Channel {id: coalesce(channel_id, '')})
 WITH f, collect(CASE WHEN channel_id IS NULL THEN null

@@ -7,7 +7,7 @@
 MATCH (u:User {id: $user_id})
 UNWIND [(u)<-[:ABOUT]-(f:Fact) WHERE f.guild_id = $guild_id |
           {kind: 'fact', at: f.valid_at, until: f.invalid_at, what: f.text, ref: f.uuid,
-           state: CASE WHEN f.invalid_at IS NULL AND f.expired_at IS NULL THEN 'valid' ELSE 'closed' END}] +
+           state: CASE WHEN f.invalid_at IS NULL AND f.expired_at IS NULL AND (f.expires_at IS NULL OR f.expires_at > datetime()) THEN 'valid' ELSE 'closed' END}] +
        [(u)-[:TOOK_PART_IN]->(ep:Episode) WHERE ep.guild_id = $guild_id |
           {kind: 'episode', at: ep.started_at, until: ep.ended_at,
            what: CASE WHEN ep.summary IS NULL OR ep.summary = '' THEN ep.key ELSE ep.summary END,

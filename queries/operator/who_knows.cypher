@@ -1,16 +1,17 @@
 // title: Who knows about a topic
 // answers: The members who reported facts matching the topic's words or about (or mentioning) an entity it names, and who said matching words in the guild's windows: one row per fact reported or message said, with the message it came from.
-// params: guild_id (string, required) - the guild; topic (string, required) - the topic's words as a full-text query (kubernetes, or server AND move); channel_id (string, optional) - only what may be recalled in this channel: '' for what the shared channels hold, null for every channel; hits (int, optional) - matches read from each full-text index, then from each of its three parts (default 200)
+// params: guild_id (string, required) - the guild; topic (words, required) - the topic's words, every one of them matched as a word (kubernetes, or server move); channel_id (string, optional) - only what may be recalled in this channel: '' for what the shared channels hold, null for every channel; hits (int, optional) - matches read from each full-text index, then from each of its three parts (default 200)
 // `grapevine who-knows` and the bot rank the members by how much and how recently, and leave out opted-out
 // members (an opt-out is kept as a keyed hash, which Cypher cannot compute). Bots are left out.
-// Three parts, each from one full-text index ($hits best matches, before the guild filter) then a few hops:
+// Three parts, each from one full-text index ($hits best matches of the guild: its guild_term is a required term of
+// the search, queries/schema/fulltext.cypher) then a few hops:
 // facts by their text, facts about or mentioning the entities named, and messages of closed windows
 // (IN_EPISODE). Channel scope as queries/context/facts.cypher: a fact only when a channel of its stored audience
 // is 'shared', $channel_id or its parent, and its report counts only when the report's message is there too (or
 // it has none, as a slash command's); a message only there.
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
-CALL db.index.fulltext.queryNodes('fact_text', $topic, {limit: coalesce($hits, 200)}) YIELD node
+CALL db.index.fulltext.queryNodes('fact_text', '+guild_term:g' + replace($guild_id, ':', '') + ' +text:(' + $topic + ')', {limit: coalesce($hits, 200)}) YIELD node
 WITH visible, node AS f WHERE f.guild_id = $guild_id AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
 MATCH (f)-[r:REPORTED_BY]->(u:User)
 WHERE NOT coalesce(u.is_bot, false)
@@ -23,7 +24,8 @@ LIMIT coalesce($hits, 200)
 UNION
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
-CALL db.index.fulltext.queryNodes('entity_names', $topic, {limit: coalesce($hits, 200)}) YIELD node
+CALL db.index.fulltext.queryNodes('entity_names', '+guild_term:g' + replace($guild_id, ':', '') + ' +(name:(' + $topic + ') alias_text:(' + $topic + '))',
+                                   {limit: coalesce($hits, 200)}) YIELD node
 WITH visible, node AS e WHERE e.guild_id = $guild_id
 MATCH (e)<-[:ABOUT|MENTIONS]-(f:Fact)
 WHERE f.guild_id = $guild_id AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
@@ -38,7 +40,7 @@ LIMIT coalesce($hits, 200)
 UNION
 OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
-CALL db.index.fulltext.queryNodes('message_content', $topic, {limit: coalesce($hits, 200)}) YIELD node
+CALL db.index.fulltext.queryNodes('message_content', '+guild_term:g' + replace($guild_id, ':', '') + ' +content:(' + $topic + ')', {limit: coalesce($hits, 200)}) YIELD node
 WITH visible, node AS m
 WHERE m.guild_id = $guild_id AND ($channel_id IS NULL OR m.channel_id IN visible) AND size([(m)-[:IN_EPISODE]->(ep:Episode) | ep]) > 0
 MATCH (u:User)-[:SENT]->(m)

@@ -11,7 +11,7 @@ CALL () {
   MATCH (s:Entity) WHERE s.uuid IN $entity_uuids RETURN s
 }
 MATCH (s)<-[:ABOUT]-(f:Fact)
-WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+WHERE f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > datetime($now)) AND (f.expired_at IS NULL OR f.expired_at > datetime($now))
   AND (f.expires_at IS NULL OR f.expires_at > datetime($now))
   AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
 WITH DISTINCT f, visible

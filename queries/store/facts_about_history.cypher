@@ -1,5 +1,6 @@
-// Facts about given users and entities of one guild: what was valid at $at (when given), or every
-// fact with what superseded it ($history), newest first.
+// Facts about given users and entities of one guild: what was valid at $at (when given; else what holds at $now,
+// plans not begun yet included), or every fact with what superseded it ($history), newest first. A fact holds
+// until its end, its expiry or its closing (graph/models.py `holds`).
 CALL () {
   MATCH (s:User) WHERE s.id IN $user_ids RETURN s
   UNION
@@ -8,10 +9,10 @@ CALL () {
 MATCH (s)<-[:ABOUT]-(f:Fact)
 WHERE f.guild_id = $guild_id
   AND ($history
-       OR ($at IS NULL AND f.invalid_at IS NULL AND f.expired_at IS NULL)
-       OR ($at IS NOT NULL AND f.valid_at <= datetime($at)
-           AND (f.invalid_at IS NULL OR f.invalid_at > datetime($at))
-           AND (f.expires_at IS NULL OR f.expires_at > datetime($at))))
+       OR (($at IS NULL OR f.valid_at <= datetime($at))
+           AND (f.invalid_at IS NULL OR f.invalid_at > datetime(coalesce($at, $now)))
+           AND (f.expires_at IS NULL OR f.expires_at > datetime(coalesce($at, $now)))
+           AND (f.expired_at IS NULL OR f.expired_at > datetime(coalesce($at, $now)))))
 WITH DISTINCT f
 ORDER BY f.valid_at DESC, f.uuid
 LIMIT $limit

@@ -1,9 +1,9 @@
 // Forget-me, direct messages: everything stored in the member's DM space (the guild "dm:<user id>"):
-// its Guild and Channel records, messages (the bot's replies too), episodes, facts and entities. One
+// its Guild and Channel records (never a channel another guild's messages are in), messages (the bot's replies too), episodes, facts and entities. One
 // statement per label, each read through its guild index (a CALL subquery would scan every node).
 MATCH (n:Message {guild_id: $guild_id}) DETACH DELETE n RETURN 'Message' AS label, count(*) AS deleted;
 MATCH (n:Episode {guild_id: $guild_id}) DETACH DELETE n RETURN 'Episode' AS label, count(*) AS deleted;
 MATCH (n:Fact {guild_id: $guild_id}) DETACH DELETE n RETURN 'Fact' AS label, count(*) AS deleted;
 MATCH (n:Entity {guild_id: $guild_id}) DETACH DELETE n RETURN 'Entity' AS label, count(*) AS deleted;
-MATCH (n:Channel {guild_id: $guild_id}) DETACH DELETE n RETURN 'Channel' AS label, count(*) AS deleted;
+MATCH (n:Channel {guild_id: $guild_id}) WHERE NOT EXISTS { MATCH (m:Message {channel_id: n.id}) WHERE m.guild_id <> $guild_id } DETACH DELETE n RETURN 'Channel' AS label, count(*) AS deleted;
 MATCH (n:Guild {id: $guild_id}) DETACH DELETE n RETURN 'Guild' AS label, count(*) AS deleted;

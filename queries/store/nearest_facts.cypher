@@ -5,7 +5,7 @@ OPTIONAL MATCH (here:Channel {id: coalesce($channel_id, '')})
 WITH COLLECT { MATCH (c:Channel) WHERE c.guild_id = $guild_id AND c.mode = 'shared' RETURN c.id } + [$channel_id, here.parent_id] AS visible
 CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node, score
 WITH visible, node AS f, score
-WHERE f.guild_id = $guild_id AND f.invalid_at IS NULL AND f.expired_at IS NULL
+WHERE f.guild_id = $guild_id AND (f.invalid_at IS NULL OR f.invalid_at > datetime($now)) AND (f.expired_at IS NULL OR f.expired_at > datetime($now))
   AND (f.expires_at IS NULL OR f.expires_at > datetime($now))
   AND ($channel_id IS NULL OR any(a IN f.audience WHERE a IN visible))
 WITH visible, f, max(score) AS score

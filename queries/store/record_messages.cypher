@@ -4,7 +4,8 @@
 // ruled out that an id exists, and every property is set by the CREATE (no second update of the record).
 UNWIND $rows AS row
 MATCH (u:User {id: row.author_id})
-CREATE (u)-[:SENT]->(m:Message {id: row.id, guild_id: row.guild_id, channel_id: row.channel_id,
+CREATE (u)-[:SENT]->(m:Message {id: row.id, guild_id: row.guild_id, guild_term: 'g' + replace(row.guild_id, ':', ''),
+                                channel_id: row.channel_id,
                                 author_id: row.author_id, content: row.content,
                                 created_at: datetime(row.created_at), buffered: true,
                                 channel_time: row.channel_time, edited_at: datetime(row.edited_at),

@@ -2,7 +2,7 @@
 // Their audience (graph/scope.py): the channels of those messages and the channel the command was given in;
 // none (visible to operators only) when neither is known.
 UNWIND $facts AS row
-CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
+CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, guild_term: 'g' + replace($guild_id, ':', ''), text: row.text, category: row.category,
                 importance: row.importance, confidence: row.confidence, source: row.source,
                 valid_at: datetime(row.valid_at), invalid_at: null, expires_at: datetime(row.expires_at),
                 created_at: datetime($now), expired_at: null, retire_at: datetime(row.expires_at),

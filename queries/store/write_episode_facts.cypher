@@ -14,7 +14,7 @@ FOREACH (_ IN CASE WHEN $finish IS NULL THEN [] ELSE [1] END |
       ep.completion_tokens = coalesce(ep.completion_tokens, 0) + $finish.completion_tokens)
 WITH ep
 UNWIND $facts AS row
-CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, text: row.text, category: row.category,
+CREATE (f:Fact {uuid: row.uuid, guild_id: $guild_id, guild_term: 'g' + replace($guild_id, ':', ''), text: row.text, category: row.category,
                 importance: row.importance, confidence: row.confidence, source: row.source,
                 valid_at: datetime(row.valid_at), invalid_at: null, expires_at: datetime(row.expires_at),
                 created_at: datetime($now), expired_at: null, retire_at: datetime(row.expires_at),

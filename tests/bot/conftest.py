@@ -13,7 +13,7 @@ from bot.memory import Memory
 from bot.replying import Replying
 from bot.services import Services
 from common.settings import GraphSettings, LLMSettings, Settings, WindowSettings
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.store import GraphStore
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows

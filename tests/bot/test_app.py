@@ -75,7 +75,7 @@ async def test_run_bot_opens_everything_hands_it_over_and_closes_it(
 
     @contextlib.asynccontextmanager
     async def fake_open_store(settings: Settings, **_: object) -> AsyncIterator[Runtime]:
-        yield Runtime(store, store.engine, store.driver, started_server=False)
+        yield Runtime(store, store.engine, started_server=False)
 
     async def fake_start(self: GrapevineBot, token: str, *, reconnect: bool = True) -> None:
         seen.update(token=token, services=self.services, windows_running=self.services.live._loop is not None)
@@ -96,7 +96,7 @@ async def test_run_bot_logs_in_at_the_configured_rest_address_and_says_a_refused
 ) -> None:
     @contextlib.asynccontextmanager
     async def fake_open_store(settings: Settings, **_: object) -> AsyncIterator[Runtime]:
-        yield Runtime(store, store.engine, store.driver, started_server=False)
+        yield Runtime(store, store.engine, started_server=False)
 
     monkeypatch.setattr(bot_runner, "open_store", fake_open_store)
     monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)  # run_bot points it at DISCORD_API_URL

@@ -15,7 +15,7 @@ from bot.shards import Shard
 from bot.upkeep import run_upkeep
 from common.settings import DiscordSettings, ExtractionSettings, WindowSettings
 from graph.models import Channel, EpisodeStatus, Guild, Message, User, dm_scope
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.reads.backlog import episodes_by_status
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild

@@ -10,12 +10,12 @@ from datetime import timedelta
 import discord
 
 from common.links import JUMP_URL
-from graph import channels
 from graph.models import EpisodeWrite
+from graph.privacy import channels
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
 from tests.bot.harness import AT, Harness
-from tests.bot.test_channel_scope import seen_by_everyone
+from tests.bot.memory.test_channel_scope import seen_by_everyone
 from tests.support.busy_server import G1, GENERAL, U, populate
 from tests.support.discord_doubles import MockDMChannel, MockInteraction, MockTextChannel, invoke, sent_texts
 from tests.support.scripted_llm import ScriptedLLMServer
@@ -113,11 +113,14 @@ async def test_a_restricted_channel_link_is_never_shown_in_general(
 async def test_a_shared_channel_the_asker_cannot_view_gets_no_link(
     store: GraphStore, harness: Harness, llm_server: ScriptedLLMServer
 ) -> None:
-    """A moderator made #mods shared: its facts are recalled everywhere, but a member who cannot view #mods gets
-    no link into it (Discord's permissions, as the bot sees them)."""
+    """A moderator made #mods shared: its facts are recalled everywhere, but a member who cannot view #mods (an
+    overwrite of their own: Discord shows #mods to @everyone, so it may be shared) gets no link into it (Discord's
+    permissions, as the bot sees them)."""
     p = await populate(store)
     seen_by_everyone(harness.general, True)
-    mods = seen_by_everyone(MockTextChannel(id=int(MODS), name="mods", guild=harness.guild), False)
+    mods = MockTextChannel(id=int(MODS), name="mods", guild=harness.guild)
+    bob = harness.member("bob")
+    mods.permissions_for.side_effect = lambda who: discord.Permissions(view_channel=who is not bob)
     await harness.deliver(harness.message(harness.member("dave"), "morning", channel=mods, at=AT))
     assert await channels.set_mode(store, G1, MODS, "shared")
     said = await p.say(MODS, "charlie", "the server move is on friday", AT + timedelta(seconds=5))
@@ -131,6 +134,7 @@ async def test_a_shared_channel_the_asker_cannot_view_gets_no_link(
     assert "The server move is on friday" in llm_server.requests[-1]["messages"][-1]["content"]  # recalled: #mods is shared
     assert answer == "The server move is on friday."  # but not linked: Bob cannot open #mods
 
+    mods.permissions_for.side_effect = None
     mods.permissions_for.return_value = discord.Permissions(view_channel=True)
     llm_server.push("The server move is on friday.")
     assert links(await _ask(harness, "grace", "when does charlie do the server move?", 2)) == [url(MODS, said.id)]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from common.names import given_names, identifying, identifying_names, spoken_languages
+from common.names import SUPPORTED_LANGUAGES, common_word, given_names, identifying, identifying_names
+from tests.support.common_words import common_words
 
 
 @pytest.mark.parametrize(
@@ -15,9 +16,7 @@ def test_words_of_english_are_no_one(word: str) -> None:
     assert not identifying(word)
 
 
-@pytest.mark.parametrize(
-    "name", ["Charlie", "Sam", "Bob", "John", "Mark", "Max", "Kim", "Pierre", "Mohammed", "Maria", "Charlie!"]
-)
+@pytest.mark.parametrize("name", ["Charlie", "Bob", "John", "Mark", "Max", "Pierre", "Mohammed", "Maria", "Charlie!"])
 def test_given_names_identify_though_english_text_uses_them_often(name: str) -> None:
     assert identifying(name)
 
@@ -38,26 +37,20 @@ def test_given_names_are_those_several_national_lists_agree_on() -> None:
     assert not {"texas", "media", "server"} & names  # each in one list only
 
 
-FRENCH = [
-    "salut tout le monde, je pense que c'est bien",
-    "oui mais il faut voir avec le serveur",
-    "bonjour à tous, merci pour votre aide",
-    "c'est pas mal du tout, on verra demain",
-]
+@pytest.mark.parametrize("word", ["Merci", "ciao", "Ben", "Pero", "nicht", "foto", "Tom", "Kim", "Sam"])
+def test_a_common_word_of_any_supported_language_is_no_one(word: str) -> None:
+    """Wherever the member is, whatever a guild's sample of messages says it speaks: a minority may write it."""
+    assert not identifying(word)
 
 
-def test_a_guild_speaks_the_languages_its_messages_are_written_in() -> None:
-    assert spoken_languages(FRENCH + ["the kernel is ok"]) == ("en", "fr")
-    assert spoken_languages(["hello Sam, thanks for the kernel", "Sam likes me"] * 20) == ("en",)  # "sam" is Polish too
-    assert spoken_languages(["hallo ich bin nicht da, das ist gut", "wir sind alle hier und danke"]) == ("en", "de")
+@pytest.mark.parametrize("name", ["Charlie", "Zorro", "Maria", "Jürgen", "Jean", "Pierre", "Anna"])
+def test_names_stay_names_though_other_languages_have_many_words(name: str) -> None:
+    assert identifying(name)
 
 
-@pytest.mark.parametrize(("word", "languages"), [("Merci", ("en", "fr")), ("ciao", ("en", "it")), ("Ben", ("en", "nl"))])
-def test_a_common_word_of_any_language_the_guild_speaks_is_no_one(word: str, languages: tuple[str, ...]) -> None:
-    assert not identifying(word, languages)
-    assert identifying(word)  # where only English is spoken, it identifies its carrier
-
-
-@pytest.mark.parametrize("name", ["Charlie", "Zorro", "Maria", "Jürgen", "Sam"])
-def test_names_stay_names_where_other_languages_are_spoken(name: str) -> None:
-    assert identifying(name, ("en", "fr", "it", "de", "es"))
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_every_common_word_of_a_supported_language_is_one(language: str) -> None:
+    """The commonest words of each language wordfreq knows for the rule, read from wordfreq itself: each is a word
+    of some supported language for the rule (a given name only where it is among its language's commonest)."""
+    missed = [w for w in common_words(language) if not common_word(w)]
+    assert not missed, f"words of {language} taken for names: {missed}"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from wordfreq import get_frequency_list
 
-from common.names import CANDIDATE_LANGUAGES, Cached, Installed, fold, spoken_languages, word_of
+from common.names import SUPPORTED_LANGUAGES, Cached, Installed, fold, word_of
 
 LANGUAGES = ("en", "fr", "de", "pl")
 NAMES = ["Charlie", "Sam", "Bob", "Ben", "Jürgen", "Maria", "Pierre", "Mohammed", "Zorro", "May", "Hope", "Will"]
@@ -67,18 +67,6 @@ def test_the_cached_lists_decide_as_the_installed_ones(folder: Path, language: s
     assert any(decided.values()) and not all(decided.values())
 
 
-def test_the_cached_telling_words_tell_the_same_languages(folder: Path) -> None:
-    installed, kept = Installed(), Cached(folder)
-    words = {w for lang in CANDIDATE_LANGUAGES for band in get_frequency_list(lang, "small")[:520:8] for w in band[:5]}
-    told = {w: installed.telling(w) for w in words}
-    assert {w: kept.telling(w) for w in words} == told
-    assert len(set(told.values())) > 10
-    french = ["salut tout le monde, merci pour votre aide", "oui mais il faut voir, c'est pas mal du tout"]
-    german = ["hallo ich bin nicht da, das ist gut", "wir sind alle hier und danke"]
-    for texts, spoken in ((french, ("en", "fr")), (german, ("en", "de")), (french + german, ("en", "de", "fr"))):
-        assert spoken_languages(texts, kept) == spoken_languages(texts, installed) == spoken
-
-
 def test_the_cached_given_names_are_the_installed_ones(folder: Path) -> None:
     assert Cached(folder).given_names() == Installed().given_names() == Cached(folder).given_names()
 
@@ -124,11 +112,11 @@ def test_the_cache_is_private_to_its_user(tmp_path: Path, private: None) -> None
     folder = tmp_path / "cache" / "grapevine" / "names"
     kept = Cached(folder)
     kept.given_names()
-    kept.telling("merci")
+    word_of("merci", "fr", kept)
     for made in (tmp_path / "cache", tmp_path / "cache" / "grapevine", folder):
         assert stat.S_IMODE(made.stat().st_mode) == 0o700
     files = list(folder.iterdir())
-    assert {f.name for f in files} == {"given-names.json", "telling-words.json"}  # no temporary file left
+    assert {f.name for f in files} == {"given-names.json", "words-fr.json"}  # no temporary file left
     assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
 
 
@@ -146,10 +134,78 @@ def test_a_folder_that_cannot_be_written_costs_only_time(tmp_path: Path) -> None
 
 
 def test_warming_builds_what_a_forget_reads(tmp_path: Path) -> None:
-    """`grapevine demo` warms the cache, so the quick start's first forget reads the lists instead of building them."""
+    """`grapevine demo` warms the cache in a process of its own (`python -m common.names`), so the quick start's
+    first forget reads the lists instead of building them, and the demo does not wait for them."""
     env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"} | {"XDG_CACHE_HOME": str(tmp_path)}
-    code = "from common import names; names.warm()"
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    missing = "from common import names; print(len(names.missing()))"
+    before = subprocess.run([sys.executable, "-c", missing], env=env, capture_output=True, text=True, timeout=60)
+    assert before.stdout.strip() == str(len(SUPPORTED_LANGUAGES) + 2), before.stderr
+    done = subprocess.run([sys.executable, "-m", "common.names"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     built = sorted(p.name for p in (tmp_path / "grapevine" / "names").iterdir())
-    assert built == ["given-names.json", "telling-words.json", "words-en.json"]
+    expected = ["given-names.json", "words-supported.json", *(f"words-{language}.json" for language in SUPPORTED_LANGUAGES)]
+    assert built == sorted(expected)
+    after = subprocess.run([sys.executable, "-c", missing], env=env, capture_output=True, text=True, timeout=60)
+    assert after.stdout.strip() == "0", after.stderr
+    again = "from common import names; print(names.warm_in_background())"
+    assert (
+        subprocess.run([sys.executable, "-c", again], env=env, capture_output=True, text=True, timeout=60).stdout.strip()
+        == "False"
+    )
+
+
+def test_one_file_answers_for_every_language_as_the_files_of_each_do(folder: Path) -> None:
+    """A name is checked against every supported language: one file holds their words, and it says what each
+    language's own list says, for the words of any of them and for what is none."""
+    per_language, together = Cached(folder), Cached(folder)
+    words = {w for language in LANGUAGES for w in sample(language)} | {fold(n) for n in NAMES} | {"zzqx", "obi1"}
+    for word in sorted(w for w in words if w.isalpha()):  # a word with digits or marks is looked up as before
+        expected = any(per_language.known_word(word, language) for language in SUPPORTED_LANGUAGES)
+        assert together.known_anywhere(word) is expected, word
+    assert together.known_anywhere("good morning") is None  # a phrase is looked up, language by language
+    assert together.path("words-supported").is_file()
+
+
+def test_the_installed_versions_are_looked_up_once_for_every_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each list's file is keyed by the versions of wordfreq and Faker; a forget reads the lists' files, and each
+    version is looked up on the import path once per process, not per file, and as importlib.metadata says."""
+    from importlib.metadata import version
+
+    from common import names
+    from common.user_cache import store
+
+    assert names.installed_version("wordfreq") == version("wordfreq")
+    assert names.installed_version("faker") == version("faker")
+    kept = Cached(tmp_path)
+    for language in SUPPORTED_LANGUAGES:  # planted, as a warm cache holds them: nothing is built here
+        store(kept.path(f"words-{language}"), kept.key(), "likes")
+    store(kept.path("given-names"), kept.key(), "charlie")
+    looked_up: list[str] = []
+
+    def counted(package: str) -> str:
+        looked_up.append(package)
+        return version(package)
+
+    names.versions.cache_clear()
+    monkeypatch.setattr("common.names.installed_version", counted)
+    again = Cached(tmp_path)
+    assert again.given_names() == {"charlie"}
+    assert all(word_of("likes", language, again) for language in SUPPORTED_LANGUAGES)
+    assert again.known_anywhere("likes") and not again.known_anywhere("charlie")
+    assert sorted(looked_up) == ["faker", "wordfreq"], looked_up
+    names.versions.cache_clear()
+
+
+@pytest.mark.parametrize("language", ["de", "pl", "tr", "ru"])
+def test_the_installed_lookup_is_wordfreqs_own(language: str) -> None:
+    """The lists are built with a lookup that tokenizes a word once for the languages that tokenize alike: it must
+    answer as wordfreq's `zipf_frequency` does, in every supported language, for words of any language's list."""
+    from wordfreq import zipf_frequency
+
+    installed = Installed()
+    words = [*sample(language), *(fold(w) for w in [*NAMES, *HANDLES_AND_PHRASES]), *TOKENIZED_OTHERWISE, "", "'", "ıi"]
+    for other in SUPPORTED_LANGUAGES:
+        for wordlist in ("small", "best"):
+            assert {w: installed.zipf(w, other, wordlist) for w in words} == {
+                w: zipf_frequency(w, other, wordlist=wordlist) for w in words
+            }, (other, wordlist)

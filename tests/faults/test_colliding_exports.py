@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.privacy.consent import Consent, opt_out
 from graph.privacy.forget import forget_user
+from graph.privacy.guards.consent import Consent, opt_out
 from graph.reads import context as context_reads
 from graph.reads.backlog import episode_messages
+from graph.reads.context import FactRequest
 from graph.reads.facts import members_by_name, users_by_id
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
@@ -131,8 +132,8 @@ async def test_a_nickname_stays_in_its_guild(store: GraphStore, tmp_path: Path) 
                      source_message_ids=("900000000000030001",))  # fmt: skip
     await write_episode(store, EpisodeWrite(key=episode["key"], guild_id="800000000000000005", facts=(fact,)))
 
-    found = await context_reads.reply_facts(store, "800000000000000005", author_id=member, mentioned_ids=[], names=[],
-                                            entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
+    found = await context_reads.reply_facts(store, FactRequest("800000000000000005", author_id=member, mentioned_ids=[], names=[],
+                                            entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1)))  # fmt: skip
     [tea] = found["author"]
     assert list(tea.about) == ["Sammy"] and [r[1] for r in tea.reporters] == ["Sammy"]
     [(message, author)] = await episode_messages(store, episode["key"])

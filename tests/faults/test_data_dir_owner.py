@@ -6,15 +6,19 @@ shared engine (`serve-db`, the bot, the explorer) that proves it serves their di
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
-from grapevine.ownership import DataDirLock
+from grapevine.ownership import DataDirLock, OwnerRecord
+from grapevine.runtime import BACKGROUND
 from tests.faults.test_cli_faults import grapevine
 from tests.support.dce_builder import export_from_irc
 from tests.support.ports import free_port
@@ -64,6 +68,35 @@ def test_a_second_command_on_a_held_directory_says_who_holds_it(tmp_path: Path) 
     finally:
         held.release()
     assert grapevine(tmp_path, "stats", **env).returncode == 0
+
+
+def _gone_pid() -> int:
+    ended = subprocess.Popen([sys.executable, "-c", ""])
+    ended.wait()
+    return ended.pid
+
+
+@pytest.mark.parametrize("record", ["of a gone owner", "removed"])
+def test_a_command_waits_for_the_lock_of_an_owner_that_is_ending(tmp_path: Path, record: str) -> None:
+    """A killed owner's lock outlives its pid for a moment (the kernel lets go of it once the last of its threads
+    has exited), and an owner that ends removes its record before it lets go of the lock. A command arriving then
+    was told the directory is busy (or ran out of hand-overs reading the gone owner again): it waits for the lock."""
+    data = tmp_path / "data"
+    env = _env(data, free_port(), free_port())
+    held = DataDirLock(data)
+    assert held.acquire(BACKGROUND, shared=True)
+    (data / "engine.json").unlink()
+    if record != "removed":
+        gone = OwnerRecord(pid=_gone_pid(), command=BACKGROUND, shared=True, token="t", engine_pid=_gone_pid(), ready=True)
+        (data / "engine.json").write_text(json.dumps(asdict(gone)))
+    letting_go = threading.Timer(2.0, held.release)
+    letting_go.start()
+    try:
+        done = grapevine(tmp_path, "stats", **env)
+    finally:
+        letting_go.cancel()
+        held.release()
+    assert done.returncode == 0 and "GraphMeta" in done.stdout, done.stdout + done.stderr
 
 
 def test_commands_join_a_shared_engine_and_a_second_server_is_refused(served: dict[str, str], tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from graph.reads.operator import read_rolled_back
 from graph.store import GraphStore
+from graph.store import reader as open_reader
 from tests.support.busy_server import populate
 
 
@@ -18,18 +19,18 @@ async def test_the_engine_itself_refuses_what_the_regex_might_miss(store: GraphS
     from neo4j.exceptions import Forbidden
 
     await populate(store)
-    reader = await store.engine.reader_driver()
+    reader = await open_reader(store.engine)
     try:
-        rows = await read_rolled_back(reader, store.engine.database, "MATCH (f:Fact) RETURN count(f) AS n", {})
+        rows = await read_rolled_back(reader, "MATCH (f:Fact) RETURN count(f) AS n", {})
         assert rows[0]["n"] > 0, "the reader reads"
         for text in (
             "CALL { CREATE (:Fact {uuid: 'evil', text: 'planted'}) } IN TRANSACTIONS RETURN 1 AS one",
             "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
         ):
             with pytest.raises(Forbidden):
-                await read_rolled_back(reader, store.engine.database, text, {})
+                await read_rolled_back(reader, text, {})
         # a plain SET is not checked until commit, and this transaction never commits
-        await read_rolled_back(reader, store.engine.database, "MATCH (f:Fact) SET f.text = 'overwritten' RETURN 1", {})
+        await read_rolled_back(reader, "MATCH (f:Fact) SET f.text = 'overwritten' RETURN 1", {})
     finally:
         await reader.close()
     records, _, _ = await store.driver.execute_query(

@@ -15,10 +15,12 @@ from graph.models import (
     SchemaMismatch,
     User,
 )
-from graph.privacy.consent import consent_key, opt_in, opt_out, opted_out_keys
+from graph.privacy.guards.consent import consent_key, opt_in, opt_out, opted_out_keys
 from graph.privacy.retention import retire_expired
+from graph.privacy.user_cap import enforce_user_cap
 from graph.reads import context as context_reads
 from graph.reads.backlog import buffered_messages, episode_by_key, episode_messages, episodes_by_status
+from graph.reads.context import FactRequest
 from graph.reads.facts import entities_by_names, facts_about, facts_history, members_by_name, search_entities, users_by_id
 from graph.reads.stats import graph_stats
 from graph.schema import setup_schema
@@ -26,17 +28,18 @@ from graph.store import GraphStore
 from graph.writes.discord_records import upsert_users
 from graph.writes.episodes import close_episode, mark_episode, write_episode
 from graph.writes.messages import delete_message, edit_message, record_messages
-from graph.writes.user_cap import enforce_user_cap
 from tests.support.busy_server import (
     BOT,
     G1,
     G2,
     GENERAL,
+    MUNICH_AT,
     OTHER,
     PEOPLE,
     T0,
     THREAD,
     U,
+    move_bob_to_munich,
     populate,
     recalled,
 )
@@ -111,20 +114,8 @@ async def test_writing_the_same_episode_twice_changes_nothing(store: GraphStore)
 
 async def test_supersession_keeps_history(store: GraphStore) -> None:
     p = await populate(store)
-    at = T0 + timedelta(days=10)
-    msg = await p.say(GENERAL, "bob", "moved to Munich last week!", at)
-    key = await p.episode(GENERAL, [msg])
-    munich = p.fact(
-        "bob_munich",
-        "Bob moved to Munich",
-        [U("bob")],
-        msg,
-        valid_at=at - timedelta(days=7),
-        supersedes=["bob_berlin"],
-        category="location",
-    )
-    outcome = await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))
-    assert outcome.superseded == 1
+    at = MUNICH_AT
+    assert (await move_bob_to_munich(p, at)).superseded == 1
     now = await facts_about(store, G1, user_ids=[PEOPLE["bob"]], now=at)
     assert [f.text for f in now] == ["Bob moved to Munich"]
     history = await facts_history(store, G1, user_ids=[PEOPLE["bob"]], history=True)
@@ -143,14 +134,16 @@ async def reply_facts_of(store: GraphStore, guild: str, text: str) -> list[str]:
 
     found = await context_reads.reply_facts(
         store,
-        guild,
-        author_id="nobody",
-        mentioned_ids=[],
-        names=[],
-        entity_keys=name_candidates(text),
-        text=text,
-        skip_ids=[],
-        now=T0 + timedelta(days=3),
+        FactRequest(
+            guild,
+            author_id="nobody",
+            mentioned_ids=[],
+            names=[],
+            entity_keys=name_candidates(text),
+            text=text,
+            skip_ids=[],
+            now=T0 + timedelta(days=3),
+        ),
     )
     return sorted(f.text for facts in found.values() for f in facts)
 
@@ -216,42 +209,48 @@ async def test_reply_facts_by_source_within_the_guild(store: GraphStore) -> None
     p = await populate(store)
     found = await context_reads.reply_facts(
         store,
-        G1,
-        author_id=PEOPLE["charlie"],
-        mentioned_ids=[],
-        names=["Alice"],
-        entity_keys=["celtics"],
-        text="is Alice vegetarian?",
-        skip_ids=[PEOPLE["charlie"]],
-        now=T0 + timedelta(days=3),
+        FactRequest(
+            G1,
+            author_id=PEOPLE["charlie"],
+            mentioned_ids=[],
+            names=["Alice"],
+            entity_keys=["celtics"],
+            text="is Alice vegetarian?",
+            skip_ids=[PEOPLE["charlie"]],
+            now=T0 + timedelta(days=3),
+        ),
     )
     assert [f.uuid for f in found["author"]] == [p.facts["charlie_celtics"]]
     assert p.facts["alice_austin"] in [f.uuid for f in found["people"]]
     assert [f.uuid for f in found["linked"]] == [p.facts["sister_austin"]]
     sister = await context_reads.reply_facts(
         store,
-        G1,
-        author_id=PEOPLE["bob"],
-        mentioned_ids=[],
-        names=[],
-        entity_keys=[name_key("Charlie's sister")],
-        text="",
-        skip_ids=[],
-        now=T0 + timedelta(days=3),
+        FactRequest(
+            G1,
+            author_id=PEOPLE["bob"],
+            mentioned_ids=[],
+            names=[],
+            entity_keys=[name_key("Charlie's sister")],
+            text="",
+            skip_ids=[],
+            now=T0 + timedelta(days=3),
+        ),
     )
     assert [f.uuid for f in sister["entities"]] == [p.facts["sister_austin"]]
     everything = {f.uuid for facts in found.values() for f in facts}
     assert p.facts["alice_veg"] not in everything  # Alice's fact of the other guild
     other = await context_reads.reply_facts(
         store,
-        G2,
-        author_id=PEOPLE["charlie"],
-        mentioned_ids=[PEOPLE["alice"]],
-        names=[],
-        entity_keys=[],
-        text="",
-        skip_ids=[],
-        now=T0 + timedelta(days=3),
+        FactRequest(
+            G2,
+            author_id=PEOPLE["charlie"],
+            mentioned_ids=[PEOPLE["alice"]],
+            names=[],
+            entity_keys=[],
+            text="",
+            skip_ids=[],
+            now=T0 + timedelta(days=3),
+        ),
     )
     assert [f.uuid for f in other["people"]] == [p.facts["alice_veg"]] and other["hop"] == [] == other["linked"]
 

@@ -3,7 +3,7 @@ split back per window (a window left out or answered twice gets no answer)."""
 
 from __future__ import annotations
 
-from ingest.batch_prompt import BatchExtraction, build_batch_prompt, split
+from ingest.extraction.batch_prompt import BatchExtraction, build_batch_prompt, split
 from ingest.windows import ClosedWindow
 from tests.ingest.test_window_prompt import ALICE, BOB, CHARLIE, prompt_input, window, wm
 from tests.support.prompt_reader import Prompt, batch_parts

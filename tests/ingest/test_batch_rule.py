@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from common.settings import ExtractionSettings
-from ingest.batch_prompt import BatchExtraction
-from ingest.batch_rule import Queued, age_limit, batch_tokens, batches, queued
+from ingest.extraction.batch_prompt import BatchExtraction
+from ingest.extraction.batch_rule import Queued, age_limit, batch_tokens, batches, queued
 from tests.ingest.test_window_prompt import T0
 
 

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.privacy.consent import Consent, opt_out
 from graph.privacy.forget import forget_user
+from graph.privacy.guards.consent import Consent, opt_out
 from graph.store import GraphStore
+from graph.writes.messages import record_batch
 from ingest.history_import import ImportResult, import_export
 from ingest.ingestor import Ingestor
 from llm.client import OpenAILLM
@@ -165,3 +166,92 @@ async def test_a_forget_during_extraction_leaves_the_rest_extracted_and_says_so(
     assert pending == [], "every window left after the forget is extracted"
     assert result.parked == 0 and result.pending == 0 and result.failed == 0, result
     assert result.vanished == 1 and result.statuses == {"done": 2, "forgotten meanwhile": 1}, result.statuses
+
+
+class _Counted:
+    """An import's progress, by step: the total it announced and how far it got."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, int | None] = {}
+        self.done: dict[str, int] = {}
+
+    def start(self, step: str, total: int | None = None) -> None:
+        self.totals[step], self.done[step] = total, 0
+
+    def advance(self, step: str, n: int = 1) -> None:
+        self.done[step] += n
+
+
+async def test_an_import_stores_what_the_bot_stores_and_says_what_it_left_out(store: GraphStore, tmp_path: Path) -> None:
+    """A message with text keeps its attachment's and sticker's names (as the bot stores it); a system message is
+    left out as the bot leaves it out, and the summary and the progress count it."""
+    zorro = (ZORRO, "Zorro")
+    shot = _message(1, zorro, "look at this", at=timedelta(minutes=1))
+    shot["attachments"] = [{"id": "950000000000000001", "url": "https://cdn/x", "fileName": "shot.png", "fileSizeBytes": 3}]
+    shot["stickers"] = [{"id": "960000000000000001", "name": "Wave", "format": "Png", "sourceUrl": "https://cdn/s"}]
+    call = _message(2, zorro, "", at=timedelta(minutes=2)) | {"type": "Call"}
+    joined = _message(3, (BEA, "bea"), "", at=timedelta(minutes=3)) | {"type": "GuildMemberJoin"}
+    nice = _message(4, (BEA, "bea"), "nice", at=timedelta(minutes=4))
+    doc = {"guild": {"id": GUILD, "name": "g"}, "channel": {"id": CHANNEL, "name": "general"},
+           "messages": [shot, call, joined, nice]}  # fmt: skip
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    consent = Consent(store)
+    await consent.load()
+    ingestor = Ingestor(store, None, ExtractionSettings(), WindowSettings(), hidden=lambda uid: not consent.allowed(uid))
+    progress = _Counted()
+    result = await import_export(path, store, ingestor, consent, WindowSettings(), progress=progress)
+    assert await _texts(store) == ["look at this\n[attachment: shot.png]\n[sticker: Wave]", "nice"]
+    assert result.messages == 2
+    assert result.left_out() == {"system message (Call)": 1, "system message (GuildMemberJoin)": 1}
+    assert progress.totals["messages"] == progress.done["messages"] == 4
+
+
+async def test_a_file_whose_every_message_is_refused_stores_no_channel(store: GraphStore, tmp_path: Path) -> None:
+    broken = [{"id": f"94400000000001000{n}", "type": "Default", "content": "no author, no time"} for n in range(2)]
+    call = _message(3, (ZORRO, "Zorro"), "", at=timedelta(0)) | {"type": "Call"}
+    doc = {"guild": {"id": GUILD, "name": "g"}, "channel": {"id": CHANNEL, "name": "general"}, "messages": [*broken, call]}
+    path = tmp_path / "refused.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = await _import(store, path)
+    assert await _held(store, GUILD) == {}
+    assert await _held(store, CHANNEL) == {}
+    assert result.messages == 0 and len(result.skipped) == 2
+    assert result.left_out() == {"malformed": 2, "system message (Call)": 1}
+
+
+async def test_a_file_whose_every_message_the_write_refuses_stores_no_place(store: GraphStore, tmp_path: Path) -> None:
+    """Every message refused in the write itself, not before it: their ids are stored for another channel (a file
+    whose channel id was edited); nothing of the file's channel is stored."""
+    await _import(store, _guild_export(tmp_path))
+    moved = json.loads(_guild_export(tmp_path).read_text(encoding="utf-8"))
+    moved["channel"] = {"id": "810000000000000045", "name": "copy"}
+    path = tmp_path / "copy.json"
+    path.write_text(json.dumps(moved), encoding="utf-8")
+    result = await _import(store, path)
+    assert result.messages == 0 and len(result.skipped) == 8, result
+    assert await _held(store, "810000000000000045") == {}
+    channels = await cypher(store, "MATCH (c:Channel) RETURN c.id AS id")
+    assert channels == [{"id": CHANNEL}]
+
+
+async def test_an_opt_out_landing_just_before_the_write_stores_no_place(
+    store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every author opts out after the import's last read of the opt-outs and before its write: the write's own
+    guard refuses every message, and the file's guild, channel and authors are not stored either."""
+    zorro = (ZORRO, "Zorro")
+    doc = {"guild": {"id": GUILD, "name": "g"}, "channel": {"id": CHANNEL, "name": "general"},
+           "messages": [_message(n, zorro, f"note {n}", at=timedelta(minutes=n)) for n in range(3)]}  # fmt: skip
+    path = tmp_path / "zorro.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+    async def opted_out_first(*args: Any, **kwargs: Any) -> Any:
+        await opt_out(store, ZORRO)  # another process's opt-out, landing now
+        return await record_batch(*args, **kwargs)
+
+    monkeypatch.setattr("ingest.history_import.record_batch", opted_out_first)
+    result = await _import(store, path)
+    assert result.messages == 0, result
+    assert await _held(store, GUILD) == {} and await _held(store, CHANNEL) == {}
+    assert await cypher(store, "MATCH (n) WHERE n:Guild OR n:Channel OR n:User OR n:Message RETURN n.id AS id") == []

@@ -13,8 +13,8 @@ import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import Channel, Guild, Message, User
-from graph.privacy.consent import Consent
 from graph.privacy.forget import forget_user
+from graph.privacy.guards.consent import Consent
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
 from ingest.ingestor import BacklogResult, Ingestor

@@ -15,7 +15,7 @@ import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import Channel, Guild, Message, User
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.reads.facts import facts_about
 from graph.reads.stats import llm_usage
 from graph.store import GraphStore

@@ -10,7 +10,7 @@ import pytest
 
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.reads.backlog import episode_messages, episodes_by_status, messages_before
 from graph.reads.stats import guild_counts
 from graph.store import GraphStore

@@ -15,8 +15,8 @@ import ingest.live
 import ingest.recording
 from common.settings import ExtractionSettings, WindowSettings
 from graph.models import Channel, EpisodeStatus, Guild, Message, User
-from graph.privacy.consent import Consent, consent_key, opt_out
 from graph.privacy.forget import forget_user
+from graph.privacy.guards.consent import Consent, consent_key, opt_out
 from graph.reads.backlog import episodes_by_status
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
@@ -160,9 +160,9 @@ async def test_consent_keys_are_the_keyed_hash_whether_kept_or_not(store: GraphS
     import hashlib
     import hmac
 
-    import graph.privacy.consent
+    import graph.privacy.guards.consent
 
-    monkeypatch.setattr(graph.privacy.consent, "CONSENT_KEYS_KEPT", 2)
+    monkeypatch.setattr(graph.privacy.guards.consent, "CONSENT_KEYS_KEPT", 2)
     salt = store.salt or ""
     fresh = {p.id: hmac.new(salt.encode(), p.id.encode(), hashlib.sha256).hexdigest() for p in PEOPLE}
     for _ in range(2):  # the second round reads kept keys, and the memo starts again past two

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from graph import channels
+from graph.privacy import channels
 from graph.reads.facts import facts_about
 from graph.store import GraphStore
 from tests.support.prompt_reader import Prompt

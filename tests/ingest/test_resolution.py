@@ -20,8 +20,8 @@ from graph.models import (
     Report,
     User,
 )
-from ingest.resolution import Resolution, parse_when, resolve
-from ingest.window_prompt import (
+from ingest.extraction.resolution import Resolution, parse_when, resolve
+from ingest.extraction.window_prompt import (
     ExtractedEntity,
     ExtractedFact,
     Extraction,

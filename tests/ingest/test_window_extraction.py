@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from common.settings import ExtractionSettings, LLMSettings
 from graph.models import Episode, EpisodeStatus, Message, User, utc
 from graph.store import GraphStore
-from ingest.window_extraction import ask, retry_due
-from ingest.window_prompt import PromptInput
+from ingest.extraction.window import ask, retry_due
+from ingest.extraction.window_prompt import PromptInput
 from ingest.windows import ClosedWindow, WindowMessage
 from llm.client import OpenAILLM
 from tests.support.prompt_reader import prompt_of

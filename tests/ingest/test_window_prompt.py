@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graph.models import EntityView, FactView, Message, User
-from ingest.window_prompt import (
+from ingest.extraction.window_prompt import (
     ExtractedEntity,
     ExtractedFact,
     Extraction,

@@ -24,7 +24,7 @@ import pytest
 
 from common.settings import ContextSettings
 from graph.models import Message, MessageView, User
-from ingest.window_prompt import PromptInput, build_prompt
+from ingest.extraction.window_prompt import PromptInput, build_prompt
 from ingest.windows import ClosedWindow, WindowMessage
 from recall.assemble import Gathered, assemble, build_reply_messages
 from tests.support.dce_builder import export_from_irc

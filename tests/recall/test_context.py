@@ -13,7 +13,9 @@ from neo4j.exceptions import AuthError
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
+from graph.changes import Changes
 from graph.models import FactView, Message, MessageView, User
+from graph.reads.fact_model import GuildFacts
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_users
 from graph.writes.messages import record_messages
@@ -217,16 +219,21 @@ class FakeRunner:
     def __init__(self, fail: BaseException | None = None) -> None:
         self.fail = fail
         self.vectors: list[list[float]] = []
+        self.changes = Changes()  # the read model listens to the runner's commits
 
     async def read_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        if name == "context/facts" and self.fail is not None:
+        if name == "context/fact_lookup" and self.fail is not None:
             raise self.fail
         nothing: dict[str, dict[str, Any]] = {
-            "context/facts": {"facts": []},
+            "context/fact_lookup": {"people": [], "keyed": [], "searched": [], "changes": None, "parent": None},
             "context/conversation": {"author": None, "summaries": [], "recent": [], "chain": []},
             "context/second_round": {"matched": [], "evidence": []},
         }
         return [nothing[name]] if name in nothing else []
+
+    async def read_tx(self, work: Any) -> GuildFacts:
+        """The read model's load of a guild (graph/reads/fact_model.py): a guild with nothing in it."""
+        return GuildFacts(count=None)
 
     async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         if name != "store/nearest_facts":
@@ -248,6 +255,7 @@ class FakeStore:
 
     def __init__(self, fail: BaseException | None = None) -> None:
         self.runner = FakeRunner(fail)
+        self.memo: dict[str, object] = {}  # where the store keeps its read model (graph/reads/fact_model.py)
 
     def __getattr__(self, name: str) -> Any:
         if not callable(getattr(GraphStore, name, None)):
@@ -488,7 +496,7 @@ async def test_unreachable_graph_raises_graph_unavailable(store: GraphStore) -> 
 
 async def test_recalled_messages_match_the_question_in_its_channel_only(store: GraphStore) -> None:
     # the matches alone (their neighbours: test_recalled_neighbours), each one, also one whose fact is kept (test_redundant)
-    tuning = RecallTuning(neighbour_matches=0, redundant=False)
+    tuning = RecallTuning(neighbour_matches=0, passage_reach=0, redundant=False)
     p = await populate(store)
     asked = await p.say(GENERAL, "judy", "who saw the Celtics game?", AFTER - timedelta(seconds=1))
     req = ask("judy", asked.content, at=AFTER)

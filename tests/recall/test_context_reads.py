@@ -22,7 +22,15 @@ from tests.support.busy_server import recalled
 G, CH = "836000000000000001", "836100000000000001"
 ANN = User(id="836200000000000001", name="ann", display_name="Ann")
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-READS = ("context/facts", "context/conversation", "context/recalled", "context/second_round")
+READS = (
+    "context/facts",
+    "context/fact_lookup",
+    "context/conversation",
+    "context/recalled",
+    "context/second_round",
+    "context/passages",
+    "context/model_channel",
+)
 _CLAUSE = re.compile(r"\b(OPTIONAL MATCH|MATCH|CALL|UNION)\b")
 _ORDER_BY = re.compile(r"\bORDER BY\s+(.+?)(?:\s+LIMIT\b|$)", re.MULTILINE)
 
@@ -52,7 +60,7 @@ def test_every_reply_read_returns_named_fields() -> None:
     """What a reply reads comes as maps read by name: a list read by position (a fact as 12 positions) breaks
     silently when a field is added or moved."""
     names = sorted(path.stem for path in (queries.ROOT / "context").glob("*.cypher"))
-    assert len(names) == 5
+    assert len(names) == 12
     for name in names:
         code = _code(f"context/{name}")
         assert "collect([" not in code and not re.search(r"\[\d+\]", code), name

@@ -12,7 +12,8 @@ from rank_bm25 import BM25Plus
 from common.settings import ContextSettings, RecallTuning
 from common.text import content_words, keywords
 from graph.models import FactView, MessageView
-from recall.assemble import Gathered, assemble
+from recall.assemble import ContextRequest, Gathered, assemble
+from recall.gather import around
 from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, shares_words, stem, tied_ranks
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
@@ -107,15 +108,48 @@ def test_subjects_count_as_words_of_a_fact() -> None:
     assert [f.uuid for f in rank_facts("does Caroline like jazz", prior)] == ["y", "x"]
 
 
-def test_messages_rank_by_words_and_author() -> None:
+def test_messages_rank_by_words_then_author() -> None:
     found = [
         msg("1", "Melanie", "so proud of you!"),
         msg("2", "Caroline", "I went to the support group yesterday", 1),
         msg("3", "Melanie", "the group hike was fun", 2),
-        msg("2", "Caroline", "duplicate", 3),
+        msg("4", "Caroline", "good morning", 3),
     ]
     ranked = rank_messages("did Caroline go to the support group", found)
-    assert [m.id for m in ranked] == ["2", "3", "1"]
+    assert [m.id for m in ranked] == ["2", "3", "4", "1"]  # what it asks about first; the named member breaks ties
+
+
+def reported(uuid: str, text: str, who: str) -> FactView:
+    return FactView(
+        uuid=uuid, text=text, category="other", importance=5, confidence=0.9, valid_at=D, about=(who,),
+        about_ids=(who.lower(),), reporters=((who.lower(), who, D),),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("blind", [True, False])
+def test_a_question_naming_the_wrong_member_still_finds_what_was_said(blind: bool) -> None:
+    """ "What did Melanie paint?" when Caroline painted: the turn and the fact that say it rank above the named
+    member's talk of other things (with the speaker-blind rule off, Melanie's own lines came first)."""
+    tuning = RecallTuning(speaker_blind=blind)
+    long = "a big sunset over the lake near {} old home last summer with {} friends from the choir"
+    found = [
+        msg("c2", "Caroline", "hi all"),
+        msg("m1", "Melanie", "Melanie here, hi", 1),
+        msg("c1", "Caroline", "I painted " + long.format("my", "my"), 2),
+    ]
+    first = rank_messages("What did Melanie paint?", found, tuning=tuning)[0].id
+    facts = [
+        reported("f1", "Melanie hugged Melanie's sister", "Melanie"),
+        reported("f3", "Caroline painted " + long.format("her", "her"), "Caroline"),
+        reported("f2", "Caroline is proud of her family", "Caroline"),
+    ]
+    best = rank_facts("What did Melanie paint?", facts, tuning=tuning)[0].uuid
+    assert (first, best) == (("c1", "f3") if blind else ("m1", "f1"))
+
+
+def test_a_question_of_names_alone_ranks_on_the_names() -> None:
+    facts = [reported("f1", "Melanie likes jazz", "Melanie"), reported("f2", "Caroline likes jazz", "Caroline")]
+    assert rank_facts("Caroline?", facts)[0].uuid == "f2"
 
 
 def test_question_and_fact_meet_on_word_stems() -> None:
@@ -127,15 +161,18 @@ def test_question_and_fact_meet_on_word_stems() -> None:
     assert rank_facts("Where has Caroline camped?", prior)[0].uuid == "camp"  # "camped" meets "camping"
 
 
-def test_only_the_best_related_facts_are_considered() -> None:
+def test_the_related_facts_considered_are_the_best_that_the_part_can_hold() -> None:
     considered = RecallTuning().related_facts
-    facts = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(considered + 5)]
+    facts = [fact(f"p{i}", f"Caroline mentioned hobby number {i}") for i in range(3 * considered)]
     facts.append(fact("group", "Caroline went to an LGBTQ support group"))
     gathered = Gathered(author_id="a", author_name="A", related=[facts], query="Did Caroline go to a support group?")
     big = 10**6
-    ctx = assemble(gathered, ContextSettings(total_tokens=big, related_tokens=big))
-    part = ctx.part("related")
-    assert part.items == considered and part.ids[0] == "group"  # the best first; the weakest never gathered
+    unbounded = assemble(gathered, ContextSettings(total_tokens=big, related_tokens=big)).part("related")
+    assert unbounded.items == len(facts) and unbounded.ids[0] == "group"  # room for all: all are considered
+    room = unbounded.tokens // 2
+    half = assemble(gathered, ContextSettings(total_tokens=big, related_tokens=room)).part("related")
+    assert half.ids[0] == "group" and considered < half.items < len(facts)
+    assert half.items + half.trimmed < len(facts)  # the weakest were never rendered: no room for them
 
 
 def test_a_plural_of_an_ing_word_meets_its_singular() -> None:
@@ -163,3 +200,15 @@ def test_facts_bm25_cannot_tell_apart_share_a_rank_in_the_fusion() -> None:
     first, second = fact("f1", "Caroline went to a concert"), fact("f2", "Caroline went to a museum")
     ranked = rank_facts("where did Caroline go?", [first, second], searched=[["f2", "f1"]])
     assert [f.uuid for f in ranked] == ["f2", "f1"]
+
+
+def test_the_neighbours_of_the_best_matches_are_anchored_to_their_match() -> None:
+    """The messages around a match come after every match, best match first, each with its match's id in
+    `anchors`: the context counts a neighbour as relevant as its match (the answer next to the question)."""
+    best, second = msg("q1", "Melanie", "where did you paint?", 10), msg("q2", "Melanie", "what did you paint?", 20)
+    near = [("q2", msg("a2", "Caroline", "a sunset", 21)), ("q1", msg("a1", "Caroline", "at the lake", 11))]
+    near.append(("q1", msg("q2", "Melanie", "what did you paint?", 20)))  # recalled already: not again
+    anchors: dict[str, str] = {}
+    req = ContextRequest("g", "c", "observer", "what did Melanie paint?", None, D + timedelta(hours=1))
+    out = around([best, second], near, req, matches=2, anchors=anchors)
+    assert [m.id for m in out] == ["a1", "a2"] and anchors == {"a1": "q1", "a2": "q2"}

@@ -39,6 +39,8 @@ async def test_a_message_with_the_rare_word_is_a_candidate(store: GraphStore) ->
     found = await recalled(store, G1, GENERAL, QUESTION, before=ASKED)
     assert found[0].id == kayak and len(found) == 20
     assert kayak in (await build_context(store, ask(QUESTION), SETTINGS)).part("recalled").ids
-    off = RecallTuning(rarity=False)  # the lever off: counted, the kayak has 1 word of 3
+    off = RecallTuning(
+        rarity=False, passage_reach=0
+    )  # the lever off: counted, the kayak has 1 word of 3 (and no passage brings it)
     assert kayak not in {m.id for m in await recalled(store, G1, GENERAL, QUESTION, before=ASKED, tuning=off)}
     assert kayak not in (await build_context(store, ask(QUESTION), SETTINGS, tuning=off)).message_ids

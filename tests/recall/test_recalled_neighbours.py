@@ -45,8 +45,11 @@ async def test_a_recalled_question_brings_its_answer(store: GraphStore) -> None:
     recalled = ctx.part("recalled").ids
     assert question in recalled and answer in recalled
     assert "Biscuit" in ctx.render()
-    assert p.messages[4].id not in recalled  # one turn each side, not the whole window
-    off = RecallTuning(neighbour_matches=0)  # the lever off: the match alone
+    assert p.messages[4].id in recalled  # its passage: up to `passage_reach` turns each side in its window
+    one = RecallTuning(passage_reach=1)
+    ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS, tuning=one)
+    assert p.messages[4].id not in ctx.part("recalled").ids  # one turn each side, not the whole window
+    off = RecallTuning(neighbour_matches=0, passage_reach=0)  # the levers off: the match alone
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS, tuning=off)
     assert question in ctx.part("recalled").ids and answer not in ctx.message_ids
 
@@ -54,7 +57,7 @@ async def test_a_recalled_question_brings_its_answer(store: GraphStore) -> None:
 async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(store: GraphStore) -> None:
     p = await puppy_talk(store)
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
-    assert ctx.part("recalled").ids == [m.id for m in p.messages[:3]]  # the match and a turn each side, oldest first
+    assert ctx.part("recalled").ids == [m.id for m in p.messages]  # the match and its passage, oldest first
     part = ctx.part("recalled")
     room = estimate_tokens(part.header) + estimate_tokens(part.lines[1])  # the match's line alone
     tight = await build_context(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.models import FactView, MessageView
 from recall.assemble import TRIM_ORDER, Gathered, assemble
@@ -124,13 +124,13 @@ def test_related_facts_are_ranked_by_the_message_and_trimmed_weakest_first() -> 
     ] == ["f0", "group"]  # no message to rank by: round-robin over the sources
 
 
-def test_recalled_and_related_are_trimmed_together_weakest_first() -> None:
+def test_for_a_question_asking_for_several_things_recalled_and_related_share_the_tokens() -> None:
     facts = [fact(f"f{i}", f"Caroline went to support group meeting number {i}") for i in range(6)]
     gathered = Gathered(
         author_id="o",
         author_name="O",
         author_facts=[LONG],
-        query="support group",
+        query="which support groups",
         related=[facts],
         recalled=[msg(f"m{i}", f"support group meeting number {i} was great", i) for i in range(6)],
         channel_messages=[msg("c1", "hello there, how is everyone doing today", 99)],
@@ -148,3 +148,32 @@ def test_recalled_and_related_are_trimmed_together_weakest_first() -> None:
     }
     assert ctx.total_tokens <= half
     assert TRIM_ORDER[:2] == ("channel", "thread") and TRIM_ORDER[-1] == "author"
+
+
+def test_for_a_question_asking_one_detail_the_least_relevant_line_of_either_part_goes_first() -> None:
+    """The tokens facts and recalled messages share go to what the question points to: here the turns that say
+    where the meeting was, and the turn next to the best of them (its answer), before facts that only name the
+    group; the even split kept half the facts and lost a turn that says where."""
+    facts = [fact(f"f{i}", f"Caroline likes the support group, note {i}") for i in range(6)]
+    recalled = [
+        msg("m1", "where was the support group meeting held?", 1, "Melanie"),
+        msg("m3", "the support group meeting moved to the library", 3, "Melanie"),
+        msg("m2", "at the old library downtown", 2),  # the answer to m1: a neighbour, no word of the question
+    ]
+    gathered = Gathered(
+        author_id="o",
+        author_name="O",
+        query="Where was the support group meeting held?",
+        related=[facts],
+        recalled=recalled,
+        anchors={"m2": "m1"},
+    )
+    full = assemble(gathered, settings())
+    lines = dict(zip(full.part("recalled").ids, full.part("recalled").lines))
+    head = estimate_tokens(full.part("recalled").header) + estimate_tokens(full.part("related").header)
+    room = head + sum(estimate_tokens(line) for line in lines.values()) + estimate_tokens(full.part("related").lines[0])
+    ctx = assemble(gathered, settings(total_tokens=room))
+    assert ctx.part("recalled").ids == ["m1", "m2", "m3"] and ctx.part("related").items == 1
+    even = assemble(gathered, settings(total_tokens=room), RecallTuning(shared_relevance=False))
+    # shared evenly, facts that only name the group kept half the tokens and a turn saying where was lost
+    assert even.part("related").items > 1 and "m3" not in even.part("recalled").ids

@@ -9,6 +9,7 @@ from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.models import EpisodeWrite, MessageView
 from graph.reads import context as context_reads
+from graph.reads.context import FactRequest
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
 from recall.assemble import ContextRequest, Gathered, assemble, headers, message_line
@@ -71,8 +72,8 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     key = await p.episode(GENERAL, [shelter, aside, beach])
     adopted = p.fact("adopted", "Bob adopted a puppy called Biscuit from the shelter", [U("bob")], shelter)
     await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(adopted,)))
-    about_bob = await context_reads.reply_facts(store, G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[],
-                                                entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1))  # fmt: skip
+    about_bob = await context_reads.reply_facts(store, FactRequest(G1, author_id=PEOPLE["bob"], mentioned_ids=[], names=[],
+                                                entity_keys=[], text="", skip_ids=[], now=T0 + timedelta(days=1)))  # fmt: skip
     assert [f.sources for f in about_bob["author"]] == [(shelter.id,)]
     req = ContextRequest(
         G1, GENERAL, PEOPLE["judy"], "What did Bob's puppy from the shelter do?", None, T0 + timedelta(days=1), bot_user_id=BOT
@@ -83,8 +84,9 @@ async def test_on_a_graph_the_recalled_turn_of_a_kept_fact_gives_way(store: Grap
     ]
     room = estimate_tokens(headers(Gathered("judy", "Judy"))["recalled"]) + max(map(estimate_tokens, lines))  # one, not two
     tight = settings.model_copy(update={"recalled_tokens": room})
-    ctx = await build_context(store, req, tight)
+    alone = RecallTuning(passage_reach=0)  # the matches without their passages: this is about the redundant turn
+    ctx = await build_context(store, req, tight, tuning=alone)
     assert ctx.fact_uuids == {adopted.uuid} and ctx.part("recalled").ids == [beach.id]  # the shelter turn, once
-    off = RecallTuning(redundant=False)  # the lever off: the shelter turn twice
+    off = RecallTuning(passage_reach=0, redundant=False)  # the lever off: the shelter turn twice
     ctx = await build_context(store, req, tight, tuning=off)
     assert ctx.fact_uuids == {adopted.uuid} and ctx.part("recalled").ids == [shelter.id]

@@ -9,6 +9,7 @@ from datetime import timedelta
 from common.settings import ContextSettings, RecallTuning
 from graph.models import Channel, EpisodeWrite, Guild, RelationWrite, User
 from graph.reads import context as context_reads
+from graph.reads.context import FactRequest
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
 from graph.writes.episodes import write_episode
@@ -55,14 +56,16 @@ async def test_a_named_members_relations_bring_the_second_hop(store: GraphStore)
     question = "What does Bob's sister do these days?"
     first = await context_reads.reply_facts(
         store,
-        G1,
-        author_id=PEOPLE["judy"],
-        mentioned_ids=[],
-        names=["bob", "sister", "days"],
-        entity_keys=name_candidates(question),
-        text=question,
-        skip_ids=[PEOPLE["judy"]],
-        now=AFTER,
+        FactRequest(
+            G1,
+            author_id=PEOPLE["judy"],
+            mentioned_ids=[],
+            names=["bob", "sister", "days"],
+            entity_keys=name_candidates(question),
+            text=question,
+            skip_ids=[PEOPLE["judy"]],
+            now=AFTER,
+        ),
     )
     assert p.facts["dana_bakes"] not in {f.uuid for name, source in first.items() if name != "hop" for f in source}
     assert [f.uuid for f in first["hop"]] == [p.facts["dana_bakes"]]  # only the second hop finds it
@@ -100,7 +103,7 @@ async def test_an_old_fact_about_a_named_member_is_read_and_ranked_first(store: 
 async def test_the_second_hop_keeps_to_what_the_channel_may_recall(store: GraphStore) -> None:
     """Channel scope over the second hop: one that read every fact of the guild would bring a fact said only in a
     private channel back in #general through a member's relations."""
-    from graph.channels import set_mode
+    from graph.privacy.channels import set_mode
 
     staff = "100000000000000777"
     p = Populated(store)
@@ -158,13 +161,13 @@ async def test_a_named_members_facts_holding_the_questions_words_lead_their_pool
         writes.append(p.fact(f"f{i}", f"Alice mentioned number {i}", [U("alice")], later, importance=7))
     await write_episode(store, EpisodeWrite(key=await p.episode(GENERAL, p.messages), guild_id=G1, facts=tuple(writes)))
     question = "Where does Alice volunteers?"
-    pooled = await context_reads.reply_facts(store, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+    pooled = await context_reads.reply_facts(store, FactRequest(G1, author_id=PEOPLE["judy"], mentioned_ids=[],
                                              names=["alice", "volunteers"], entity_keys=[], text=question,
-                                             skip_ids=[PEOPLE["judy"]], now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
+                                             skip_ids=[PEOPLE["judy"]], now=AFTER, pool=RecallTuning().ranked_pool))  # fmt: skip
     assert p.facts["zoo"] in {f.uuid for f in pooled["people"]}
-    named_only = await context_reads.reply_facts(store, G1, author_id=PEOPLE["judy"], mentioned_ids=[],
+    named_only = await context_reads.reply_facts(store, FactRequest(G1, author_id=PEOPLE["judy"], mentioned_ids=[],
                                                  names=["alice"], entity_keys=[], text="Alice?", skip_ids=[PEOPLE["judy"]],
-                                                 now=AFTER, pool=RecallTuning().ranked_pool)  # fmt: skip
+                                                 now=AFTER, pool=RecallTuning().ranked_pool))  # fmt: skip
     assert p.facts["zoo"] not in {f.uuid for f in named_only["people"]}  # her name is in every fact: it ranks nothing
     ctx = await build_context(store, ask(question), ContextSettings(total_tokens=300, channel_messages=0))
     assert ctx.part("related").ids[0] == p.facts["zoo"]

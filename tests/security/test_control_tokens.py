@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from common.quoting import normal_form, untagged
 from common.settings import ContextSettings
 from graph.models import EntityView, FactView, Message, MessageView, User
-from ingest.batch_prompt import build_batch_prompt
-from ingest.window_prompt import PromptInput, build_prompt
+from ingest.extraction.batch_prompt import build_batch_prompt
+from ingest.extraction.window_prompt import PromptInput, build_prompt
 from ingest.windows import ClosedWindow, WindowMessage
 from recall.assemble import Gathered, assemble, build_reply_messages
 
@@ -34,11 +34,14 @@ FAMILIES = {
     "phi": ["<|system|>", "<|user|>", "<|assistant|>", "<|end|>"],
     "sentencepiece": ["<s>", "</s>"],
     "deepseek": ["<｜begin▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>"],
+    "exaone": ["[|system|]", "[|user|]", "[|assistant|]", "[|endofturn|]"],
+    "llama2": ["<<SYS>>", "<</SYS>>"],
 }
 TOKENS = [token for family in FAMILIES.values() for token in family]
 # the oracle: each control token as a model may read it, once whitespace next to its brackets and bars is gone
 _MARKER = re.compile(
-    r"<\|[^<>|\n]{1,40}\|>|</?s>|<(?:start_of_turn|end_of_turn|bos|eos)>|\[/?(?:inst|system_prompt|tool_calls|multimodal)\]"
+    r"<\|[^<>|\n]{1,40}\|>|\[\|[^\[\]|\n]{1,40}\|\]|<</?sys>>|</?s>|<(?:start_of_turn|end_of_turn|bos|eos)>"
+    r"|\[/?(?:inst|system_prompt|tool_calls|multimodal)\]"
 )
 _AROUND = re.compile(r"[^\S\n]*([<>\[\]|/])[^\S\n]*")
 
@@ -236,6 +239,33 @@ def test_prompts_hold_only_their_templates_role_markers(said: str) -> None:
     for messages in every_prompt(said):
         assert [m["role"] for m in messages] == ["system", "user"]
         assert_only_the_templates_markers(messages)
+
+
+# control tokens of templates no list names, by their shape: any `<|...|>` or `[|...|]`, a doubled angle bracket
+# (`<<SYS>>`), and an upper-case bracketed word with an underscore or a closing slash (`[END_OF_TURN]`, `[/TURN]`)
+_WORD = st.from_regex(r"[A-Za-z][A-Za-z0-9_▁ ]{0,18}[A-Za-z0-9]", fullmatch=True)
+_UPPER = st.from_regex(r"[A-Z][A-Z0-9]{1,9}(_[A-Z0-9]{1,9}){1,3}", fullmatch=True)
+_SHAPED = st.one_of(
+    st.builds("<|{}|>".format, _WORD),
+    st.builds("[|{}|]".format, _WORD),
+    st.builds("<<{}>>".format, _UPPER),
+    st.builds("[{}]".format, _UPPER),
+    st.builds("[/{}]".format, st.from_regex(r"[A-Z]{2,12}", fullmatch=True)),
+)
+_BY_SHAPE = re.compile(
+    r"<\|[^<>|\n]{1,40}\|>|\[\|[^\[\]|\n]{1,40}\|\]|<<[^<>\n]{1,40}>>|\[/?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\]|\[/[A-Z]{2,12}\]"
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(token=_SHAPED, spell=_TRICKS, before=st.text(max_size=4), after=st.text(max_size=4))
+def test_a_control_token_of_any_template_is_neutralised_by_its_shape(token: str, spell: Callable[[str], str], before: str,
+                                                                    after: str) -> None:  # fmt: skip
+    """A template's marker no list of ours names (EXAONE's `[|endofturn|]`, tomorrow's `<|turn_end|>` or
+    `[TURN_END]`) is quoted for its shape, in any spelling a model may read."""
+    said = before + spell(token) + after
+    quoted = _AROUND.sub(r"\1", normal_form(untagged(said)))
+    assert not _BY_SHAPE.search(quoted), (said, quoted)
 
 
 def test_every_character_that_can_open_a_token_is_looked_at() -> None:

@@ -11,6 +11,7 @@ from graph.engines.arcadedb import ArcadeDBEngine
 from graph.engines.neo4j import Neo4jEngine
 from graph.reads.operator import OperatorQuery, ReadOnlyViolation, check_read_only, list_queries, read_rolled_back
 from graph.store import GraphStore
+from graph.store import reader as open_reader
 from tests.support.busy_server import populate
 
 PLANT = "CREATE (:Planted {by: 'bypass'})"
@@ -98,11 +99,11 @@ async def test_sent_past_the_check_the_engine_writes_nothing(store: GraphStore) 
     await populate(store)
     census = "MATCH (n) RETURN count(n) AS n, count(n.text) AS texts, sum(size(coalesce(n.text, ''))) AS chars"
     before, _, _ = await store.driver.execute_query(census, database_=store.engine.database)
-    reader = await store.engine.reader_driver()
+    reader = await open_reader(store.engine)
     try:
         for _, text in BYPASSES:
             try:
-                await read_rolled_back(reader, store.engine.database, text, {"q": "x", "v": [1.0]})
+                await read_rolled_back(reader, text, {"q": "x", "v": [1.0]})
             except Exception:  # noqa: BLE001 - refused or not understood: either way nothing is written
                 pass
     finally:
@@ -123,12 +124,12 @@ async def test_a_neo4j_reader_user_is_used_when_configured(store: GraphStore) ->
     as_neo4j = Neo4jEngine(store.engine.uri, "root", store.engine.password, store.engine.database,
                            reader_user=reader_name, reader_password=reader_password)  # fmt: skip
     assert "password" not in repr(as_neo4j) and store.engine.password not in repr(as_neo4j)
-    driver = await as_neo4j.reader_driver()
+    driver = await open_reader(as_neo4j)
     try:
         from neo4j.exceptions import Forbidden
 
         with pytest.raises(Forbidden):
-            await read_rolled_back(driver, as_neo4j.database, f"CALL {{ {PLANT} }} IN TRANSACTIONS RETURN 1 AS one", {})
+            await read_rolled_back(driver, f"CALL {{ {PLANT} }} IN TRANSACTIONS RETURN 1 AS one", {})
     finally:
         await driver.close()
     planted, _, _ = await store.driver.execute_query("MATCH (p:Planted) RETURN count(p) AS n", database_=store.engine.database)

@@ -19,8 +19,8 @@ from common import bounds, ids
 from grapevine.explore.app import create_app
 from grapevine.explore.reads import ExploreReader
 from grapevine.mcp_server import Reader, build
-from graph.privacy.consent import keyed
-from graph.reads import topics
+from graph.privacy.guards.consent import keyed
+from graph.privacy.opted_out import opted_out_reader
 from graph.reads.operator import coerce_params, get_query
 from graph.store import GraphStore
 from tests.security.cli import grapevine
@@ -51,15 +51,17 @@ WIDE_CHARLIE = "".join(chr(ord(c) + 0xFEE0) for c in CHARLIE)  # "３０００�
 def test_a_count_is_a_plain_whole_number_within_bounds(value: str, says: str) -> None:
     with pytest.raises(bounds.BoundsError, match=says) as info:
         bounds.count(value, "limit")
-    assert str(info.value).startswith("limit must be a whole number") and len(str(info.value)) < 300
+    assert str(info.value).startswith(("limit must be a whole number", "limit is out of range")) and len(str(info.value)) < 300
 
 
 def test_whole_numbers_stay_within_64_bits_without_underscores() -> None:
     assert bounds.whole_number(str(2**63 - 1), "x") == 2**63 - 1
     assert bounds.whole_number(f" {-(2**63)} ", "x") == -(2**63)
-    for value in (UNDERSCORED, "1_000", str(2**63), "９"):
+    for value in (UNDERSCORED, "1_000", "９"):
         with pytest.raises(bounds.BoundsError, match="x must be a whole number"):
             bounds.whole_number(value, "x")
+    with pytest.raises(bounds.BoundsError, match=re.escape("x is out of range, got '9223372036854775808' (a whole number")):
+        bounds.whole_number(str(2**63), "x")
 
 
 @pytest.mark.parametrize(
@@ -92,16 +94,26 @@ def test_ids_are_ascii_digits() -> None:
 
 def test_operator_query_parameters_are_read_strictly() -> None:
     who, mine, topic = (get_query(n) for n in ("who_knows", "user_timeline", "topic_timeline"))
-    asked = {"guild_id": G1, "topic": "k"}
+    asked = {"guild_id": G1, "topic": "kubernetes"}
     assert coerce_params(who, asked | {"hits": "200"})["hits"] == 200
     cases = [
-        (who, asked | {"hits": PAST_INT32}, re.escape("hits must be int, got '2147483648' (a whole number from 1 to 10,000)")),
-        (who, asked | {"hits": "-5"}, "parameter hits must be int"),
+        (
+            who,
+            asked | {"hits": PAST_INT32},
+            re.escape("hits is out of range, got '2147483648' (a whole number from 1 to 10,000)"),
+        ),
+        (who, asked | {"hits": "-5"}, "parameter hits is out of range"),
+        (
+            who,
+            asked | {"hits": "20000"},
+            re.escape("parameter hits is out of range, got '20000' (a whole number from 1 to 10,000)"),
+        ),
+        (who, asked | {"hits": "many"}, "parameter hits must be int, got 'many'"),
         (who, asked | {"hits": UNDERSCORED}, "written without underscores"),
         (who, asked | {"guild_id": WIDE_CHARLIE}, "parameter guild_id must be written with the digits 0-9"),
         (mine, {"guild_id": G1, "user_id": WIDE_CHARLIE}, "parameter user_id must be written with the digits 0-9"),
         (topic, {"guild_id": G1, "entity_key": "k", "at": FAR_DATE}, "parameter at must be datetime, got .* \\(a date from"),
-        (topic, {"guild_id": G1, "entity_key": "k", "limit": WRAPS}, "parameter limit must be int"),
+        (topic, {"guild_id": G1, "entity_key": "k", "limit": WRAPS}, "parameter limit is out of range"),
     ]
     for query, params, says in cases:
         with pytest.raises(ValueError, match=says):
@@ -113,7 +125,7 @@ def test_operator_query_parameters_are_read_strictly() -> None:
 
 @pytest.fixture
 async def api() -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(ExploreReader(cast(Any, None), "none"), TOKEN, style=[])
+    app = create_app(ExploreReader(cast(Any, None)), TOKEN, style=[])
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8474") as client:
         yield client
 
@@ -125,7 +137,7 @@ async def api() -> AsyncIterator[httpx.AsyncClient]:
         ("around", {"guild_id": G1, "label": "User", "key": CHARLIE, "limit": WRAPS}, "from 1 to 500"),
         ("history", {"guild_id": G1, "label": "User", "key": CHARLIE, "limit": "-1"}, "from 1 to 500"),
         ("start", {"guild_id": WIDE_CHARLIE, "q": "x"}, "guild_id must be written with the digits 0-9"),
-        ("queries/who_knows", {"guild_id": G1, "topic": "k", "hits": PAST_INT32}, "hits must be int"),
+        ("queries/who_knows", {"guild_id": G1, "topic": "kubernetes", "hits": PAST_INT32}, "hits is out of range"),
         ("queries/most_connected_entities", {"guild_id": G1, "limit": UNDERSCORED}, "without underscores"),
         ("queries/topic_timeline", {"guild_id": G1, "entity_key": "k", "at": FAR_DATE}, "at must be datetime"),
     ],
@@ -142,7 +154,7 @@ async def test_the_explorer_answers_400_with_the_reason(
 
 
 async def _tool_error(name: str, arguments: dict[str, Any]) -> str:
-    server = build(Reader(driver=None, database="none", guild_id=G1, opted_out=cast(Any, None)))
+    server = build(Reader(store=cast(Any, None), guild_id=G1, opted_out=cast(Any, None)))
     with pytest.raises(ToolError) as info:
         await server.call_tool(name, arguments)
     assert not isinstance(info.value, UnexpectedToolError), f"an opaque error: {info.value}"
@@ -152,14 +164,14 @@ async def _tool_error(name: str, arguments: dict[str, Any]) -> str:
 @pytest.mark.parametrize(
     ("name", "arguments", "says"),
     [
-        ("run_query", {"name": "who_knows", "params": {"topic": "k", "hits": PAST_INT32}}, "hits must be int"),
-        ("run_query", {"name": "who_knows", "params": {"topic": "k", "hits": "-1"}}, "from 1 to 10,000"),
-        ("run_query", {"name": "who_knows", "params": {"topic": "k", "hits": UNDERSCORED}}, "without underscores"),
+        ("run_query", {"name": "who_knows", "params": {"topic": "kubernetes", "hits": PAST_INT32}}, "hits is out of range"),
+        ("run_query", {"name": "who_knows", "params": {"topic": "kubernetes", "hits": "-1"}}, "from 1 to 10,000"),
+        ("run_query", {"name": "who_knows", "params": {"topic": "kubernetes", "hits": UNDERSCORED}}, "without underscores"),
         ("run_query", {"name": "topic_timeline", "params": {"entity_key": "k", "at": FAR_DATE}}, "at must be datetime"),
         ("facts", {"subject": "Bob", "at": FAR_DATE}, "at must be a date, got"),
         ("timeline", {"subject": "Bob", "at": "soon"}, "not an ISO date"),
         ("facts", {"subject": WIDE_CHARLIE}, "subject must be written with the digits 0-9"),
-        ("who_knows", {"topic": "k", "limit": -3}, "limit must be a whole number"),
+        ("who_knows", {"topic": "k", "limit": -3}, "limit is out of range"),
         ("who_knows", {"topic": "k", "limit": 2**40}, "from 1 to 50"),
     ],
 )
@@ -174,7 +186,7 @@ async def test_every_mcp_tool_error_says_what_was_wrong(name: str, arguments: di
     ("args", "says"),
     [
         (["query", "most_connected_entities", f"-pguild_id={G1}", f"-plimit={UNDERSCORED}"], "without underscores"),
-        (["query", "who_knows", f"-pguild_id={G1}", "-ptopic=k", f"-phits={WRAPS}"], "hits must be int"),
+        (["query", "who_knows", f"-pguild_id={G1}", "-ptopic=kubernetes", f"-phits={WRAPS}"], "hits is out of range"),
         (["query", "topic_timeline", f"-pguild_id={G1}", "-pentity_key=k", f"-pat={FAR_DATE}"], "a date from"),
         (["timeline", "--guild", G1, "--user", CHARLIE, "--at", FAR_DATE], "--at must be a date"),
         (["who-knows", "k", "--guild", G1, "--limit", UNDERSCORED], "--limit must be a whole number"),
@@ -203,8 +215,7 @@ def test_the_cli_says_it_in_one_line(tmp_path: Path, args: list[str], says: str)
 async def test_a_topic_the_engine_may_refuse_answers_or_says_why(store: GraphStore, name: str, arguments: dict[str, Any]) -> None:
     """Full-text syntax in a topic (`guild_id:*`): rows, or the engine's refusal in words, never a bare error."""
     await populate(store)
-    database = store.engine.database
-    reader = Reader(store.driver, database, G1, topics.opted_out_reader(store.driver, database, keyed(store)))
+    reader = Reader(store, G1, opted_out_reader(store, keyed(store)))
     failed: ToolError | None = None
     try:
         await build(reader).call_tool(name, arguments)

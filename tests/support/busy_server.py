@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from common.settings import RecallTuning
-from graph.channels import set_visibility
 from graph.models import (
     Channel,
     ChannelKind,
@@ -25,10 +24,11 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.channels import set_visibility
 from graph.reads import context as context_reads
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
-from graph.writes.episodes import close_episode, write_episode
+from graph.writes.episodes import WriteOutcome, close_episode, write_episode
 from graph.writes.messages import record_messages
 
 T0 = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
@@ -134,6 +134,18 @@ class Populated:
         entity_uuid = uuid.uuid5(uuid.NAMESPACE_URL, f"entity:{label}").hex
         self.entities[label] = entity_uuid
         return EntityWrite(uuid=entity_uuid, name=name, kind=kind, aliases=aliases)
+
+
+MUNICH_AT = T0 + timedelta(days=10)
+
+
+async def move_bob_to_munich(p: Populated, at: datetime = MUNICH_AT) -> WriteOutcome:
+    """Bob says he moved to Munich a week before `at`: a window whose fact supersedes his Berlin one."""
+    msg = await p.say(GENERAL, "bob", "moved to Munich last week!", at)
+    key = await p.episode(GENERAL, [msg])
+    munich = p.fact("bob_munich", "Bob moved to Munich", [U("bob")], msg, valid_at=at - timedelta(days=7),
+                    supersedes=["bob_berlin"], category="location")  # fmt: skip
+    return await write_episode(p.store, EpisodeWrite(key=key, guild_id=G1, facts=(munich,)))
 
 
 async def in_general(store: GraphStore, *names: str) -> Populated:

@@ -244,6 +244,7 @@ class MockMessage(CustomMockMixin, unittest.mock.MagicMock):
                     "content": "",
                     "author": MockMember(),
                     "attachments": [],
+                    "stickers": [],
                     "mentions": [],
                     "role_mentions": [],
                     "reference": None,

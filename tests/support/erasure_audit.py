@@ -1,13 +1,13 @@
 """Residue audits for tests that name the needles themselves: the member's id, and the given names looked for in
 every guild the graph holds (stricter than a forget's own scope, which matches a name only where it identifies
-them; graph/privacy/name_scope.py)."""
+them; graph/privacy/guards/name_scope.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from graph.privacy.audit import Residue, residue_audit
-from graph.privacy.name_scope import NameScope
+from graph.privacy.guards.name_scope import NameScope
 from graph.store import GraphStore
 
 

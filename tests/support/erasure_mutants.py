@@ -4,6 +4,11 @@ should catch them, and print which were killed and which survived.
     .venv/bin/python -m tests.support.erasure_mutants                 # every mutant, the machine's CI profile
     .venv/bin/python -m tests.support.erasure_mutants --profile long  # the long search (minutes per mutant)
     .venv/bin/python -m tests.support.erasure_mutants M1 M3           # only these
+    .venv/bin/python -m tests.support.erasure_mutants --generated 30  # 30 generated ones (--all: every one)
+
+Besides the written list, bugs generated from the erasure code (`GENERATED_FROM`, tests/support/mutation.py): a
+WHERE conjunct dropped, a comparison made exact (toLower, casefold, the normal form removed), `any` made `all`, an
+edge kept, a label skipped in a delete; by default a dozen, spread over kinds and files.
 
 Each mutant is a literal source patch (a string found exactly once, and its replacement), applied to a copy of
 the tracked files of this tree in a temporary folder; its tests run there (`pytest` imports the copy, which the
@@ -20,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.mutation import copy_env, copy_tree, patched, pytest_in
+from tests.support.mutation import copy_env, copy_tree, generated, patched, pytest_in, sample, tracked
 
 MACHINE = "tests/graph/privacy/test_erasure_model.py"
 
@@ -49,8 +54,14 @@ MUTANTS = (
     ),
     Mutant(
         "M2",
-        "graph/privacy/name_scope.py: a member's names matched in every guild",
-        (("graph/privacy/name_scope.py", 'return self.guilds.get(guild_id or "", ())', "return tuple(self.every_name())"),),
+        "graph/privacy/guards/name_scope.py: a member's names matched in every guild",
+        (
+            (
+                "graph/privacy/guards/name_scope.py",
+                'return self.guilds.get(guild_id or "", ())',
+                "return tuple(self.every_name())",
+            ),
+        ),
     ),
     Mutant(
         "M3",
@@ -65,10 +76,10 @@ MUTANTS = (
     ),
     Mutant(
         "M4",
-        "graph/privacy/optout_guard.py: the opt-out guard skipped (an opted-out member's messages stored)",
+        "graph/privacy/guards/optout_guard.py: the opt-out guard skipped (an opted-out member's messages stored)",
         (
             (
-                "graph/privacy/optout_guard.py",
+                "graph/privacy/guards/optout_guard.py",
                 "    keys = {consent_key(i): i for i in set(user_ids) if i}\n",
                 "    return set()\n",
             ),
@@ -98,8 +109,14 @@ MUTANTS = (
     ),
     Mutant(
         "M7",
-        "graph/privacy/name_scope.py: a name another member of the guild carries is matched anyway",
-        (("graph/privacy/name_scope.py", "    return {fold(n) for n in names if n.lower() in found}", "    return set()"),),
+        "graph/privacy/guards/name_scope.py: a name another member of the guild carries is matched anyway",
+        (
+            (
+                "graph/privacy/guards/name_scope.py",
+                "    return {fold(n) for n in names if n.lower() in found}",
+                "    return set()",
+            ),
+        ),
     ),
     Mutant(
         "M8",
@@ -122,9 +139,23 @@ MUTANTS = (
     ),
     Mutant(
         "M10",
-        "common/names.py: the guild's languages ignored (a word of French or Italian taken for a name)",
-        (("common/names.py", "for language in dict.fromkeys((LANGUAGE, *languages)))", "for language in (LANGUAGE,))"),),
-        tests=("tests/common/test_names.py",),
+        "common/names.py: only the first supported language's words kept from others' text (a minority's 'pero' "
+        "taken for a name)",
+        (
+            (
+                "common/names.py",
+                "language) for language in SUPPORTED_LANGUAGES))))",
+                "language) for language in SUPPORTED_LANGUAGES[:1]))))",
+            ),
+            (
+                "common/names.py",
+                "any(word_of(folded, language) for language in SUPPORTED_LANGUAGES)",
+                "any(word_of(folded, language) for language in SUPPORTED_LANGUAGES[:1])",
+            ),
+            # the lists are cached under a key: a key of its own, or the unmutated lists are read back
+            ("common/names.py", '"languages": list(SUPPORTED_LANGUAGES),', '"languages": list(SUPPORTED_LANGUAGES[:1]),'),
+        ),
+        tests=("tests/common/test_names.py", "tests/graph/privacy/test_forget_minority_language.py"),
     ),
     Mutant(
         "M11",
@@ -132,7 +163,43 @@ MUTANTS = (
         (("common/text.py", 'return unicodedata.normalize("NFKC", text).casefold()', "return text.casefold()"),),
         tests=("tests/common/test_text.py",),
     ),
+    Mutant(
+        "M12",
+        "graph/reads/fact_model.py: the reply's read model keeps a forgotten member's facts (this process's write "
+        "moves the count it holds, the facts stay)",
+        (
+            (
+                "graph/reads/fact_model.py",
+                "            elif not change.facts:\n",
+                "            elif True:\n",
+            ),
+        ),
+        tests=(MACHINE, "tests/graph/reads/test_fact_model.py"),
+    ),
+    Mutant(
+        "M13",
+        "graph/reads/fact_model.py: a guild dropped from the read model keeps its channels' talk (a forget leaves the "
+        "member's messages in memory)",
+        (
+            (
+                "graph/reads/fact_model.py",
+                "    def drop(self, guild_id: str) -> None:\n        self.guilds.pop(guild_id, None)\n",
+                "    def drop(self, guild_id: str) -> None:\n        gone = self.guilds.pop(guild_id, None)\n"
+                "        if gone is not None and gone.talk:\n"
+                "            self.guilds[guild_id] = GuildFacts(count=None, talk=gone.talk)\n",
+            ),
+        ),
+        tests=(MACHINE, "tests/graph/reads/test_talk_model.py"),
+    ),
 )
+
+
+GENERATED_FROM = tracked(
+    "queries/erasure/*.cypher", "queries/store/forget_*.cypher", "queries/store/export_*.cypher",
+    "queries/store/residue_*.cypher", "queries/store/guild_residue_nodes.cypher", "queries/store/names_taken.cypher",
+    "queries/retention/*.cypher", "graph/privacy/deletion.py", "graph/privacy/export.py", "graph/privacy/guards/name_scope.py",
+    "common/text.py",
+)  # fmt: skip
 
 
 def run_tests(tree: Path, tests: tuple[str, ...], profile: str) -> tuple[bool, float, str]:
@@ -146,8 +213,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
     parser.add_argument("--profile", default="ci", choices=["ci", "long"])
+    parser.add_argument("--generated", type=int, default=12, help="how many generated mutants to run")
+    parser.add_argument("--all", action="store_true", help="every generated mutant")
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = parser.parse_args()
-    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    made = generated(GENERATED_FROM)
+    planted = [Mutant(g.name, g.name, (g.patch,)) for g in (made if args.all else sample(made, args.generated))]
+    chosen = [m for m in (*MUTANTS, *planted) if not args.names or m.name in args.names]
+    chosen += [Mutant(g.name, g.name, (g.patch,)) for g in made
+               if args.names and g.name in args.names and g.name not in {m.name for m in chosen}]  # fmt: skip
+    if args.list:
+        for m in chosen:
+            print(f"{m.name}: {m.what}" if m.name != m.what else m.name)
+            if m.survives:
+                print(f"    expected to survive: {m.survives}")
+        print(f"({len(made)} generated in all)")
+        return 0
     with tempfile.TemporaryDirectory(prefix="mutate-erasure-") as folder:
         base = Path(folder) / "base"
         copy_tree(base)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from common.settings import ExtractionSettings, WindowSettings
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.store import GraphStore
 from ingest.history_import import import_export
 from ingest.ingestor import Ingestor

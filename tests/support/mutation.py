@@ -5,11 +5,14 @@ there (pytest imports the copy, which is checked), so the working tree is never 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,3 +68,120 @@ def pytest_in(tree: Path, tests: Sequence[str], env: dict[str, str], *options: s
         cwd=tree, env=env, capture_output=True, text=True,
     )  # fmt: skip
     return done.returncode == 0, time.monotonic() - started, done.stdout + done.stderr
+
+
+# --- mutants generated from the code ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Generated:
+    """A bug of a usual kind planted by rule at one place of one file: `patch` replaces the whole file's text."""
+
+    name: str
+    kind: str
+    patch: Patch
+
+
+def _top_level(text: str, word: str) -> list[int]:
+    """Where `word` occurs in `text` outside parentheses, brackets, braces and quotes."""
+    found, depth, quote, i = [], 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and text.startswith(word, i):
+            found.append(i)
+        i += 1
+    return found
+
+
+def _cypher_mutants(file: str, lines: list[str]) -> Iterator[tuple[str, str, list[str]]]:
+    """(kind, where, the mutated lines) for each generated bug of a .cypher file."""
+    for n, line in enumerate(lines):
+        code = line.split("//")[0]
+        if not code.strip():
+            continue
+        at = f"{file}:{n + 1}"
+        where = _top_level(code, "WHERE ")
+        if where:
+            start = where[0] + len("WHERE ")
+            body = code[start:].rstrip()
+            cuts = [0, *(i + len(" AND ") for i in _top_level(body, " AND ")), len(body) + len(" AND ")]
+            parts = [body[a : b - len(" AND ")] for a, b in zip(cuts, cuts[1:], strict=False)]
+            for k in range(len(parts) if len(parts) > 1 else 0):
+                kept = " AND ".join(p for j, p in enumerate(parts) if j != k)
+                yield "a WHERE conjunct dropped", f"{at} (#{k + 1}: {parts[k].strip()[:60]})", [
+                    *lines[:n], code[:start] + kept + "\n", *lines[n + 1 :]]  # fmt: skip
+        if code.strip().startswith("AND ") and n and "WHERE" in "".join(lines[max(0, n - 3) : n]):
+            yield "a WHERE conjunct dropped", f"{at} ({code.strip()[:60]})", [*lines[:n], *lines[n + 1 :]]
+        for m in re.finditer(r"\b(toLower|toUpper)\(", code):
+            inner, depth, i = m.end(), 1, m.end()
+            while i < len(code) and depth:
+                depth += {"(": 1, ")": -1}.get(code[i], 0)
+                i += 1
+            exact = code[: m.start()] + code[inner : i - 1] + code[i:]
+            yield "a comparison made exact", f"{at} ({m.group(1)} removed)", [*lines[:n], exact, *lines[n + 1 :]]
+        for m in re.finditer(r"\bany\(", code):
+            yield "any made all", at, [*lines[:n], code[: m.start()] + "all(" + code[m.end() :], *lines[n + 1 :]]
+        if re.match(r"\s*DELETE \w+\s*$", code):
+            yield "an edge kept", f"{at} ({code.strip()})", [*lines[:n], *lines[n + 1 :]]
+        if re.match(r"\s*MATCH \(\w+:\w+.*DETACH DELETE", code):
+            label = re.match(r"\s*MATCH \(\w+:(\w+)", code)
+            yield "a label skipped in a delete", f"{at} ({label.group(1) if label else ''})", [*lines[:n], *lines[n + 1 :]]
+
+
+def _python_mutants(file: str, lines: list[str]) -> Iterator[tuple[str, str, list[str]]]:
+    for n, line in enumerate(lines):
+        code = line.split("#")[0]
+        at = f"{file}:{n + 1}"
+        for m in re.finditer(r"\.casefold\(\)|\.lower\(\)", code):
+            yield "a comparison made exact", f"{at} ({m.group(0)} removed)", [
+                *lines[:n], line[: m.start()] + line[m.end() :], *lines[n + 1 :]]  # fmt: skip
+        for m in re.finditer(r'unicodedata\.normalize\("NFKC", (\w+)\)', code):
+            yield "a comparison made exact", f"{at} (no normal form)", [
+                *lines[:n], line[: m.start()] + m.group(1) + line[m.end() :], *lines[n + 1 :]]  # fmt: skip
+        for m in re.finditer(r"\bany\(", code):
+            yield "any made all", at, [*lines[:n], line[: m.start()] + "all(" + line[m.end() :], *lines[n + 1 :]]
+
+
+def tracked(*patterns: str) -> list[str]:
+    """The files of this tree matching these glob patterns (relative to the root), sorted."""
+    return sorted({str(p.relative_to(ROOT)) for pattern in patterns for p in ROOT.glob(pattern) if p.is_file()})
+
+
+def generated(files: Sequence[str]) -> list[Generated]:
+    """Every generated bug in these files (tracked .cypher and .py files of this tree)."""
+    found: list[Generated] = []
+    for file in files:
+        text = (ROOT / file).read_text(encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        mutants = _cypher_mutants(file, lines) if file.endswith(".cypher") else _python_mutants(file, lines)
+        for kind, where, mutated in mutants:
+            new = "".join(mutated)
+            if new != text:
+                found.append(Generated(f"{kind}: {where}", kind, (file, text, new)))
+    return found
+
+
+def sample(mutants: Sequence[Generated], most: int) -> list[Generated]:
+    """At most `most` of them, spread over kinds and files in turn (the same ones every run)."""
+    by_kind: dict[str, list[Generated]] = {}
+    for m in mutants:
+        by_kind.setdefault(m.kind, []).append(m)
+    queues = [list(v) for _, v in sorted(by_kind.items())]
+    chosen: list[Generated] = []
+    while len(chosen) < most and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < most:
+                files: dict[str, Generated] = {}
+                for m in queue:  # the first of the file least chosen so far
+                    files.setdefault(m.patch[0], m)
+                counts = Counter(c.patch[0] for c in chosen)
+                pick = min(files.values(), key=lambda m: (counts[m.patch[0]], queue.index(m)))
+                queue.remove(pick)
+                chosen.append(pick)
+    return chosen

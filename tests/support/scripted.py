@@ -26,13 +26,13 @@ from pydantic import BaseModel
 
 from common.settings import ExtractionSettings, LLMSettings, WindowSettings
 from graph.models import Channel, Guild, Message, User
-from graph.privacy.consent import Consent
+from graph.privacy.guards.consent import Consent
 from graph.rows import as_datetime
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
+from ingest.extraction.window_prompt import ExtractedEntity, ExtractedFact, Extraction
 from ingest.ingestor import Ingestor
 from ingest.live import LiveWindows
-from ingest.window_prompt import ExtractedEntity, ExtractedFact, Extraction
 from llm.client import OpenAILLM, StructuredLLM
 from llm.meter import UsageMeter
 from tests.support.prompt_reader import Prompt, batch_parts

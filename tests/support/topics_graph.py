@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from graph.channels import set_visibility
 from graph.models import Channel, EpisodeWrite
-from graph.privacy.consent import opt_out
+from graph.privacy.channels import set_visibility
+from graph.privacy.guards.consent import opt_out
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel
 from graph.writes.episodes import write_episode

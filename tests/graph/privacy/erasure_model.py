@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from common.names import fold, identifying, spoken_languages
+from common.names import fold, identifying
 from common.text import MENTION, names_word, redact
 
 HIDDEN = "@someone"  # an opted-out member's mention, as the store keeps it
@@ -49,6 +49,8 @@ class Fact:
     reports: set[tuple[str, str]]  # (user id, message id)
     sources: set[str]
     owner: str | None = None  # the member an entity it is about belongs to
+    told_in: set[str] = field(default_factory=set)  # the channels of its sources when written
+    withdrawn: bool = False  # one of its sources was deleted or edited (its audience narrowed since)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Model:
     facts: dict[str, Fact] = field(default_factory=dict)
     memberships: set[tuple[str, str]] = field(default_factory=set)  # (user id, guild id)
     owners: dict[str, set[str]] = field(default_factory=dict)  # entity uuid -> members it is linked to
+    public: set[str] = field(default_factory=set)  # the channels @everyone may view
 
     # --- who is who ---------------------------------------------------------------------
     def display(self, user_id: str, guild: str) -> str:
@@ -76,13 +79,12 @@ class Model:
         return {g for g in guilds if not g.startswith("dm:")}
 
     def names_in(self, user_id: str, guild: str) -> list[str]:
-        """The names identifying the member in that guild: carried by them, by no other member there, no word of the
-        languages its messages are written in."""
+        """The names identifying the member in that guild: carried by them, by no other member there, no word of any
+        supported language."""
         taken = {fold(n) for u, g in self.memberships if g == guild and u != user_id for n in self.carried(u, guild)}
         m = self.members[user_id]
         every = m.account_names | {n for names in m.nick_names.values() for n in names}
-        spoken = spoken_languages(x.content for x in self.messages.values() if x.guild == guild)
-        return sorted(n for n in every if identifying(n, spoken) and fold(n) not in taken)
+        return sorted(n for n in every if identifying(n) and fold(n) not in taken)
 
     def scope(self, user_id: str, guild: str | None = None) -> dict[str, list[str]]:
         theirs = self.scope_guilds(user_id)
@@ -128,6 +130,8 @@ class Model:
                 del self.facts[uuid]
             elif drop_reports:
                 f.reports = {(u, mid) for u, mid in f.reports if mid not in ids}
+            if f.sources & ids:
+                f.withdrawn = True
 
     def delete_messages(self, ids: set[str]) -> None:
         ids &= set(self.messages)
@@ -139,7 +143,14 @@ class Model:
         self._unlink(ids)
 
     def edit(self, message_id: str, content: str) -> bool:
+        """An edit: the facts of the old text go; an opted-out member's message (or one in their DM space) goes
+        as if deleted, its new text never stored; an opted-out member's mention in the new text is masked."""
         msg = self.messages[message_id]
+        owner = msg.guild[3:] if msg.guild.startswith("dm:") else msg.author
+        if self.members[msg.author].opted_out or self.members[owner].opted_out:
+            self.delete_messages({message_id})
+            return True
+        content = self.masked(content)
         if msg.content == content:
             return False
         self._erase_content({message_id})
@@ -149,6 +160,9 @@ class Model:
     def channel_off(self, guild: str, channel: str) -> None:
         channels = {c for c, (g, parent) in self.channels.items() if g == guild and (c == channel or parent == channel)}
         self.delete_messages({m.id for m in self.messages.values() if m.channel in channels})
+        for uuid, f in list(self.facts.items()):  # told only there, sourced or not (retention unlinks, keeps them)
+            if f.told_in and f.told_in <= channels:
+                del self.facts[uuid]
 
     def retention(self, cutoff: datetime) -> None:
         old = {m.id for m in self.messages.values() if m.at < cutoff}
@@ -196,6 +210,25 @@ class Model:
             self.memberships.discard((user_id, guild))
             member.nick_names.pop(guild, None)
             member.stored = self.has_trace(user_id)
+
+    def export_candidates(self, user_id: str) -> tuple[set[str], set[str]]:
+        """The facts an export accounts for (shown or counted as withheld): about, mentioning, reported by them or
+        about what is theirs, anywhere; naming them where a name identifies them. And of those, the ones it must
+        show: reported by them, or told (never narrowed since) in a channel of a guild of theirs they could read."""
+        scope = self.scope(user_id)
+        guilds = {g for u, g in self.memberships if u == user_id} | {f"dm:{user_id}"}
+        wrote = {m.channel for m in self.messages.values() if m.author == user_id}
+        candidates, shown = set(), set()
+        for uuid, f in self.facts.items():
+            reporters = {u for u, _ in f.reports}
+            linked = user_id in f.about | f.mentions | reporters or user_id in self.owners.get(uuid, set())
+            if not linked and not (f.guild in scope and names_word(f.text, scope[f.guild])):
+                continue
+            candidates.add(uuid)
+            readable = any(c in self.public or c in wrote or self.channels[c][1] in wrote for c in f.told_in)
+            if user_id in reporters or (f.guild in guilds and not f.withdrawn and readable):
+                shown.add(uuid)
+        return candidates, shown
 
     def has_trace(self, user_id: str) -> bool:
         """An account stays while the member has anything elsewhere: a membership, a message, a fact."""

@@ -8,8 +8,8 @@ from datetime import timedelta
 from typing import Any
 
 from graph.models import EpisodeWrite
-from graph.privacy.consent import opt_out
 from graph.privacy.forget import forget_user
+from graph.privacy.guards.consent import opt_out
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
 from graph.writes.episodes import write_episode

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.models import Channel, EpisodeWrite, Guild, Message, User
-from graph.privacy.consent import opt_out
 from graph.privacy.export import export_member
 from graph.privacy.forget import forget_user, run_request, with_scope
+from graph.privacy.guards.consent import opt_out
 from graph.privacy.requests import Request
 from graph.reads.facts import users_by_id
 from graph.store import GraphStore

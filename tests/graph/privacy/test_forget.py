@@ -7,6 +7,7 @@ from datetime import timedelta
 from graph.models import EpisodeWrite
 from graph.privacy.forget import forget_user
 from graph.reads import context as context_reads
+from graph.reads.context import FactRequest
 from graph.reads.facts import facts_about, facts_history
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
@@ -60,14 +61,16 @@ async def test_forget_charlie_leaves_no_residue_and_keeps_everyone_else(store: G
     assert [f.uuid for f in alice] == [p.facts["alice_austin"], p.facts["alice_luna"]]
     after = await context_reads.reply_facts(
         store,
-        G1,
-        author_id=PEOPLE["charlie"],
-        mentioned_ids=[],
-        names=[],
-        entity_keys=[],
-        text="",
-        skip_ids=[],
-        now=T0 + timedelta(days=3),
+        FactRequest(
+            G1,
+            author_id=PEOPLE["charlie"],
+            mentioned_ids=[],
+            names=[],
+            entity_keys=[],
+            text="",
+            skip_ids=[],
+            now=T0 + timedelta(days=3),
+        ),
     )
     assert after["author"] == [] and after["linked"] == []
     summaries = (

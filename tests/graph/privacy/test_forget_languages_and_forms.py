@@ -1,7 +1,6 @@
-"""A forget compares texts and names in one normal form, and knows the words of the languages a guild speaks:
-a name written with combining marks is still the name (and the audit says so when it stays), and a member
-nicknamed with a common word of the guild's language ("Merci" where French is spoken) leaves others' words as
-they were written. On the real engine, through the forget's request as every caller runs it."""
+"""A forget compares texts and names in one normal form, and knows the words of every supported language: a name
+written with combining marks is still the name (and the audit says so when it stays), and a member nicknamed
+with a common word of a language ("Merci", French) leaves others' words as they were written. On the real engine, through the forget's request as every caller runs it."""
 
 from __future__ import annotations
 
@@ -9,8 +8,8 @@ import unicodedata
 from datetime import timedelta
 
 from graph.models import Channel, Guild, User
-from graph.privacy.consent import opt_out
 from graph.privacy.forget import run_request, with_scope
+from graph.privacy.guards.consent import opt_out
 from graph.privacy.requests import Request
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.reads.topics import without_opted_out
+from graph.privacy.opted_out import without_opted_out
 
 
 async def _out(user_ids: set[str]) -> set[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from graph.reads.topics import parts
 from graph.store import GraphStore
-from tests.graph.test_bounded_reads import BULK, profile_text
+from tests.graph.reads.test_bounded_reads import BULK, profile_text
 from tests.support.busy_server import G1, G2, PEOPLE
 from tests.support.topics_graph import NOW, topical
 
@@ -56,7 +56,7 @@ def _steps(text: str) -> list[str]:
 async def test_who_knows_reads_three_full_text_indexes_and_a_few_hops(store: GraphStore) -> None:
     await topical(store)
     await _bulk_kubernetes(store)
-    hits = 20  # each index's best matches: most are G2's, the guild filter keeps G1's
+    hits = 20  # each index's best matches of G1 (its guild_term a required term): G2's BULK never read
     found = []
     for part in parts("operator/who_knows"):
         text, rows = await profile_text(store, part, guild_id=G1, topic="kubernetes", channel_id="", hits=hits)
@@ -78,7 +78,7 @@ async def test_a_timeline_starts_from_the_member_or_the_entity(store: GraphStore
             {"user_id": None, "entity_key": None},  # a part not asked for matches nothing, and scans nothing
         ):
             text, rows = await profile_text(
-                store, part, guild_id=G1, at=NOW - timedelta(days=1), channel_id="", limit=100, **params
+                store, part, guild_id=G1, at=NOW - timedelta(days=1), now=NOW, channel_id="", limit=100, **params
             )
             assert seek in text, text
             assert "NodeByLabelScan" not in text and not re.search(r"(?<!Index)Scan\(", text), text

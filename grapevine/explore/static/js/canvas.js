@@ -6,6 +6,7 @@
 
 import { caption, stylesheet } from "./grass.js";
 import { classesAt } from "./time.js";
+import { shortened } from "./dom.js";
 
 export class Canvas {
   constructor(container, rules, onChange) {
@@ -24,7 +25,7 @@ export class Canvas {
 
   nodeData(node) {
     return { id: node.id, label: node.label, labels: node.labels, key: node.key, props: node.props,
-             caption: caption(this.rules, "node", node.labels, node.props) };
+             caption: shortened(caption(this.rules, "node", node.labels, node.props)) };
   }
 
   edgeData(edge) {

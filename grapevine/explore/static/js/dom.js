@@ -38,3 +38,18 @@ export function show(value) {
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
+
+/** A count with its noun, singular for one: `counted(1, "fact")` is "1 fact", `counted(2, "fact")` "2 facts". */
+export function counted(n, noun, plural = `${noun}s`) {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
+const CAPTION_CHARS = 72; // a caption on the canvas: about three lines under its node, so neighbours do not overlap
+
+/** A caption as the canvas draws it: cut at a word before CAPTION_CHARS (the panel shows it whole). */
+export function shortened(text, limit = CAPTION_CHARS) {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > limit / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

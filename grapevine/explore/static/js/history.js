@@ -2,7 +2,7 @@
 // (from /api/history), on the time axis chosen. Each step moves the time control to the event's
 // moment, so the canvas shows the graph as it was right then, and marks the fact that changed.
 
-import { el, fill } from "./dom.js";
+import { counted, el, fill } from "./dom.js";
 import { parseTime } from "./time.js";
 
 const KINDS = { holds: "starts to hold", ends: "stops holding", expires: "expires", recorded: "recorded", closed: "closed" };
@@ -58,7 +58,7 @@ export class HistoryView {
         el("time", { text: new Date(parseTime(event.at)).toISOString().slice(0, 16).replace("T", " ") }),
         ` ${KINDS[event.kind] || event.kind}: `, el("q", { text: event.text }),
         event.detail ? el("span", { class: "details", text: ` (${event.detail})` }) : null)));
-    const position = this.index >= 0 ? `step ${this.index + 1} of ${this.events.length}` : `${this.events.length} changes`;
+    const position = this.index >= 0 ? `step ${this.index + 1} of ${this.events.length}` : counted(this.events.length, "change");
     fill(this.root,
       el("h3", {}, "History: ", el("span", { id: "history-title", text: this.title })),
       el("p", { class: "hint", text: `${axisName}: each step shows the graph as of that change` }),

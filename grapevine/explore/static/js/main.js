@@ -5,7 +5,7 @@
 import { ApiError, get } from "./api.js";
 import { Canvas } from "./canvas.js";
 import { caption, nodeColour } from "./grass.js";
-import { el } from "./dom.js";
+import { counted, el } from "./dom.js";
 import { HistoryView } from "./history.js";
 import { renderLegend } from "./legend.js";
 import { GROUP_TITLES, Panel } from "./panel.js";
@@ -39,7 +39,7 @@ function notice(text, isError = false) {
 }
 
 function showCounts(counts) {
-  $("status").textContent = `${counts.nodes} nodes, ${counts.edges} relationships shown`
+  $("status").textContent = `${counted(counts.nodes, "node")}, ${counted(counts.edges, "relationship")} shown`
     + (counts.hidden ? `; ${counts.hidden} hidden by the time control` : "");
 }
 
@@ -148,7 +148,7 @@ function showResult(result, view) {
     canvas.add(result.elements);
     $("table-drawer").hidden = true;
   } else {
-    $("table-title").textContent = `${result.name}: ${result.rows.length} rows`;
+    $("table-title").textContent = `${result.name}: ${counted(result.rows.length, "row")}`;
     renderTable($("table"), result, nodeCaption);
     $("table-drawer").hidden = false;
   }
@@ -183,7 +183,7 @@ async function main() {
   for (const g of guilds) {
     const option = document.createElement("option");
     option.value = g.id;
-    option.textContent = `${g.name} (${g.facts} facts)`;
+    option.textContent = `${g.name} (${counted(g.facts, "fact")})`;
     $("guild").append(option);
   }
   const busiest = guilds.reduce((best, g) => (best === null || g.facts > best.facts ? g : best), null);

@@ -6,7 +6,7 @@
 // other error, is shown here word for word.
 
 import { get } from "./api.js";
-import { el, fill } from "./dom.js";
+import { counted, el, fill } from "./dom.js";
 
 const INPUT_TYPES = { int: "number", float: "number", datetime: "text", string: "text" };
 
@@ -67,8 +67,8 @@ export class QueryRunner {
     try {
       const result = await get(`queries/${encodeURIComponent(query.name)}`, params);
       const view = this.view.value === "graph" && result.elements.nodes.length ? "graph" : "table";
-      this.status.textContent = `${query.name}: ${result.rows.length} rows` + (view === "graph"
-        ? `, ${result.elements.nodes.length} nodes and ${result.elements.edges.length} relationships on the canvas`
+      this.status.textContent = `${query.name}: ${counted(result.rows.length, "row")}` + (view === "graph"
+        ? `, ${counted(result.elements.nodes.length, "node")} and ${counted(result.elements.edges.length, "relationship")} on the canvas`
         : (this.view.value === "graph" ? " (no nodes in them: shown as a table)" : ""));
       this.hooks.result(result, view);
     } catch (error) {
