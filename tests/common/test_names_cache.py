@@ -133,6 +133,7 @@ def test_a_folder_that_cannot_be_written_costs_only_time(tmp_path: Path) -> None
     assert word_of("likes", "en", kept) and not word_of("charlie", "en", kept)
 
 
+@pytest.mark.serial  # the build runs at a low priority: beside the other tests it gets next to no CPU
 def test_warming_builds_what_a_forget_reads(tmp_path: Path) -> None:
     """`grapevine demo` warms the cache in a process of its own (`python -m common.names`), so the quick start's
     first forget reads the lists instead of building them, and the demo does not wait for them."""
