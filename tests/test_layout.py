@@ -1,7 +1,9 @@
 """The floors point down: read every module's imports (with `ast`) and fail on an import cycle, on a
 lower floor importing a higher one, on the pure core importing an adapter, or on test code shipped in a
 runtime package. The graph keeps one way in: a store that only opens and closes, rooms of at most a dozen
-modules, no runner outside graph/, no private name taken from another module, no Cypher row of positions."""
+modules, no runner outside graph/, no private name taken from another module, no Cypher row of positions. Tests
+stand where their module is: every source package has its twin under tests/, and no test file is a suite over
+several rooms at once."""
 
 from __future__ import annotations
 
@@ -470,3 +472,68 @@ def test_the_twin_check_catches_a_package_without_tests(tmp_path: Path) -> None:
     (tmp_path / "tests/bot/replying/helpers.py").write_text("")  # a folder of helpers is not a twin
 
     assert missing_twins(tmp_path) == ["bot", "bot/replying"]
+
+
+# A test file beside the rooms of its package (in tests/graph/, not tests/graph/reads/) that reaches into more than
+# one of them, and why: it tests a module of the package itself, standing on the rooms to reach it.
+FACADE_ALLOWED = {
+    "tests/graph/test_session_bookmarks.py": "graph/session.py's bookmarks: an engine to run on, one write to chain after",
+}
+
+
+def imported(source: str) -> set[str]:
+    """Every dotted name a module imports, and each `from a import b` as `a.b` too."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def facades(root: Path) -> dict[str, list[str]]:
+    """Test files that stand beside the rooms (sub-packages) of the package they twin and import from two or more
+    rooms: a suite of the rooms' surface, whose tests belong in each room's twin. Path: the rooms it reaches."""
+    found: dict[str, list[str]] = {}
+    for test in sorted((root / "tests").rglob("test_*.py")):
+        folder = test.parent.relative_to(root / "tests")
+        package = root / folder
+        if not folder.parts or folder.parts[0] not in RUNTIME or not (package / "__init__.py").is_file():
+            continue
+        rooms = {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+        prefix = ".".join(folder.parts) + "."
+        reached = sorted(
+            {
+                name[len(prefix) :].split(".")[0]
+                for name in imported(test.read_text(encoding="utf-8"))
+                if name.startswith(prefix) and name[len(prefix) :].split(".")[0] in rooms
+            }
+        )
+        if len(reached) > 1:
+            found[test.relative_to(root).as_posix()] = reached
+    return found
+
+
+def test_no_test_file_is_a_facade_over_several_rooms() -> None:
+    found = facades(REPO)
+    assert sorted(found.keys() - FACADE_ALLOWED.keys()) == [], found
+    assert sorted(FACADE_ALLOWED.keys() - found.keys()) == []  # an allowance for a file that no longer needs it goes
+
+
+def test_the_facade_check_catches_a_suite_across_rooms(tmp_path: Path) -> None:
+    for folder in ("graph/reads", "graph/writes", "graph/privacy/guards", "tests/graph/reads", "tests/graph/privacy"):
+        (tmp_path / folder).mkdir(parents=True)
+    for init in ("graph", "graph/reads", "graph/writes", "graph/privacy", "graph/privacy/guards"):
+        (tmp_path / init / "__init__.py").write_text("")
+    (tmp_path / "tests/graph/test_store.py").write_text(
+        "from graph.reads.facts import facts_about\nfrom graph.writes import episodes\nimport graph.privacy.forget\n"
+        "from graph.store import GraphStore\n"
+    )
+    (tmp_path / "tests/graph/test_schema.py").write_text("from graph.schema import setup_schema\nfrom graph.writes import x\n")
+    (tmp_path / "tests/graph/reads/test_facts.py").write_text("from graph.reads import facts\nfrom graph.writes import e\n")
+    (tmp_path / "tests/graph/privacy/test_forget.py").write_text("from graph.privacy.guards.consent import opt_out\n")
+    (tmp_path / "tests/graph/privacy/test_leaks.py").write_text("from graph.privacy.guards import scope\nimport graph.x\n")
+
+    assert facades(tmp_path) == {"tests/graph/test_store.py": ["privacy", "reads", "writes"]}

@@ -10,7 +10,7 @@ from typing import Any
 from graph.reads.facts import search_entities
 from graph.store import GraphStore
 from ingest.export_format import parse_export
-from tests.graph.test_store import reply_facts_of
+from tests.graph.reads.test_context_busy_server import reply_facts_of
 from tests.ingest.test_export_format import SYSTEM, document, export_path, write  # noqa: F401 - fixtures
 from tests.support.busy_server import G1, populate
 

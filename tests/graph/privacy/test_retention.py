@@ -1,6 +1,7 @@
 """Retention (graph/privacy/retention.py): messages older than the bound go with what only they supported, closed
 facts older than theirs go with the entities only they touched, a bound of 0 keeps everything, and every
-batch is its own transaction and marks the engine's files due for a purge."""
+batch is its own transaction and marks the engine's files due for a purge. Facts that expire on their own end,
+and the per-member cap (graph/privacy/user_cap.py) keeps each member's most important."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 from graph.models import EpisodeWrite
 from graph.privacy.forget import forget_user
 from graph.privacy.purge import purge_due, purge_if_due
-from graph.privacy.retention import apply_retention
+from graph.privacy.retention import apply_retention, retire_expired
+from graph.privacy.user_cap import enforce_user_cap
+from graph.reads.facts import facts_about
 from graph.reads.stats import graph_stats
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
@@ -145,3 +148,17 @@ async def test_a_rebuild_that_outlasts_its_call_leaves_the_purge_due(store: Grap
 
     assert purged.failed and all(reason.startswith(("TimeoutError", "URLError", "OSError")) for reason in purged.failed.values())
     assert (await purge_due(store)).since is not None  # still due: the next upkeep pass tries again
+
+
+async def test_candidates_and_expiry_and_cap(store: GraphStore) -> None:
+    await populate(store)
+    dave_now = await facts_about(store, G1, user_ids=[PEOPLE["dave"]], now=T0 + timedelta(days=2, hours=1))
+    assert len(dave_now) == 2
+    later = T0 + timedelta(days=4)
+    assert len(await facts_about(store, G1, user_ids=[PEOPLE["dave"]], now=later)) == 1
+    assert await retire_expired(store, later) == 1
+    assert await retire_expired(store, later) == 0
+    retired = await enforce_user_cap(store, 2, now=later)
+    assert retired == 5 * 2  # five filler people with four facts each keep their two most important
+    ivan = await facts_about(store, G1, user_ids=[PEOPLE["ivan"]], now=later)
+    assert [f.importance for f in ivan] == [6, 5]
