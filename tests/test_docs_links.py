@@ -92,3 +92,78 @@ def test_the_checks_catch_a_broken_link_and_a_missing_heading(tmp_path: Path) ->
         "page.md: gone.md: no such file",
         "page.md: other.md#nowhere: other.md has no heading #nowhere",
     ]
+
+
+# Where a page names a file of the repository in code (`graph/reads/context.py`, `reads/context.py`, `context.py`,
+# `graph.reads.context`, `graph.store.reader`): the folders the source stands in; a path under any other (a data directory's `data/`, a
+# log) is made at run time.
+SOURCE_FOLDERS = ("common", "graph", "llm", "ingest", "recall", "bot", "grapevine", "queries", "tests", "bench", "tools",
+                  "scripts", "docker", "examples", "docs")  # fmt: skip
+NAMED_FILES = (".py", ".cypher", ".sql")
+_PATH = re.compile(r"[\w-]+(?:/[\w.-]+)*/?")
+# three parts or more: `llm.call` is an event's name
+_MODULE = re.compile(r"(?:common|graph|llm|ingest|recall|bot|grapevine|queries)(?:\.\w+){2,}")
+
+
+def named_paths(text: str) -> list[str]:
+    """What a page names in inline code as a file or folder of the source (a path from the repository's root or a
+    shorter tail of one, a module file, a dotted module)."""
+    found = []
+    for code in INLINE_CODE.findall(FENCE.sub("", text)):
+        for word in code.strip("`").split():
+            word = word.strip(",;:()'\"")
+            if any(c in word for c in "*<>{}$=") or word.startswith(("-", ".", "~")):
+                continue
+            if _PATH.fullmatch(word) and (word.split("/")[0] in SOURCE_FOLDERS or word.endswith(NAMED_FILES)):
+                found.append(word)
+            elif _MODULE.fullmatch(word):
+                found.append(word)
+    return found
+
+
+def missing_paths(text: str, files: set[str]) -> list[str]:
+    """Of what a page names, what no file or folder of `files` (paths from the root) is: a path must be one, or the
+    tail of one; a dotted module must be a module, or a name in one."""
+    known = set(files) | {"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}
+    wrong = []
+    for name in named_paths(text):
+        if _MODULE.fullmatch(name) and "/" not in name:
+            parts = name.split(".")
+            heads = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]  # a name in a package's __init__: none here
+            if f"{heads[0]}/__init__.py" not in known and not any(f"{h}.py" in known for h in heads):
+                wrong.append(name)
+        elif (path := name.rstrip("/")) not in known and not any(k.endswith("/" + path) for k in known):
+            wrong.append(name)
+    return wrong
+
+
+def repository_files() -> set[str]:
+    skip = {".git", ".venv", "node_modules", "__pycache__", "data", "log", "build", ".mypy_cache", ".pytest_cache"}
+    return {
+        p.relative_to(REPO).as_posix()
+        for p in REPO.rglob("*")
+        if p.is_file() and not skip & set(p.relative_to(REPO).parts) and not p.name.endswith(".egg-info")
+    }
+
+
+def test_every_file_a_page_names_is_there() -> None:
+    files = repository_files()
+    wrong = {page.name: found for page in PAGES if (found := missing_paths(page.read_text(encoding="utf-8"), files))}
+    assert wrong == {}
+
+
+def test_the_named_file_check_catches_a_file_that_is_gone() -> None:
+    files = {
+        "graph/reads/__init__.py",
+        "graph/reads/context.py",
+        "graph/store.py",
+        "queries/context/passages.cypher",
+        "tests/test_layout.py",
+    }
+    page = (
+        "`graph/reads/context.py`, `reads/context.py`, `context/passages.cypher`, `graph.store.reader`, `graph/`,\n"
+        "`llm.call`, `graph.reads.context.conversation`,\n"
+        "`reads/reply.py`, `graph/reads/reply.py`, `graph.reads.reply`, `tests/neo4j/`, `data/arcadedb/`, `arcadedb_*.sql`\n"
+        "```\n`graph/gone.py`\n```\n"
+    )
+    assert missing_paths(page, files) == ["reads/reply.py", "graph/reads/reply.py", "graph.reads.reply", "tests/neo4j/"]
