@@ -222,6 +222,12 @@ async def test_a_wrong_or_missing_token_is_403(served: Served, browser: Any) -> 
     await context.close()
 
 
+async def test_a_guild_of_one_fact_says_one_fact(page: Any, served: Served) -> None:
+    """Each guild of the selector with its facts counted: one is "1 fact", never "1 facts"."""
+    options = await page.locator("#guild option").all_inner_texts()
+    assert "Climbing Gym (1 fact)" in options and not any("(1 facts)" in o for o in options), options
+
+
 async def test_search_expand_and_go_back_in_time(page: Any, served: Served) -> None:
     from playwright.async_api import expect
 
