@@ -358,3 +358,26 @@ def test_the_named_members_pool_holds_the_facts_nearest_the_message_in_other_wor
         guild.facts["plain0"],
         guild.facts["answer"],
     ]
+
+
+async def test_a_replys_candidates_are_ordered_by_their_held_embeddings(store: GraphStore) -> None:
+    """Facts written with their embeddings are held with them: `similar_facts` orders a reply's candidates by their
+    similarity to the message's vector, from memory, and says nothing of a fact without one or without a vector."""
+    p = await populate(store)
+    said = p.messages[0]
+    about = (NodeRef(kind="user", id=PEOPLE["bob"]),)
+    axis = [0.0] * 384
+
+    def fact(uuid: str, text: str, at: int | None) -> FactWrite:
+        vector = None if at is None else tuple(1.0 if i == at else 0.0 for i in range(384))
+        return FactWrite(uuid=uuid, text=text, about=about, source_message_ids=(said.id,), valid_at=said.created_at,
+                         reports=(), embedding=vector)  # fmt: skip
+
+    await write_command_facts(store, G1, [fact("a" * 32, "Bob likes tea", 0), fact("b" * 32, "Bob took up the cello", 1),
+                                          fact("c" * 32, "Bob is tall", None)])  # fmt: skip
+    with fact_model.one_count():
+        await context_reads.reply_facts(store, FactRequest(G1, "nobody", [], ["bob"], [], "bob", [], T0 + timedelta(days=1)))
+        uuids = ["a" * 32, "b" * 32, "c" * 32, "unknown"]
+        music = [*axis[:1], 1.0, *axis[2:]]
+        assert await context_reads.similar_facts(store, G1, uuids, music) == ["b" * 32, "a" * 32]
+        assert await context_reads.similar_facts(store, G1, uuids, None) == []
