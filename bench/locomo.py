@@ -832,6 +832,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"first conversation, first {QUICK_SESSIONS} sessions, up to {QUICK_QUESTIONS} questions",
     )
+    parser.add_argument(
+        "--conversations", type=int, default=0, help="only the first N conversations of the file (0: all), to iterate quicker"
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="total context budgets (tokens)")
     parser.add_argument("--no-levers", action="store_true", help="skip measuring each lever of the context turned off")
     parser.add_argument(
@@ -852,6 +855,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     convs = load_locomo(args.data)
     if not convs:
         parser.error(f"{args.data}: no conversations")
+    if args.conversations > 0:
+        convs = convs[: args.conversations]
     if args.quick:
         convs = quick(convs)
     levers = [] if args.no_levers else args.levers

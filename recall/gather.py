@@ -129,10 +129,18 @@ def around(
     return out
 
 
-async def _nearest(store: GraphStore, req: ContextRequest, embed: Embed | None, tuning: RecallTuning) -> list[FactView]:
+async def _embedded(req: ContextRequest, embed: Embed | None) -> tuple[float, ...] | None:
+    """The message's embedding, None without embeddings or words."""
     if embed is None or not req.message_text.strip():
+        return None
+    return tuple(await asyncio.to_thread(embed, req.message_text))
+
+
+async def _nearest(
+    store: GraphStore, req: ContextRequest, vector: tuple[float, ...] | None, tuning: RecallTuning
+) -> list[FactView]:
+    if vector is None:
         return []
-    vector = await asyncio.to_thread(embed, req.message_text)
     return await context_reads.nearest_facts(
         store, req.guild_id, list(vector), now=req.at, limit=tuning.source_facts, channel_id=req.channel_id
     )
@@ -143,7 +151,12 @@ def _chain_wanted(req: ContextRequest, settings: ContextSettings) -> bool:
 
 
 def fact_read(
-    store: GraphStore, req: ContextRequest, tuning: RecallTuning, *, statement: bool = False
+    store: GraphStore,
+    req: ContextRequest,
+    tuning: RecallTuning,
+    *,
+    statement: bool = False,
+    vector: tuple[float, ...] | None = None,
 ) -> Coroutine[Any, Any, dict[str, list[FactView]]]:
     """A reply's read of the facts of every source: from the process's read model (graph/reads/fact_model.py), or
     with `statement` in one query (context/facts.cypher), as it was read before the model."""
@@ -165,6 +178,7 @@ def fact_read(
         hop_limit=tuning.hop_facts,
         channel_id=req.channel_id,
         tuning=tuning,
+        vector=vector,
     )
     return read(store, asked)
 
@@ -206,13 +220,16 @@ async def gather(
     nearest facts, with embeddings)."""
     text = req.message_text
     chain_wanted = _chain_wanted(req, settings)
+    vector = await _embedded(req, embed)  # the fact read draws its named members' pool by it too
     reads = await _concurrently(
-        facts=fact_read(store, req, tuning),
+        facts=fact_read(store, req, tuning, vector=vector),
         talk=conversation_read(store, req, settings, tuning),
-        nearest=_nearest(store, req, embed, tuning),
+        nearest=_nearest(store, req, vector, tuning),
     )
     talk = reads["talk"]
     facts, nearest = reads["facts"], reads["nearest"]  # reporters who share a name are told apart in `with_evidence`
+    candidates = [f.uuid for source in (*facts.values(), nearest) for f in source if source is not facts["author"]]
+    similar = await context_reads.similar_facts(store, req.guild_id, candidates, vector)
     recent = [m for m in talk.recent if keep_message(m, req)]
     channel = recent[-settings.channel_messages :] if settings.channel_messages > 0 else []
     kind: str | None = None
@@ -241,7 +258,7 @@ async def gather(
         author_facts=facts["author"],
         related=[facts["people"], facts["entities"], facts["linked"], nearest, facts["hop"]],
         query=text,
-        searched=[[f.uuid for f in nearest]],
+        searched=[[f.uuid for f in nearest], *([similar] if similar else [])],
         recalled=recalled,
         summaries=[(at, s) for at, s in summaries if at is not None],
         channel_messages=channel,

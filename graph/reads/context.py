@@ -59,6 +59,7 @@ class FactRequest:
     hop_limit: int = 20
     channel_id: str | None = None
     tuning: RecallTuning = RecallTuning()
+    vector: tuple[float, ...] | None = None  # the message's embedding: the read model draws on it (fact_model)
 
     def casefolded(self) -> list[str]:
         return sorted({n.casefold() for n in self.names if n})
@@ -91,11 +92,26 @@ async def reply_facts(store: GraphStore, asked: FactRequest) -> dict[str, list[F
     chosen = fact_model.reply_facts_held(
         guild, found, author_id=asked.author_id, names=casefolded, channel_id=asked.channel_id, now=asked.now,
         author_limit=asked.author_limit, pool=asked.pool, limit=asked.limit, hop_limit=asked.hop_limit,
+        vector=asked.vector,
     )  # fmt: skip
     by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
     for source, fact, shown in chosen:
         by_source[source].append(_held_view(fact, shown, asked.channel_id is None))
     return {source: sorted(facts, key=rows.importance_then_newest) for source, facts in by_source.items()}
+
+
+async def similar_facts(store: GraphStore, guild_id: str, uuids: Sequence[str], vector: Sequence[float] | None) -> list[str]:
+    """Of the facts `uuids` (a reply's candidates, read within its scope already), those the read model holds with an
+    embedding, most similar to `vector` (the message's) first, ties by uuid: an order to fuse with the words'
+    (`recall.ranking.rank_facts`), scored in memory. Empty without a vector, or when the model does not hold the
+    guild at its count."""
+    if vector is None or not uuids:
+        return []
+    guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
+    if guild is None:
+        return []
+    scores = fact_model.similarities((guild.facts[u] for u in dict.fromkeys(uuids) if u in guild.facts), vector)
+    return sorted(scores, key=lambda u: (-scores[u], u))
 
 
 def _held_view(fact: fact_model.HeldFact, shown: tuple[str, ...], everywhere: bool) -> FactView:

@@ -5,7 +5,7 @@ MATCH (f:Fact {uuid: id})
 WHERE f.guild_id = $guild_id
 RETURN f.uuid AS uuid, f.text AS text, f.category AS category, f.importance AS importance,
        f.confidence AS confidence, toString(f.valid_at) AS valid_at, toString(f.invalid_at) AS invalid_at,
-       toString(f.expired_at) AS expired_at, toString(f.expires_at) AS expires_at, f.audience AS audience,
+       toString(f.expired_at) AS expired_at, toString(f.expires_at) AS expires_at, f.audience AS audience, f.embedding AS embedding,
        [(f)-[:ABOUT]->(s) | {id: coalesce(s.id, s.uuid),
          name: coalesce(head([(s)-[mb:MEMBER_OF]->(:Guild {id: $guild_id}) | mb.display_name]), s.display_name, s.name)}] AS about,
        [(f)-[:MENTIONS]->(e:Entity) | e.uuid] AS mentions,

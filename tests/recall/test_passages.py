@@ -87,27 +87,37 @@ def test_a_tight_budget_keeps_the_turns_whose_passage_holds_the_question() -> No
     assert "lone" in alone  # read alone, the lone turn outranks the match that asked the question
 
 
-def test_a_question_asking_several_things_keeps_the_recalled_turns_its_words_find_first() -> None:
-    """Asking several things, facts and turns share the tokens evenly; the turns kept are those whose passage holds
-    the question's words best, not the first the reads brought: here the two turns about the books, read with the
-    question asked before them, rather than a turn about the weather the reads brought before them."""
+def books_asked(
+    turns: list[tuple[str, str, int]], anchors: dict[str, str], kept: list[str]
+) -> tuple[Gathered, dict[str, str], int]:
+    """A question asking several things ("What books has Caroline read on her trip?") over a chat where Melanie asked
+    which books, then Caroline's `turns` (id, text, minute), each turn as long as the others: what was gathered,
+    each turn's line in the context, and the room the lines `kept` take with the recalled part's header."""
     chat = " while we sat on the porch watching the rain come down over the green hills behind the farmhouse"
-    recalled = [
-        msg("asked", "which books did you read on the trip?" + chat, 20, "Melanie"),
-        msg("weather", "what a morning, the sky is grey" + chat, 5),
-        msg("first", "Charlotte's Web, and then a mystery novel" + chat, 21),
-        msg("second", "the novel was by Agatha Christie, I read it twice" + chat, 22),
-    ]
+    recalled = [msg("asked", "which books did you read on the trip?" + chat, 20, "Melanie")]
+    recalled += [msg(key, text + chat, minute) for key, text, minute in turns]
     gathered = Gathered(
         author_id="o",
         author_name="O",
         query="What books has Caroline read on her trip?",
         recalled=recalled,
-        anchors={"first": "asked", "second": "asked"},
+        anchors=anchors,
     )
     full = assemble(gathered, settings(10000)).part("recalled")
     lines = dict(zip(full.ids, full.lines))
-    room = estimate_tokens(full.header) + sum(estimate_tokens(lines[k]) for k in ("asked", "first", "second"))
+    return gathered, lines, estimate_tokens(full.header) + sum(estimate_tokens(lines[k]) for k in kept)
+
+
+def test_a_question_asking_several_things_keeps_the_recalled_turns_its_words_find_first() -> None:
+    """Asking several things, facts and turns share the tokens evenly; the turns kept are those whose passage holds
+    the question's words best, not the first the reads brought: here the two turns about the books, read with the
+    question asked before them, rather than a turn about the weather the reads brought before them."""
+    gathered, _, room = books_asked(
+        [("weather", "what a morning, the sky is grey", 5), ("first", "Charlotte's Web, and then a mystery novel", 21),
+         ("second", "the novel was by Agatha Christie, I read it twice", 22)],
+        {"first": "asked", "second": "asked"},
+        ["asked", "first", "second"],
+    )  # fmt: skip
     assert assemble(gathered, settings(room)).part("recalled").ids == ["asked", "first", "second"]
     gathered_order = assemble(gathered, settings(room), RecallTuning(passages=False)).part("recalled").ids
     assert "weather" in gathered_order  # the first the reads brought, kept when the turns are not ranked
@@ -117,22 +127,11 @@ def test_asking_several_things_a_matchs_answer_is_kept_with_it_before_a_weaker_m
     """Asking several things, the turns are ranked on their own: the answer to a matching question holds none of the
     question's words, and a turn holding one of them outranked it, so a tight budget kept the question without its
     answer. A match's neighbour counts as much as its match (`with_anchors`), as a chunk keeps a turn with the next."""
-    chat = " while we sat on the porch watching the rain come down over the green hills behind the farmhouse"
-    recalled = [
-        msg("asked", "which books did you read on the trip?" + chat, 20, "Melanie"),
-        msg("lone", "I read the news every morning" + chat, 5),
-        msg("other", "the trip was long, we read maps all day" + chat, 40),
-        msg("answer", "Charlotte's Web, and then a mystery novel" + chat, 21),
-    ]
-    gathered = Gathered(
-        author_id="o",
-        author_name="O",
-        query="What books has Caroline read on her trip?",
-        recalled=recalled,
-        anchors={"answer": "asked"},
-    )
-    full = assemble(gathered, settings(10000)).part("recalled")
-    lines = dict(zip(full.ids, full.lines))
-    room = estimate_tokens(full.header) + estimate_tokens(lines["asked"]) + estimate_tokens(lines["answer"])
+    gathered, lines, room = books_asked(
+        [("lone", "I read the news every morning", 5), ("other", "the trip was long, we read maps all day", 40),
+         ("answer", "Charlotte's Web, and then a mystery novel", 21)],
+        {"answer": "asked"},
+        ["asked", "answer"],
+    )  # fmt: skip
     assert max(estimate_tokens(lines["lone"]), estimate_tokens(lines["other"])) <= estimate_tokens(lines["answer"])
     assert assemble(gathered, settings(room)).part("recalled").ids == ["asked", "answer"]

@@ -5,12 +5,15 @@ process's write) is in the model's next answer, a forgotten member nowhere in it
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from graph.models import (
     Channel,
@@ -301,3 +304,80 @@ async def test_every_writer_moves_its_guilds_count(store: GraphStore, name: str)
     after = (await fact_model.lookup(store, G1)).count
     assert after != before, (name, before, after)
     await agree(store, asked)
+
+
+# --- the facts' embeddings, held compactly and scored in memory ---------------------------------------------------
+def _unit(values: list[float]) -> list[float]:
+    norm = math.sqrt(sum(v * v for v in values)) or 1.0
+    return [v / norm for v in values]
+
+
+def _held(uuid: str, text: str, vector: list[float] | None, importance: int = 5) -> fact_model.HeldFact:
+    return fact_model.HeldFact(
+        uuid=uuid, text=text, category=None, importance=importance, confidence=None, valid_at=None,
+        valid_key=math.inf, ends=math.inf, audience=(GENERAL,), about=(("m1", "Mia"),), mentions=(),
+        sources=(), reporters=(), vector=fact_model.quantized(vector),
+    )  # fmt: skip
+
+
+@given(st.lists(st.lists(st.floats(-1, 1), min_size=8, max_size=8), min_size=2, max_size=12),
+       st.lists(st.floats(-1, 1), min_size=8, max_size=8))  # fmt: skip
+def test_held_vectors_score_as_their_cosine_to_within_the_rounding(vectors: list[list[float]], query: list[float]) -> None:
+    assume(any(query) and all(any(v) for v in vectors))
+    facts = [_held(f"f{i}", "x", _unit(v)) for i, v in enumerate(vectors)]
+    asked = _unit(query)
+    scores = fact_model.similarities(facts, asked)
+    for i, v in enumerate(vectors):
+        exact = sum(a * b for a, b in zip(_unit(v), asked))
+        assert abs(scores[f"f{i}"] - exact) <= 8 * (0.5 / 127)  # half a step per component, 8 components
+    assert all(len(f.vector) == 8 for f in facts)  # a byte a dimension
+
+
+def test_a_fact_without_a_vector_or_of_another_size_is_not_scored() -> None:
+    facts = [_held("a", "x", [1.0, 0.0]), _held("b", "x", None), _held("c", "x", [1.0, 0.0, 0.0])]
+    assert set(fact_model.similarities(facts, [1.0, 0.0])) == {"a"}
+    assert fact_model.similarities(facts, None) == {}
+
+
+def test_the_named_members_pool_holds_the_facts_nearest_the_message_in_other_words() -> None:
+    """Mia has more facts than the pool takes; the one that answers shares no word with the question and is the least
+    important: with the message's embedding it is in the pool, drawn in turn with the statement's order."""
+    guild = fact_model.GuildFacts(count=1, channels={GENERAL: ("shared", None)})
+    for i in range(6):
+        guild.add(_held(f"plain{i}", f"Mia mentioned the weather {i}", [0.0, 1.0], importance=9))
+    guild.add(_held("answer", "Mia took up the cello", [1.0, 0.0], importance=1))
+    found = fact_model.Lookup(people=[{"id": "m1", "name_lower": "mia", "display_lower": "mia"}], keyed=[], searched=[],
+                              count=1, parent=None)  # fmt: skip
+    asked: dict[str, Any] = {"author_id": "someone", "names": ["mia", "music"], "channel_id": GENERAL, "now": T0,
+                             "author_limit": 5, "pool": 3, "limit": 5, "hop_limit": 5}  # fmt: skip
+    without = {f.uuid for _, f, _ in fact_model.reply_facts_held(guild, found, **asked)}
+    near = {f.uuid for _, f, _ in fact_model.reply_facts_held(guild, found, **asked, vector=_unit([1.0, 0.1]))}
+    assert "answer" not in without and len(without) == 3
+    assert "answer" in near and len(near) == 3
+    assert fact_model.alternated([guild.facts["plain0"]], [guild.facts["answer"], guild.facts["plain0"]]) == [
+        guild.facts["plain0"],
+        guild.facts["answer"],
+    ]
+
+
+async def test_a_replys_candidates_are_ordered_by_their_held_embeddings(store: GraphStore) -> None:
+    """Facts written with their embeddings are held with them: `similar_facts` orders a reply's candidates by their
+    similarity to the message's vector, from memory, and says nothing of a fact without one or without a vector."""
+    p = await populate(store)
+    said = p.messages[0]
+    about = (NodeRef(kind="user", id=PEOPLE["bob"]),)
+    axis = [0.0] * 384
+
+    def fact(uuid: str, text: str, at: int | None) -> FactWrite:
+        vector = None if at is None else tuple(1.0 if i == at else 0.0 for i in range(384))
+        return FactWrite(uuid=uuid, text=text, about=about, source_message_ids=(said.id,), valid_at=said.created_at,
+                         reports=(), embedding=vector)  # fmt: skip
+
+    await write_command_facts(store, G1, [fact("a" * 32, "Bob likes tea", 0), fact("b" * 32, "Bob took up the cello", 1),
+                                          fact("c" * 32, "Bob is tall", None)])  # fmt: skip
+    with fact_model.one_count():
+        await context_reads.reply_facts(store, FactRequest(G1, "nobody", [], ["bob"], [], "bob", [], T0 + timedelta(days=1)))
+        uuids = ["a" * 32, "b" * 32, "c" * 32, "unknown"]
+        music = [*axis[:1], 1.0, *axis[2:]]
+        assert await context_reads.similar_facts(store, G1, uuids, music) == ["b" * 32, "a" * 32]
+        assert await context_reads.similar_facts(store, G1, uuids, None) == []
