@@ -67,6 +67,11 @@ async def backfill(runner: Runner) -> int:
     return len(guilds)
 
 
+async def kept_totals(store: GraphStore) -> list[dict[str, Any]]:
+    """Every guild's kept counts, one row each (None where not kept yet: `recount_every_guild` sets them)."""
+    return await store.runner.read("store/every_guild_counts")
+
+
 @dataclass(frozen=True)
 class Recounted:
     guild_id: str

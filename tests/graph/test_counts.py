@@ -36,7 +36,7 @@ from graph.models import (
 from graph.privacy import erasure
 from graph.privacy.forget import drop_command_trace, forget_user
 from graph.privacy.retention import apply_retention
-from graph.reads.stats import guild_counts, guild_totals
+from graph.reads.stats import guild_counts, guild_totals, recount_every_guild
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
 from graph.writes.episodes import close_episode, write_command_facts, write_episode
@@ -248,3 +248,22 @@ def test_every_statement_creating_or_deleting_a_counted_node_is_followed() -> No
             if (creates or deleted & matched) and f"{folder}/{name}" not in {*counts.COUNTED, *counts.WITH_THE_GUILD}:
                 missed.append(f"{folder}/{name}")
     assert not missed, f"statements creating or deleting counted nodes the kept counts do not follow: {missed}"
+
+
+async def test_a_recount_finds_kept_counts_that_drifted_and_repairs_them(store: GraphStore) -> None:
+    """`grapevine stats --recount`: a guild whose kept counts a writer outside the counted statements moved (here a
+    message deleted by hand) is found and set to the recount; an honest one is left as it was."""
+    for guild in (G1, G2):
+        await upsert_guild(store, Guild(id=guild, name=guild))
+        await upsert_channel(store, Channel(id=f"{guild[:3]}1", guild_id=guild, name="c", kind=ChannelKind.TEXT))
+        await guild_totals(store, guild)
+    user = User(id=MEMBERS[0], name="m", display_name="m")
+    batch = [Message(id=f"75{n}", guild_id=g, channel_id=f"{g[:3]}1", author_id=user.id, content="hi", created_at=T0)
+             for n, g in enumerate((G1, G1, G2))]  # fmt: skip
+    await record_batch(store, batch, {user.id: user}, {G1: [user], G2: [user]})
+    assert (await guild_totals(store, G1))["messages"] == 2
+    await store.driver.execute_query("MATCH (m:Message {id: '750'}) DETACH DELETE m", database_=store.engine.database)
+    found = {r.guild_id: r for r in await recount_every_guild(store, repair=True)}
+    assert not found[G1].honest and found[G1].repaired and found[G1].counted["messages"] == 1
+    assert found[G2].honest and not found[G2].repaired
+    assert await guild_totals(store, G1) == await guild_counts(store, G1)
