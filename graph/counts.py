@@ -30,13 +30,15 @@ KINDS = ("facts", "entities", "messages", "episodes")
 class Counted:
     """A statement that creates or deletes nodes of `kind`: which parameter names them (`field` of each row, or the
     value itself), and the statement that finds them (store/count_held_*.cypher). With `result`, it deletes by guild
-    (the parameter `param`) and returns how many it deleted in that column."""
+    (the parameter `param`) and returns how many it deleted in that column. With `created`, it CREATEs them under a
+    unique constraint (a statement that met one stored would fail): they are counted after it only."""
 
     kind: str
     param: str
     field: str | None = None
     held: str = ""
     result: str | None = None
+    created: bool = False  # it CREATEs them under a unique key: none of them existed before (no read before it)
 
     def lookup(self) -> str:
         return self.held or f"store/count_held_{self.kind}"
@@ -44,11 +46,11 @@ class Counted:
 
 COUNTED: dict[str, Counted] = {
     # creating
-    "store/record_messages": Counted("messages", "rows", "id"),
+    "store/record_messages": Counted("messages", "rows", "id", created=True),
     "store/close_episode": Counted("episodes", "key", held="store/count_held_episode_keys"),
     "store/write_entities": Counted("entities", "entities", "uuid"),
-    "store/write_episode_facts": Counted("facts", "facts", "uuid"),
-    "store/write_command_facts": Counted("facts", "facts", "uuid"),
+    "store/write_episode_facts": Counted("facts", "facts", "uuid", created=True),
+    "store/write_command_facts": Counted("facts", "facts", "uuid", created=True),
     # deleting
     "store/delete_message": Counted("messages", "id"),
     "store/drop_own_message": Counted("messages", "message_id"),
@@ -112,7 +114,7 @@ async def counted_run(tx: Tx, name: str, statement: Callable[[], Awaitable[Rows]
         await add(tx, {str(params[counted.param]): {counted.kind: -gone}})
         return rows
     ids = _ids(counted, params)
-    before = await _held(tx, counted, ids)
+    before = Counter[str]() if counted.created else await _held(tx, counted, ids)
     rows = await statement()
     after = await _held(tx, counted, ids)
     await add(tx, {g: {counted.kind: after[g] - before[g]} for g in before | after})
