@@ -284,7 +284,7 @@ async def measure_counts_backfill(store: GraphStore, figures: Figures) -> None:
     """The loaded guild's kept totals set by the schema's backfill (what a store made before they were kept gets at
     its first start): the bench's loader writes around the counted statements, as an older store was written."""
     started = time.perf_counter()
-    await backfill(store.runner)
+    await backfill(store)
     figures.counts_backfill_s = time.perf_counter() - started
     assert await guild_totals(store, GUILD) == await guild_counts(store, GUILD)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from graph.changes import touches
 from graph.counts import kept, recount, set_recounted
-from graph.session import Runner, Tx
+from graph.session import Tx
 from graph.store import GraphStore
 
 
@@ -54,8 +54,9 @@ async def guild_totals(store: GraphStore, guild_id: str) -> dict[str, int]:
     return await store.runner.write(work)
 
 
-async def backfill(runner: Runner) -> int:
+async def backfill(store: GraphStore) -> int:
     """Every guild whose counts are not kept yet recounted and kept, each in its own transaction; how many."""
+    runner = store.runner
     guilds = [str(r["id"]) for r in await runner.read("schema/guilds_uncounted")]
     for guild_id in guilds:
 
