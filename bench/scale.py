@@ -9,6 +9,8 @@ each engine (embedded ArcadeDB; Neo4j 5 when a Docker engine answers, else skipp
 - one episode write (no LLM: 5 facts, 2 entities, a relation, a corroboration, a supersession), p50/p95;
 - forget-me for the user with the most facts: the transaction and the audit through the indexes the member
   waits for, then the thorough audit run after their answer (engine and bench CPU of each), with results;
+- `memory status` and its parts (the whole-guild totals kept as the writes happen, the last days' activity), and
+  the loaded guild's kept totals backfilled (what an older store gets at its first start);
 - resident memory of the ArcadeDB child process (/proc RSS).
 At scale s: 100*s users, 1,000*s entities, 10,000*s facts, 10 messages per user (100k facts,
 10k messages at s=10); the forgotten user has min(1000, 100*s) facts about them.
@@ -37,19 +39,22 @@ from bench.common import (
     steal_share,
     table,
 )
-from bench.scale_growth import Size, compare_aot, cpu_headline, growth_rows, measure_size, write_svg
+from bench.scale_growth import Size, compare_aot, cpu_headline, growth_rows, measure_size, status_rows, write_svg
 from bench.scale_guild import GUILD, Guild, generate, load
 from bench.scale_measure import (
     PURGE_UP_TO,
     RECORDING_MESSAGES,
+    STATUS_CALLS,
     STEADY_AFTER,
     WARM_UP,
     Figures,
     measure_context,
+    measure_counts_backfill,
     measure_forget,
     measure_read_model,
     measure_reads,
     measure_recording,
+    measure_status,
     measure_writes,
 )
 from bench.scale_report import report, share
@@ -75,12 +80,14 @@ async def run_engine(
     rng = random.Random(11)
     figures.load = await load(store, g)
     figures.rss_loaded = rss() if rss else None
+    await measure_counts_backfill(store, figures)
     # This process holds the generated guild (about a million Python objects) that a bot never holds;
     # left to the collector, its full passes over them land inside the timed context builds.
     gc.collect()
     gc.freeze()
     await measure_context(store, g, figures, authors, rng, steady_after, rehearsal)
     await measure_read_model(store, figures)
+    figures.status_ms, figures.totals_ms = await measure_status(store)
     await measure_reads(store, g, figures, min(authors, 50), rng)
     await measure_topic_reads(store, GUILD, g, figures, min(authors, 50), rng)
     await measure_writes(store, g, figures, writes, rng)
@@ -220,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not full.skipped:
         sizes.append(Size(args.scale, len(g.facts), len(g.messages), sum(s for _, _, s in full.load), full.context_ms,
                           full.steady_ms, full.context_steal, full.steady_steal, full.aot, full.context_cpu,
-                          full.steady_cpu))  # fmt: skip
+                          full.steady_cpu, full.status_ms, full.totals_ms, full.counts_backfill_s))  # fmt: skip
         out.print(
             table(
                 f"{full.engine}: the reply context as the guild grows ({args.authors} random authors per size, each size "
@@ -241,6 +248,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "CPU growth",
                 ],  # fmt: skip
                 growth_rows(sizes),
+            )
+        )
+        one, five, _ = os.getloadavg()
+        out.print(
+            table(
+                f"memory status as the guild grows (wall ms, {STATUS_CALLS} reads after 3; load average {one:.1f} / "
+                f"{five:.1f} on {os.cpu_count()} CPUs)",
+                ["facts", "memory status p50 / p95 ms", "its kept totals p50 / p95 ms", "totals backfilled in s"],
+                status_rows(sizes),
             )
         )
         one, five, _ = os.getloadavg()

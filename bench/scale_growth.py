@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 from bench.common import TempArcadeDB, percentile
 from bench.cpu import CpuPerOp
 from bench.scale_guild import generate, load
-from bench.scale_measure import Figures, measure_context
+from bench.scale_measure import Figures, measure_context, measure_counts_backfill, measure_status
 from bench.scale_report import share
 from common.settings import ContextSettings
 
@@ -38,6 +38,9 @@ class Size:
     aot: bool = False  # whether its engine started with the JDK's AOT cache of an earlier run
     early_cpu: CpuPerOp | None = None  # CPU per build (engine's process and the bench's) after the warm-up builds
     steady_cpu: CpuPerOp | None = None
+    status_ms: list[float] = field(default_factory=list)  # memory status's graph reads (bench/scale_measure.py)
+    totals_ms: list[float] = field(default_factory=list)  # of them, the whole-guild totals kept as the writes happen
+    backfill_s: float = 0.0  # the loaded guild's kept totals backfilled
 
     def p95(self, steady: bool = False) -> float:
         return percentile(self.steady_ms if steady else self.early_ms, 95)
@@ -54,8 +57,10 @@ async def measure_size(
         store = await db.store("size")
         figures.engine_pid = db.pid
         steps = await load(store, g)
+        await measure_counts_backfill(store, figures)
         gc.collect()
         await measure_context(store, g, figures, authors, random.Random(11), steady_after, rehearsal)
+        status, totals = await measure_status(store)
         await db.close_drivers()
     return Size(
         scale,
@@ -69,7 +74,20 @@ async def measure_size(
         db.aot_used,
         figures.context_cpu,
         figures.steady_cpu,
+        status,
+        totals,
+        figures.counts_backfill_s,
     )
+
+
+def status_rows(sizes: Sequence[Size]) -> list[list[str]]:
+    """One row per size: memory status's graph reads p50 / p95, its kept totals alone, and their backfill."""
+    return [
+        [f"{s.facts:,}", f"{percentile(s.status_ms, 50):.1f} / {percentile(s.status_ms, 95):.1f}",
+         f"{percentile(s.totals_ms, 50):.2f} / {percentile(s.totals_ms, 95):.2f}", f"{s.backfill_s:.2f}"]
+        for s in sizes
+        if s.status_ms
+    ]  # fmt: skip
 
 
 def growth_rows(sizes: Sequence[Size]) -> list[list[str]]:

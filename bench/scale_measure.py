@@ -40,7 +40,7 @@ from graph.reads import context as context_reads
 from graph.reads import fact_model
 from graph.reads.activity import recent_activity
 from graph.reads.backlog import episodes_by_status, messages_before
-from graph.reads.stats import guild_counts
+from graph.reads.stats import backfill, guild_counts, guild_totals
 from graph.store import GraphStore
 from graph.writes.episodes import close_episode, write_episode
 from graph.writes.messages import record_messages
@@ -64,6 +64,7 @@ TALK_STATEMENT = "context/conversation as statements, without the read model (th
 ROUND_HELD = f"context/second_round from the read model ({LIVE})"
 ROUND_STATEMENT = "context/second_round as one statement, without the read model (the same requests)"
 LIVE_BUILD = f"build_context, every read of a reply ({LIVE})"
+STATUS = "memory status (whole-guild totals, last 7 days' activity, waiting and failed windows, channel listing)"
 
 
 @dataclass
@@ -138,6 +139,9 @@ class Figures:
     model_facts: int = 0  # the reply's read model of the guild (graph/reads/fact_model.py): facts held
     model_bytes: int = 0  # and the memory its records take
     model_load_s: float = 0.0  # read from the graph, at start
+    status_ms: list[float] = field(default_factory=list)  # memory status's graph reads (measure_status)
+    totals_ms: list[float] = field(default_factory=list)  # of them, the kept whole-guild totals alone
+    counts_backfill_s: float = 0.0  # the kept totals of the loaded guild (bench load writes around the counted statements)
     talk_channels: int = 0  # the channels whose talk the model holds after the reads of replies at their newest message
     talk_messages: int = 0
     talk_bytes: int = 0
@@ -237,8 +241,14 @@ def _reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuning) -
         "store/messages_before (a window's earlier messages, extraction)": lambda q, _: messages_before(
             store, q.channel_id, q.at, WindowSettings().context_messages
         ),
-        "memory status (last 7 days' activity, waiting and failed windows, channel listing)": lambda q, _: _memory_status(store),
-        "store/guild_counts (whole-guild totals, no longer in memory status)": lambda q, _: guild_counts(store, GUILD),
+        STATUS: lambda q, _: _memory_status(store),
+        "memory status' whole-guild totals, kept as the writes happen (one node read)": lambda q, _: guild_totals(store, GUILD),
+        "memory status' last 7 days' activity (channel_time and created_key / closed_key ranges)": lambda q, _: recent_activity(
+            store, GUILD, 7, now=NOW
+        ),
+        "store/guild_counts (the totals recounted: what the kept ones are checked against)": lambda q, _: guild_counts(
+            store, GUILD
+        ),
     }
 
 
@@ -263,10 +273,38 @@ def _live_reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuni
 
 async def _memory_status(store: GraphStore) -> None:
     """The graph reads of `memory status` (bot/memory/_status.py and the channel listing of _modes.py)."""
+    await guild_totals(store, GUILD)
     await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=GUILD)
     await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=GUILD)
     recent = await recent_activity(store, GUILD, 7, now=NOW)  # read once for both, as the bot does
     await channel_modes(store, GUILD, recent_days=7, activity=recent)
+
+
+async def measure_counts_backfill(store: GraphStore, figures: Figures) -> None:
+    """The loaded guild's kept totals set by the schema's backfill (what a store made before they were kept gets at
+    its first start): the bench's loader writes around the counted statements, as an older store was written."""
+    started = time.perf_counter()
+    await backfill(store)
+    figures.counts_backfill_s = time.perf_counter() - started
+    assert await guild_totals(store, GUILD) == await guild_counts(store, GUILD)
+
+
+STATUS_CALLS = 20  # memory status reads timed per size, after 3 untimed
+
+
+async def measure_status(store: GraphStore) -> tuple[list[float], list[float]]:
+    """Wall ms of `memory status`'s graph reads, and of its kept totals alone, each read STATUS_CALLS times."""
+    timed: list[list[float]] = []
+    for read in (lambda: _memory_status(store), lambda: guild_totals(store, GUILD)):
+        for _ in range(3):
+            await read()
+        times = []
+        for _ in range(STATUS_CALLS):
+            started = time.perf_counter()
+            await read()
+            times.append((time.perf_counter() - started) * 1000)
+        timed.append(times)
+    return timed[0], timed[1]
 
 
 async def measure_read_model(store: GraphStore, figures: Figures) -> None:

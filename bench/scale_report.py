@@ -77,6 +77,8 @@ def _model_lines(f: Figures) -> list[str]:
             f"{f.engine}: the reply's read model of the guild: {f.model_facts:,} facts in {f.model_bytes / 2**20:,.1f} MB "
             f"({per:,.0f} MB per 100,000 facts, no embeddings held), read from the graph in {f.model_load_s:.1f} s"
         )
+    if f.counts_backfill_s:
+        lines.append(f"{f.engine}: the loaded guild's kept totals backfilled (one recount) in {f.counts_backfill_s:.2f} s")
     lines += _held_against_statements(f, [(f"conversation ({LIVE})", TALK_HELD, "the statements", TALK_STATEMENT),
                                           (f"second round ({LIVE})", ROUND_HELD, "the statements", ROUND_STATEMENT)])  # fmt: skip
     if f.talk_channels:

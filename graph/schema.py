@@ -12,6 +12,7 @@ import queries
 from common.clock import now_utc
 from graph.models import SchemaMismatch, iso
 from graph.privacy.guards import scope
+from graph.reads.stats import backfill as backfill_counts
 from graph.store import GraphStore
 
 SCHEMA_VERSION = 1
@@ -31,6 +32,7 @@ async def setup_schema(store: GraphStore, embedding_model: str = "", embedding_d
     await scope.backfill_audience(runner)
     for statement in queries.statements(queries.load("schema/backfill_fact_keys")):  # graph/reads/activity.py
         await runner.statement(statement)
+    await backfill_counts(store)  # each guild's kept counts (graph/counts.py), for a store made before them
     await _checked(store, embedding_model, embedding_dimension, write=True)
 
 

@@ -35,6 +35,7 @@ from tenacity import (
 
 import queries
 from common.files import private_dir, private_opener
+from graph import counts
 from graph.changes import DECLARED, Change, Changes, Declared, touches
 
 T = TypeVar("T")
@@ -84,7 +85,10 @@ async def _nothing() -> AsyncIterator[None]:
 
 
 async def run(tx: Tx, name: str, /, **params: Any) -> list[dict[str, Any]]:
-    """Run one query file inside a transaction; rows as dicts (nodes and relationships turned into dicts)."""
+    """Run one query file inside a transaction; rows as dicts (nodes and relationships turned into dicts). One that
+    creates or deletes what each guild's counts keep moves them in the same transaction (graph/counts.py)."""
+    if name in counts.COUNTED:
+        return await counts.counted_run(tx, name, lambda: run_text(tx, queries.load(name), **params), params)
     return await run_text(tx, queries.load(name), **params)
 
 

@@ -10,6 +10,7 @@ from graph.privacy.forget import drop_command_trace
 from graph.privacy.retention import retention_text
 from graph.reads.activity import Activity, recent_activity
 from graph.reads.backlog import episodes_by_status
+from graph.reads.stats import guild_totals
 from llm.cost import cost, cost_text
 
 OPTED_OUT = (
@@ -39,19 +40,22 @@ async def opt_in(services: Services, user_id: str) -> str:
 
 
 async def status(services: Services, guild_id: str, recent: Activity | None = None) -> str:
-    """This guild's facts and episodes (its activity of the last days from `recent`, when read already); the
-    process-wide windows and LLM use of today."""
+    """This guild's totals (the counts its node keeps), its activity of the last days (from `recent`, when read
+    already) and its episodes waiting; the process-wide windows and LLM use of today."""
     store = services.store
     pending = await episodes_by_status(store, [EpisodeStatus.PENDING], guild_id=guild_id)
     failed = await episodes_by_status(store, [EpisodeStatus.FAILED], guild_id=guild_id)
     recent = (
         recent if recent is not None and recent.days == ACTIVITY_DAYS else await recent_activity(store, guild_id, ACTIVITY_DAYS)
     )
+    held = await guild_totals(store, guild_id)  # kept as the writes happen: one node read at any size
     for_good = sum(1 for e in failed if e.attempts >= services.settings.extraction.max_attempts)
     live = services.live.stats()
     today = services.meter.today()
     lines = [
         "**Memory status**",
+        f"This server holds {held['messages']:,} messages in {held['episodes']:,} conversations, "
+        f"{held['facts']:,} facts (current and closed) and {held['entities']:,} entities.",
         f"This server, last {recent.days} days: {recent.messages} messages in {recent.channels} channels, "
         f"{recent.learned} facts learned, {recent.closed} closed. Conversations: {len(pending)} waiting for extraction, "
         f"{len(failed)} failed and parked ({for_good} of them failed for good after "

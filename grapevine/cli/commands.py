@@ -25,7 +25,7 @@ from grapevine.cli.progress import Progress
 from grapevine.cli.watch import ExtractionWatch, watching
 from graph.privacy.purge import purge_due
 from graph.reads.backlog import episodes_by_status
-from graph.reads.stats import graph_stats, llm_usage, windows_waiting
+from graph.reads.stats import graph_stats, kept_totals, llm_usage, recount_every_guild, windows_waiting
 
 
 @app.command()
@@ -130,8 +130,18 @@ def serve_db(
 
 
 @app.command()
-def stats() -> None:
-    """Node and relationship counts per label and guild, and what extraction cost (LLM_PRICE_* settings)."""
+def stats(
+    recount: Annotated[
+        bool,
+        typer.Option(
+            "--recount",
+            help="count every guild's records again, beside the totals kept as the writes happen, and set the kept "
+            "totals to the recount where they differ",
+        ),
+    ] = False,
+) -> None:
+    """Node and relationship counts per label and guild, each guild's kept totals, and what extraction cost
+    (LLM_PRICE_* settings)."""
     settings = settings_or_exit()
     from llm.cost import cost
     from llm.meter import UsageTotals
@@ -144,6 +154,16 @@ def stats() -> None:
     async def work(rt: Any) -> None:
         data = await graph_stats(rt.store)
         out.print(table(data["nodes"], "nodes"))
+        if recount:
+            checked = await recount_every_guild(rt.store, repair=True)
+            rows = [{"guild_id": c.guild_id, **c.counted, "kept before": "not kept" if c.kept is None else
+                     ("same" if c.honest else ", ".join(f"{k} {v:,}" for k, v in c.kept.items())),
+                     "repaired": c.repaired} for c in checked]  # fmt: skip
+            out.print(table(rows, "each guild recounted (the kept totals set to the recount where they differed)"))
+        else:
+            out.print(
+                table(await kept_totals(rt.store), "each guild's totals, kept as the writes happen (--recount checks them)")
+            )
         out.print(table(data["relationships"], "relationships"))
         if data["buffered"]:
             out.print(table(data["buffered"], "messages in no window yet"))

@@ -12,6 +12,7 @@ import bot.memory._cog
 import bot.memory._status
 import graph.privacy.channels
 from bot.memory._status import OPTED_IN, OPTED_OUT
+from graph.reads.stats import guild_counts
 from graph.store import GraphStore
 from tests.bot.harness import AT, Harness, allowed_none
 from tests.support.busy_server import G1, PEOPLE, populate
@@ -135,6 +136,12 @@ async def test_status_needs_manage_server(store: GraphStore, harness: Harness) -
     assert "This server, last 7 days: 0 messages in 0 channels, 28 facts learned, 0 closed." in status  # written in 2024
     assert "Forget requests: none unfinished." in status and "LLM today" in status
     assert "#general: shared, everyone can view, 0 messages in 7 days" in status
+    held = await guild_counts(store, G1)  # the totals kept as the writes happened, as a recount finds them
+    assert held["facts"] >= 28
+    assert (
+        f"This server holds {held['messages']:,} messages in {held['episodes']:,} conversations, {held['facts']:,} facts "
+        f"(current and closed) and {held['entities']:,} entities." in status
+    )
 
 
 async def test_slash_remember_and_status(store: GraphStore, harness: Harness) -> None:

@@ -1,0 +1,146 @@
+"""Each guild's counts of its facts, entities, messages and episodes, kept on its Guild node as the writes happen,
+so `memory status` and `grapevine stats` read one node where a count through the guild_id indexes reads a row per
+record (774 ms at a million facts).
+
+They follow the statements, not the writers: every statement that creates or deletes one of these nodes is named
+in `COUNTED`, and the runner's `run` (graph/session.py) counts, per guild, the nodes it names before and after it
+(one index seek per id) and moves the guild's counts by the difference in the same transaction. A writer added
+later that runs one of them is counted without knowing it; a statement added later that creates or deletes one
+must be named here (tests/graph/test_counts.py reads every query file for such clauses, and a property test over
+the graph's writers compares the kept counts with a recount). A statement that deletes a guild's nodes by guild
+(a reset, a DM space forgotten) deletes its Guild node too, and the counts with it; a Guild node made again has
+none (null: not kept), and the next read of them recounts that guild (graph/reads/stats.py), as the schema's backfill
+does for a store made before they were kept."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+import queries
+
+KINDS = ("facts", "entities", "messages", "episodes")
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A statement that creates or deletes nodes of `kind`: which parameter names them (`field` of each row, or the
+    value itself), and the statement that finds them (store/count_held_*.cypher). With `result`, it deletes by guild
+    (the parameter `param`) and returns how many it deleted in that column. With `created`, it CREATEs them under a
+    unique constraint (a statement that met one stored would fail): they are counted after it only."""
+
+    kind: str
+    param: str
+    field: str | None = None
+    held: str = ""
+    result: str | None = None
+    created: bool = False  # it CREATEs them under a unique key: none of them existed before (no read before it)
+
+    def lookup(self) -> str:
+        return self.held or f"store/count_held_{self.kind}"
+
+
+COUNTED: dict[str, Counted] = {
+    # creating
+    "store/record_messages": Counted("messages", "rows", "id", created=True),
+    "store/close_episode": Counted("episodes", "key", held="store/count_held_episode_keys"),
+    "store/write_entities": Counted("entities", "entities", "uuid"),
+    "store/write_episode_facts": Counted("facts", "facts", "uuid", created=True),
+    "store/write_command_facts": Counted("facts", "facts", "uuid", created=True),
+    # deleting
+    "store/delete_message": Counted("messages", "id"),
+    "store/drop_own_message": Counted("messages", "message_id"),
+    "store/forget_messages": Counted("messages", "ids"),
+    "store/forget_episodes": Counted("episodes", "uuids"),
+    "store/forget_facts": Counted("facts", "uuids"),
+    "store/delete_facts": Counted("facts", "uuids"),
+    "store/forget_owned_entities": Counted("entities", "uuids"),
+    "store/forget_orphan_entities": Counted("entities", "uuids"),
+    "store/drop_orphan_entities": Counted("entities", "uuids"),
+    "erasure/delete_facts": Counted("facts", "uuids"),
+    "erasure/orphan_entities": Counted("entities", "uuids"),
+    "erasure/empty_episodes": Counted("episodes", "guild_id", result="episodes"),
+}
+# statements that delete a guild's nodes by guild and its Guild node with them: the counts go with the node
+WITH_THE_GUILD = frozenset({"store/reset_guild", "store/forget_dm_space"})
+
+Tx = AsyncManagedTransaction
+Rows = list[dict[str, Any]]
+
+
+async def _rows(tx: Tx, name: str, **params: Any) -> Rows:
+    result = await tx.run(queries.load(name), params)
+    return [record.data() async for record in result]
+
+
+def _ids(counted: Counted, params: Mapping[str, Any]) -> list[str]:
+    value = params.get(counted.param)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return sorted({str(row[counted.field] if counted.field else row) for row in value})
+
+
+async def _held(tx: Tx, counted: Counted, ids: list[str]) -> Counter[str]:
+    if not ids:
+        return Counter()
+    return Counter({str(r["guild_id"]): int(r["count"]) for r in await _rows(tx, counted.lookup(), ids=ids)})
+
+
+async def add(tx: Tx, changes: Mapping[str, Mapping[str, int]]) -> None:
+    """Move the kept counts of each guild by `changes` (guild id -> kind -> how many more, or fewer)."""
+    rows = [
+        {"guild_id": guild_id, **{kind: int(by.get(kind, 0)) for kind in KINDS}}
+        for guild_id, by in sorted(changes.items())
+        if any(by.get(kind, 0) for kind in KINDS)
+    ]
+    if rows:
+        await _rows(tx, "store/bump_counts", rows=rows)
+
+
+async def counted_run(tx: Tx, name: str, statement: Callable[[], Awaitable[Rows]], params: Mapping[str, Any]) -> Rows:
+    """Run `statement` (the query file `name`), moving its guilds' kept counts by what it created or deleted."""
+    counted = COUNTED.get(name)
+    if counted is None:
+        return await statement()
+    if counted.result is not None:
+        rows = await statement()
+        gone = sum(int(r[counted.result]) for r in rows)
+        await add(tx, {str(params[counted.param]): {counted.kind: -gone}})
+        return rows
+    ids = _ids(counted, params)
+    before = Counter[str]() if counted.created else await _held(tx, counted, ids)
+    rows = await statement()
+    after = await _held(tx, counted, ids)
+    await add(tx, {g: {counted.kind: after[g] - before[g]} for g in before | after})
+    return rows
+
+
+async def recount(tx: Tx, guild_id: str) -> dict[str, int]:
+    """The guild's records counted now, through their guild_id indexes (store/guild_counts.cypher): what the kept
+    counts must equal."""
+    counts = dict.fromkeys(KINDS, 0)  # a label not yet made gives no row
+    for statement in queries.statements(queries.load("store/guild_counts")):
+        result = await tx.run(statement, {"guild_id": guild_id})
+        for row in [record.data() async for record in result]:
+            counts[str(row["kind"])] = int(row["count"])
+    return counts
+
+
+async def set_recounted(tx: Tx, guild_id: str) -> dict[str, int]:
+    """The guild's kept counts set to a recount, in one transaction (a writer meanwhile conflicts and runs again)."""
+    counts = await recount(tx, guild_id)
+    await _rows(tx, "store/set_counts", guild_id=guild_id, **counts)
+    return counts
+
+
+def kept(row: Mapping[str, Any]) -> dict[str, int] | None:
+    """The counts of a row of store/kept_counts.cypher; None when they are not kept (or the guild has no node)."""
+    if row.get("guild_id") is None or any(row.get(kind) is None for kind in KINDS):
+        return None
+    return {kind: int(row[kind]) for kind in KINDS}
