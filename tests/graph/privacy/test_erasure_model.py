@@ -79,7 +79,6 @@ from graph.models import (
     RelationWrite,
     Report,
     User,
-    fact_key,
 )
 from graph.privacy.channels import set_visibility
 from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
@@ -95,7 +94,7 @@ from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
 from graph.writes.episodes import close_episode, write_episode
 from graph.writes.messages import record_batch, record_messages
-from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg
+from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg, same_words
 from tests.support.machine_profiles import PROFILE, profile
 from tests.support.machine_store import emptied, machine_store
 
@@ -129,9 +128,11 @@ HOMES = {  # the guilds each member writes in: two belong to one guild only, so 
     MEMBERS[3]: (G2,),
     MEMBERS[4]: (G1, G2),
 }
-NICKS = ["Zorro", "OBI1", "Obi1", "likes", "me", "Sam", "May", "Charlie", "Nyx42", "the", "Zed", "Zoë", "Jösé"]
+NICKS = ["Zorro", "OBI1", "Obi1", "likes", "me", "Sam", "May", "Charlie", "Nyx42", "the", "Zed", "Zoë", "Jösé", "Straße",
+         "İlkay", "ﬁnn"]  # ß folds to ss, İ to i̇, the ligature ﬁ to fi: one name, other forms
 SECRETS = ["birchlane", "quuxvault", "Øresundpin", "zebrafig", "ploverkey"]  # a word only one member ever writes
-FORMS = ["", "upper", "lower", "nfd", "nfkd"]  # a name written in another case or Unicode normal form
+FORMS = ["", "upper", "lower", "title", "nfd", "nfkd"]  # a name written in another case or Unicode normal form
+BOT = "870000000000000001"  # the bot itself: its answers in a member's DMs are stored in their DM space
 WORDS = ["hello", "likes", "me", "the", "kernel", "ok", "zorro", "nyx42", "thanks", "may", "sam"]
 REPLY = st.one_of(st.none(), st.sampled_from(["own", "previous", "previous", "other"]), st.integers(0, 10_000))
 LATER = st.one_of(st.integers(0, 20), st.integers(0, 3 * 24 * 60))  # minutes: mostly a conversation's pace, some gaps
@@ -146,6 +147,8 @@ ARGS: dict[str, dict[str, st.SearchStrategy[Any]]] = {  # every rule's arguments
     "name_someone": dict( speaker=st.sampled_from(MEMBERS), about=st.sampled_from(MEMBERS), where=st.sampled_from(["dm", "elsewhere", "here"]), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), close=st.booleans(), ),
     "say": dict( who=st.sampled_from(MEMBERS), where=st.integers(0, 100), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), named=NAMED, mention=st.one_of(st.none(), st.sampled_from(MEMBERS)), reply=REPLY, later=LATER, shuffle=st.booleans(), secret=st.booleans(), ),
     "record_again": dict(pick=st.integers(0, 10_000)),
+    "bot_answers_in_dm": dict(who=st.sampled_from(MEMBERS), named=NAMED, close=st.booleans()),
+    "recase": dict(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), form=st.sampled_from(FORMS[1:]), then=st.integers(0, 100)),
     "rename": dict(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), nick=st.sampled_from(NICKS) | st.sampled_from(MEMBERS)),
     "take_a_name_from_the_other_guild": dict(who=st.sampled_from(MEMBERS), other=st.sampled_from(MEMBERS)),
     "edit": dict(pick=st.integers(0, 10_000), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)),
@@ -295,8 +298,8 @@ class ErasureMachine(RuleBasedStateMachine):
             else sorted(c for c, (g, _, _) in CHANNELS.items() if g == guilds[0])[0]
         )
         self._say(speaker, channel, words, (about, False), None, None, later=2, shuffle=False)
-        if close and channel in CHANNELS:
-            self.extract(sorted(CHANNELS).index(channel))
+        if close:
+            self.extract(self._places().index(channel))
 
     @rule_of("say")
     def say(self, who: str, where: int, words: list[str], named: Any, mention: str | None, reply: Any,
@@ -338,6 +341,8 @@ class ErasureMachine(RuleBasedStateMachine):
                 return name.upper()
             case "lower":
                 return name.lower()
+            case "title":
+                return name.title()
             case "nfd" | "nfkd":
                 return unicodedata.normalize(form[0].upper(), name)
         return name
@@ -363,6 +368,37 @@ class ErasureMachine(RuleBasedStateMachine):
         again = Message(id=m.id, guild_id=m.guild, channel_id=m.channel, author_id=m.author, content=m.content,
                         created_at=m.at, reply_to_id=m.reply_to)  # fmt: skip
         self.run(record_messages(self.store, [again]))
+
+    @rule_of("bot_answers_in_dm")
+    def bot_answers_in_dm(self, who: str, named: Any, close: bool) -> None:
+        """The bot answers a member in their DMs (maybe naming someone, as an answer about them does): stored in
+        their DM space, the bot its author; with `close`, that conversation is extracted."""
+        if self.model.members[who].opted_out:
+            return  # the bot stores nothing of an opted-out member's DMs
+        channel, guild = dm_channel(who), f"dm:{who}"
+        self.now += timedelta(minutes=1)
+        self.next_id += 1
+        message_id = str(self.next_id)
+        name = self._name(named, G1 if G1 in HOMES[who] else G2)
+        text = " ".join(["noted", *([name] if name else []), "kernel"])
+        bot = User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)
+        msg = Message(id=message_id, guild_id=guild, channel_id=channel, author_id=BOT, content=text, created_at=self.now)
+        self.run(record_batch(self.store, [msg], {BOT: bot}, {}))
+        self.ids.append(message_id)
+        self.model.record(Msg(message_id, guild, channel, BOT, text, self.now, None))
+        ErasureMachine.shapes["the bot answered in a member's DMs"] += 1
+        if close:
+            self.extract(self._places().index(channel))
+
+    @rule_of("recase")
+    def recase(self, who: str, home: int, form: str, then: int) -> None:
+        """A member writes their own nickname in another case or normal form (as people re-style a name), then
+        talks and is extracted again: the same fact said again, in the new form, is the stored fact, not a twin."""
+        guild = HOMES[who][home % len(HOMES[who])]
+        self._rename(who, guild, self._name((who, True, form), guild) or "")
+        channel = sorted(c for c, (g, _, _) in CHANNELS.items() if g == guild)[then % 2]
+        self._say(who, channel, ["hello"], None, None, None, later=90, shuffle=False)
+        self.extract(sorted(CHANNELS).index(channel))
 
     @rule_of("rename")
     def rename(self, who: str, home: int, nick: str) -> None:
@@ -416,21 +452,24 @@ class ErasureMachine(RuleBasedStateMachine):
         """Close the channel's waiting messages as one episode and write a scripted extraction: a fact about the
         first author (naming them), one mentioning whoever they mentioned, one about a pet of theirs told by the
         last author, and a summary naming everyone who spoke and every member's name the messages wrote, as a
-        model's summary does."""
-        channel = sorted(CHANNELS)[where % len(CHANNELS)]
+        model's summary does. In any channel of a guild or in a member's DMs (their DM space)."""
+        channel = self._places()[where % len(self._places())]
         waiting = sorted((m for m in self.model.messages.values() if m.channel == channel and not m.episode),
                          key=lambda m: (m.at, m.id))  # fmt: skip
         if not waiting:
             return
         guild = waiting[0].guild
         key = f"{channel}:{waiting[0].id}:{len(self.model.facts)}"
-        people = sorted({m.author for m in waiting})
+        people = sorted({m.author for m in waiting} - {BOT})
         close = EpisodeClose(key=key, uuid=self.new_uuid(), guild_id=guild, channel_id=channel, started_at=waiting[0].at,
                              ended_at=waiting[-1].at, message_ids=tuple(m.id for m in waiting), participant_ids=tuple(people))  # fmt: skip
         self.run(close_episode(self.store, close))
         for m in waiting:
             m.episode = True
-        first, last = waiting[0], waiting[-1]
+        said = [m for m in waiting if m.author != BOT]  # the bot's answers tell nothing about anyone
+        if not said:
+            return
+        first, last = said[0], said[-1]
         pet = EntityWrite(uuid=self.new_uuid(), name="Rex", kind="animal")
         # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
         stored = {i for i in MEMBERS if self.model.members[i].stored}
@@ -454,7 +493,7 @@ class ErasureMachine(RuleBasedStateMachine):
                 continue
             facts.append(fact)
             held = next((f for f in [*self.model.facts.values(), *model_facts] if f.guild == guild and not f.owner and owner is None
-                         and f.about == about and fact_key(f.text, f.about) == fact_key(text, about)), None)  # fmt: skip
+                         and f.about == about and same_words(f.text) == same_words(text)), None)  # fmt: skip
             if held is not None:  # said again: the stored fact gains the report, its source and channel, not a twin
                 held.reports.add((source.author, source.id))
                 held.sources.add(source.id)
@@ -477,7 +516,11 @@ class ErasureMachine(RuleBasedStateMachine):
         written = sorted({n for m in waiting for n in self._names_written(m.content)} - set(speakers))
         summary = " and ".join(speakers) + " talked about the kernel" + (f", and about {', '.join(written)}" if written else "")
         owner_out = first.author in out
-        write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=() if owner_out else (pet,),
+        # a thing named after a member (its name names them, its alias does not): a forget redacts the name it holds
+        bike = EntityWrite(uuid=self.new_uuid(), name=f"{self.model.display(last.author, guild)}'s bike", kind="object",
+                           aliases=("the red bike",))  # fmt: skip
+        things = () if last.author in out else (bike,)
+        write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=(*(() if owner_out else (pet,)), *things),
                              relations=() if owner_out else (RelationWrite(entity_uuid=pet.uuid, kind="dog", target=NodeRef(kind="user", id=first.author)),),
                              facts=tuple(facts), people=tuple(sorted({*people, *mentioned})))  # fmt: skip
         self.run(write_episode(self.store, write))
@@ -486,6 +529,11 @@ class ErasureMachine(RuleBasedStateMachine):
             self.model.facts[f.uuid] = f
             if f.owner:
                 self.model.owners[f.uuid] = {f.owner}
+
+    def _places(self) -> list[str]:
+        """Every channel extraction may close: the guilds' (their indexes first, as the other rules count them), then
+        each member's DMs."""
+        return [*sorted(CHANNELS), *(dm_channel(i) for i in MEMBERS)]
 
     def _names_written(self, text: str) -> set[str]:
         """The members' names a message writes, as written (what a model's summary repeats)."""
@@ -806,6 +854,8 @@ class ErasureMachine(RuleBasedStateMachine):
         expected = {i: (m.content, m.reply_to, m.author) for i, m in self.model.messages.items()}
         assert found["messages"] == expected
         assert found["facts"] == {u: f.text for u, f in self.model.facts.items()}
+        reports = {u: {(r, m) for r, m in f.reports} for u, f in self.model.facts.items() if f.reports}
+        assert found["reports"] == reports, ("the reports differ", found["reports"], reports)
         for member in self.model.members.values():
             if member.forgotten:
                 assert member.id not in found["users"]
@@ -821,6 +871,11 @@ class ErasureMachine(RuleBasedStateMachine):
         )
         facts = await q("MATCH (f:Fact) RETURN f.uuid AS u, f.text AS t", database_=db)
         users = await q("MATCH (u:User) RETURN u.id AS id", database_=db)
+        reported = await q("MATCH (f:Fact)-[r:REPORTED_BY]->(u:User) RETURN f.uuid AS f, u.id AS u, r.message_id AS m",
+                           database_=db)
+        reports: dict[str, set[tuple[str, str]]] = {}
+        for r in reported.records:
+            reports.setdefault(r["f"], set()).add((r["u"], r["m"]))
         residue: dict[str, list[str]] = {}
         for member in self.model.members.values():
             if member.forgotten:
@@ -831,6 +886,7 @@ class ErasureMachine(RuleBasedStateMachine):
             "messages": {r["id"]: (r["c"], r["r"], r["a"]) for r in messages.records},
             "facts": {r["u"]: r["t"] for r in facts.records},
             "users": {r["id"] for r in users.records},
+            "reports": reports,
             "residue": residue,
         }
 
