@@ -6,9 +6,9 @@ for what a name is, never the graph code under test."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from common.names import fold, identifying

@@ -128,8 +128,24 @@ HOMES = {  # the guilds each member writes in: two belong to one guild only, so 
     MEMBERS[3]: (G2,),
     MEMBERS[4]: (G1, G2),
 }
-NICKS = ["Zorro", "OBI1", "Obi1", "likes", "me", "Sam", "May", "Charlie", "Nyx42", "the", "Zed", "Zoë", "Jösé", "Straße",
-         "İlkay", "ﬁnn"]  # ß folds to ss, İ to i̇, the ligature ﬁ to fi: one name, other forms
+NICKS = [
+    "Zorro",
+    "OBI1",
+    "Obi1",
+    "likes",
+    "me",
+    "Sam",
+    "May",
+    "Charlie",
+    "Nyx42",
+    "the",
+    "Zed",
+    "Zoë",
+    "Jösé",
+    "Straße",
+    "İlkay",
+    "ﬁnn",
+]  # ß folds to ss, İ to i̇, the ligature ﬁ to fi: one name, other forms
 SECRETS = ["birchlane", "quuxvault", "Øresundpin", "zebrafig", "ploverkey"]  # a word only one member ever writes
 FORMS = ["", "upper", "lower", "title", "nfd", "nfkd"]  # a name written in another case or Unicode normal form
 BOT = "870000000000000001"  # the bot itself: its answers in a member's DMs are stored in their DM space
@@ -871,8 +887,9 @@ class ErasureMachine(RuleBasedStateMachine):
         )
         facts = await q("MATCH (f:Fact) RETURN f.uuid AS u, f.text AS t", database_=db)
         users = await q("MATCH (u:User) RETURN u.id AS id", database_=db)
-        reported = await q("MATCH (f:Fact)-[r:REPORTED_BY]->(u:User) RETURN f.uuid AS f, u.id AS u, r.message_id AS m",
-                           database_=db)
+        reported = await q(
+            "MATCH (f:Fact)-[r:REPORTED_BY]->(u:User) RETURN f.uuid AS f, u.id AS u, r.message_id AS m", database_=db
+        )
         reports: dict[str, set[tuple[str, str]]] = {}
         for r in reported.records:
             reports.setdefault(r["f"], set()).add((r["u"], r["m"]))
