@@ -105,7 +105,8 @@ def main(argv: list[str]) -> int:
     every = [(m.name, [(m.path, m.old, m.new)], m.count) for m in MUTANTS]
     every += [(g.name, [g.patch], 1) for g in (made if args.all else sample(made, args.generated))]
     if args.names:
-        every = [e for e in every if e[0] in args.names] + [(g.name, [g.patch], 1) for g in made if g.name in args.names]
+        every = [e for e in every if e[0] in args.names]
+        every += [(g.name, [g.patch], 1) for g in made if g.name in args.names and g.name not in {e[0] for e in every}]
     if args.list:
         print("\n".join(e[0] for e in every) + f"\n({len(made)} generated in all)")
         return 0
