@@ -5,12 +5,15 @@ threads, mentions, edits, deletes, a message recorded twice; members naming each
 guild the named member never joined and in their own DMs; names that are common words ("likes", "me", "May"),
 given names ("Sam", "Charlie"), names with accents ("Zoë"), a name written in another case or Unicode normal form
 (upper, lower, NFD, NFKD), words only one member ever writes (an address), and a nickname that is another member's
-name in the other guild; extraction (scripted, its summary naming whoever the conversation named), forget-me, a moderator's
+name in the other guild, or their own written anew in another case or form ("Straße", "İlkay", "ﬁnn"); the bot's
+answers in a member's DMs; extraction in any channel or DM space (scripted, its summary naming whoever the conversation
+named, with a thing named after a member whose alias does not name them), forget-me, a moderator's
 forget, retention and a channel switched off (each leaving part of the graph), opt-out, export. After every step
 the graph is compared with a plain Python model of what should remain (tests/graph/privacy/erasure_model.py). The
 invariants, from the rule (docs/privacy.md), not from the code under test:
 
-- no engine error, and every forget's audit is clean;
+- no engine error, and every forget's audit is clean; the messages, facts and reports (who reported what, by which
+  message) are the model's; a fact said again in another form of the same words is the stored fact, not a twin;
 - after a forget nothing of the member remains where the project writes in its scope: no node or edge holding
   their id (the residue queries), no reply pointer to a message of theirs, no text of their guilds holding a name
   that identified them there, no line of the log holding their id or those names, no kept request once it

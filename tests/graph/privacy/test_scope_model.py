@@ -1,15 +1,21 @@
 """Channel scope as an invariant over any sequence of Discord's events, on the real store (embedded ArcadeDB) and
 the bot's own cogs (tests/support/bot_events.py): messages, edits and deletes by anyone (opted out or not) in two
 guilds' channels, threads and DMs (the bot's DM answers too), replies to any message, mentions; channels and
-threads created (public or private), @everyone's permission overwrites, threads archived, a restart's refresh;
+threads created (public or private), @everyone's permission overwrites (a hidden channel made public as a rule
+of its own: it stays private until a moderator widens it), threads archived, a restart's refresh; members
+leaving a guild and joining again (as discord.py dispatches it: nothing in the bot listens, so what it holds of
+them stays, and every read shows what it showed); a fact said again in another channel (its channel joins the
+audience, so a fact's audience often holds several channels);
 a moderator's memory modes in any order (off deleting what the channel holds), opt-out, opt-in, forget-me, a
 moderator's forget; retention; the migration that rebuilds facts' audiences; and a scripted extraction (the LLM
 is the boundary: facts drawn from one channel or two, superseding an earlier one) and `remember` facts.
 
 After every step, for every channel and DM space, every read that shows a member something (the reply's context
-reads, /memory about, who-knows and timeline as the bot answers them, the store's reads behind them, the MCP
-server's tools) is held to the plain model in tests/graph/privacy/scope_model.py: nothing beyond what the model allows
-(reporters included), and /memory about's facts are exactly the model's. No example opens with a scene: every
+reads, the read model's and the one-statement form of the reply's fact read, /memory about, who-knows and timeline
+as the bot answers them, the store's reads behind them, the MCP server's tools, asked by id and by a member's name
+written in another case or normal form: "STRASSE" for "Straße", "İLKAY" for "İlkay") is held to the plain model in
+tests/graph/privacy/scope_model.py: nothing beyond what the model allows (reporters included), and the facts about
+a member (/memory about, a reply's facts about its author, timelines) are exactly the model's. No example opens with a scene: every
 rule is reachable from the first step.
 
 Profiles (GRAPEVINE_HYPOTHESIS_PROFILE, or pytest's --hypothesis-profile): `ci` (the default: derandomized, many
