@@ -109,6 +109,7 @@ SHAPES = (  # each must occur in a run, or the run searched nothing that matters
     "forgot a member named in a guild they never joined",
     "forgot a member named in another member's DMs",
     "forgot a member a kept summary named",
+    "forgot a member the bot answered in their DMs",
     "a moderator forgot a member with live messages",
     "retention left messages behind",
     "a channel switched off left messages behind",
@@ -317,6 +318,8 @@ class ErasureMachine(RuleBasedStateMachine):
             else sorted(c for c, (g, _, _) in CHANNELS.items() if g == guilds[0])[0]
         )
         self._say(speaker, channel, words, (about, False), None, None, later=2, shuffle=False)
+        if channel == dm_channel(speaker):  # asked in their DMs, the bot answers there (naming whom it was asked about)
+            self.bot_answers_in_dm(speaker, (about, False), close=False)
         if close:
             self.extract(self._places().index(channel))
 
@@ -416,6 +419,7 @@ class ErasureMachine(RuleBasedStateMachine):
         guild = HOMES[who][home % len(HOMES[who])]
         self._rename(who, guild, self._name((who, True, form), guild) or "")
         channel = sorted(c for c, (g, _, _) in CHANNELS.items() if g == guild)[then % 2]
+        self.extract(sorted(CHANNELS).index(channel))  # what was waiting there, first: their words open the next one
         self._say(who, channel, ["hello"], None, None, None, later=90, shuffle=False)
         self.extract(sorted(CHANNELS).index(channel))
 
@@ -493,44 +497,38 @@ class ErasureMachine(RuleBasedStateMachine):
         # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
         stored = {i for i in MEMBERS if self.model.members[i].stored}
         mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & stored)
-        planned: list[tuple[str, set[str], set[str], Msg, str | None]] = [
-            (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), first, None),
-            (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), last, first.author),
+        planned: list[tuple[str, set[str], set[str], list[Msg], str | None]] = [
+            (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), [first], None),
+            (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), [last], first.author),
         ]
         if mentioned:
-            planned.append(("They met at the kernel summit", {first.author}, {mentioned[0]}, first, None))
+            planned.append(("They met at the kernel summit", {first.author}, {mentioned[0]}, [first], None))
+        other = next((m for m in said if m.author != first.author), None)
+        if other is not None:  # what two of them said together: a fact of two messages, each its speaker's report
+            both = f"{self.model.display(first.author, guild)} and {self.model.display(other.author, guild)} share the kernel"
+            planned.append((both, {first.author, other.author}, set(), [first, other], None))
         out = {i for i in [*people, *mentioned] if self.model.members[i].opted_out}
         facts: list[FactWrite] = []
         model_facts: list[Fact] = []
-        for text, about, mentions, source, owner in planned:
+        for text, about, mentions, sources, owner in planned:
+            source = sources[0]
             refs = [NodeRef(kind="user", id=a) for a in sorted(about)] if owner is None else [NodeRef(kind="entity", id=pet.uuid)]
             fact = FactWrite(uuid=self.new_uuid(), text=text, category="other", importance=5, valid_at=source.at,
                              about=tuple(refs), mentions=tuple(NodeRef(kind="user", id=x) for x in sorted(mentions)),
-                             reports=(Report(user_id=source.author, message_id=source.id, at=source.at),),
-                             source_message_ids=(source.id,))  # fmt: skip
-            if ({*about, *mentions, source.author} | ({owner} if owner else set())) & out:
+                             reports=tuple(Report(user_id=m.author, message_id=m.id, at=m.at) for m in sources),
+                             source_message_ids=tuple(m.id for m in sources))  # fmt: skip
+            if ({*about, *mentions, *(m.author for m in sources)} | ({owner} if owner else set())) & out:
                 continue
             facts.append(fact)
             held = next((f for f in [*self.model.facts.values(), *model_facts] if f.guild == guild and not f.owner and owner is None
                          and f.about == about and same_words(f.text) == same_words(text)), None)  # fmt: skip
             if held is not None:  # said again: the stored fact gains the report, its source and channel, not a twin
-                held.reports.add((source.author, source.id))
-                held.sources.add(source.id)
-                held.told_in.add(source.channel)
+                held.reports |= {(m.author, m.id) for m in sources}
+                held.sources |= {m.id for m in sources}
+                held.told_in |= {m.channel for m in sources}
                 continue
-            model_facts.append(
-                Fact(
-                    fact.uuid,
-                    guild,
-                    text,
-                    set(about),
-                    set(mentions),
-                    {(source.author, source.id)},
-                    {source.id},
-                    owner,
-                    {source.channel},
-                )
-            )
+            model_facts.append(Fact(fact.uuid, guild, text, set(about), set(mentions), {(m.author, m.id) for m in sources},
+                                    {m.id for m in sources}, owner, {m.channel for m in sources}))  # fmt: skip
         speakers = [self.model.display(p, guild) for p in people]
         written = sorted({n for m in waiting for n in self._names_written(m.content)} - set(speakers))
         summary = " and ".join(speakers) + " talked about the kernel" + (f", and about {', '.join(written)}" if written else "")
@@ -584,6 +582,8 @@ class ErasureMachine(RuleBasedStateMachine):
         who_forgot = "forgot" if guild is None else "a moderator forgot"
         if mine:
             found.add(f"{who_forgot} a member with live messages")
+        if guild is None and any(m.author == BOT and m.guild == f"dm:{who}" for m in self.model.messages.values()):
+            found.add("forgot a member the bot answered in their DMs")
         for m in self.model.messages.values():
             if m.reply_to in mine:
                 found.add(
