@@ -366,7 +366,10 @@ class ScopeMachine(RuleBasedStateMachine):
         assert channel is not None
         guild = self.guild_of(channel)
         held = sorted(u for u, t in self.m.told.items() if t.guild == guild and u not in self.m.closed and len(t.about) == 1
+                      and t.evidence and all(m in self.m.said for m in t.evidence) and who not in {r for _, r in t.evidence.values()}
                       and not t.about & (self.m.opted_out | self.m.forgotten))  # fmt: skip
+        # (told by messages alone, said again by a member not among its reporters: a corroboration)
+        # (a fact with nothing left that told it is gone from the store, or shown nowhere: what is said again is new)
         if not held or who in self.m.opted_out or self.m.off(channel):
             return
         told = self.m.told[held[pick % len(held)]]
@@ -601,6 +604,21 @@ class ScopeMachine(RuleBasedStateMachine):
         missing = expected - found
         assert not missing, (read + " misses", channel, who, [self.m.told[u] for u in missing], self._modes())
 
+    def _exact_matched(self, read: str, facts: list[FactView], channel: str, guild: str) -> None:
+        """A reply's second round, given every stored message: every open fact drawn from one of them that the model
+        allows here (up to the read's limit; a rebuilt audience is a bound, not exact)."""
+        visible = self.m.visible(channel, guild)
+
+        def stored(message: str) -> bool:
+            said = self.m.said.get(message)
+            return said is not None and not said.gone and not said.withdrawn
+
+        expected = {u for u, t in self.m.told.items() if u not in self.m.closed and not t.migrated
+                    and any(stored(m) for m in t.evidence) and self.m.may_show_fact(u, visible, guild)}  # fmt: skip
+        missing = expected - {f.uuid for f in facts}
+        if len(expected) <= 40:
+            assert not missing, (read + " misses", channel, [self.m.told[u] for u in missing], self._modes())
+
     async def _reads(self, channel: str, commands: bool) -> None:
         guild = self.guild_of(channel)
         author = MEMBERS[len(self.m.said) % len(MEMBERS)]
@@ -609,12 +627,14 @@ class ScopeMachine(RuleBasedStateMachine):
         subjects = sorted({a for t in self.m.told.values() if t.guild == guild for a in t.about})
         asked = FactRequest(guild, author_id=author, mentioned_ids=MEMBERS, names=NAMES, entity_keys=[],
                             text="kernel vault code", skip_ids=[], now=self.now, channel_id=channel)  # fmt: skip
-        found, statement, nearest, rounds, talk, passages, knowing, *per_member = await asyncio.gather(
+        results: list[Any] = await asyncio.gather(
             context_reads.reply_facts(self.store, asked),
             context_reads.reply_facts_read(self.store, asked),  # the same read as one statement (recall's option)
             context_reads.nearest_facts(self.store, guild, unit(1), now=self.now, limit=50, channel_id=channel),
             context_reads.second_round(self.store, guild, channel, uuids=sorted(self.m.told), message_ids=sorted(self.m.said),
                                        at=self.now),
+            context_reads.second_round_read(self.store, guild, channel, uuids=sorted(self.m.told),
+                                            message_ids=sorted(self.m.said), at=self.now),
             context_reads.conversation(
                 self.store, guild, channel, author_id=author, at=self.now + timedelta(seconds=1), reply_to_id=last,
                 text="kernel vault merger code", recall=10, older_episodes=3, tuning=RecallTuning(),
@@ -625,12 +645,15 @@ class ScopeMachine(RuleBasedStateMachine):
             *(topics.timeline(self.store, guild, user_id=who, channel_id=channel, opted_out=self.reader.opted_out)
               for who in subjects),
         )  # fmt: skip
+        found, statement, nearest, rounds, rounds_read, talk, passages, knowing, *per_member = results
         for read, facts in (("context facts", found), ("context facts, one statement", statement)):
             self._check_facts(read, [f for shown in facts.values() for f in shown], channel, guild)
             self._exact_about(author, facts["author"], channel, guild, read + " (the author's)")
         self._check_facts("nearest facts", nearest, channel, guild)
-        self._check_facts("second round", rounds.matched, channel, guild)
-        self._check_messages("second round evidence", [m.id for _, _, m in rounds.evidence], channel, guild)
+        for read, second in (("second round", rounds), ("second round, one statement", rounds_read)):
+            self._check_facts(read, second.matched, channel, guild)
+            self._check_messages(read + " evidence", [m.id for _, _, m in second.evidence], channel, guild)
+            self._exact_matched(read, second.matched, channel, guild)
         for part, messages in (("recent", talk.recent), ("chain", talk.chain), ("recalled", talk.recalled),
                                ("around", [m for _, m in talk.around]), ("older", talk.older.matches)):  # fmt: skip
             self._check_messages(f"conversation {part}", [m.id for m in messages], channel, guild)
