@@ -111,6 +111,24 @@ class DiscordBot:
         channel.permissions_for.return_value = discord.Permissions(view_channel=visible)
         await self.listening.on_guild_channel_update(channel, channel)
 
+    async def member_left(self, user_id: str, guild_id: str) -> None:
+        """A member leaves a guild (or is kicked): Discord's member cache no longer holds them, and discord.py
+        dispatches the raw member-remove event (and the cached one) to every listener that has one."""
+        member = self.members.pop(f"{user_id}:{guild_id}", None)
+        data = {"guild_id": guild_id, "user": {"id": user_id, "username": "left", "discriminator": "0", "avatar": None}}
+        for name, event in (("on_raw_member_remove", discord.RawMemberRemoveEvent(data, None)),  # type: ignore[arg-type]
+                            ("on_member_remove", member)):  # fmt: skip
+            handler = getattr(self.listening, name, None)
+            if handler is not None and event is not None:
+                await handler(event)
+
+    async def member_joined(self, user_id: str, name: str, guild_id: str) -> None:
+        """A member joins a guild (again): in Discord's member cache, and `on_member_join` to a listener with one."""
+        member = self.member(user_id, name, guild_id)
+        handler = getattr(self.listening, "on_member_join", None)
+        if handler is not None:
+            await handler(member)
+
     async def restarted(self) -> None:
         await self.listening.on_ready()
 

@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.mutation import copy_env, copy_tree, generated, patched, pytest_in, sample, tracked
+from tests.support.mutation import copy_env, copy_tree, generated, patched, pytest_in, sample, tracked, why_equivalent
 
 MACHINE = "tests/graph/privacy/test_erasure_model.py"
 
@@ -218,9 +218,10 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = parser.parse_args()
     made = generated(GENERATED_FROM)
-    planted = [Mutant(g.name, g.name, (g.patch,)) for g in (made if args.all else sample(made, args.generated))]
+    planted = [Mutant(g.name, g.name, (g.patch,), survives=why_equivalent(g.name))
+               for g in (made if args.all else sample(made, args.generated))]  # fmt: skip
     chosen = [m for m in (*MUTANTS, *planted) if not args.names or m.name in args.names]
-    chosen += [Mutant(g.name, g.name, (g.patch,)) for g in made
+    chosen += [Mutant(g.name, g.name, (g.patch,), survives=why_equivalent(g.name)) for g in made
                if args.names and g.name in args.names and g.name not in {m.name for m in chosen}]  # fmt: skip
     if args.list:
         for m in chosen:

@@ -19,7 +19,16 @@ import time
 from pathlib import Path
 
 from tests.support import erasure_mutants, scope_mutants
-from tests.support.mutation import Patch, check_imports_the_copy, copy_env, copy_tree, generated, patched, sample
+from tests.support.mutation import (
+    Patch,
+    check_imports_the_copy,
+    copy_env,
+    copy_tree,
+    generated,
+    patched,
+    sample,
+    why_equivalent,
+)
 
 MACHINES = {"scope": scope_mutants.MACHINE, "erasure": erasure_mutants.MACHINE}
 
@@ -91,6 +100,8 @@ def main(argv: list[str]) -> int:
             either += any(failed.values())
             marks = ["killed" if failed[m] else "-" for m in MACHINES]
             say(f"{kind:<12} {marks[0]:<8} {marks[1]:<8} {seconds:7.0f}  {name}")
+            if not any(failed.values()) and why_equivalent(name):
+                say(f"{'':<12} equivalent: {why_equivalent(name)}")
         say(f"total: {len(chosen)} mutants; scope machine killed {kills['scope']}, erasure machine killed "
             f"{kills['erasure']}, either {either}")  # fmt: skip
     return 0

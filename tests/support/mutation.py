@@ -148,6 +148,34 @@ def _python_mutants(file: str, lines: list[str]) -> Iterator[tuple[str, str, lis
             yield "any made all", at, [*lines[:n], line[: m.start()] + "all(" + line[m.end() :], *lines[n + 1 :]]
 
 
+SNOWFLAKES = (
+    "Discord's ids are snowflakes, unique across all of Discord (https://discord.com/developers/docs/reference#snowflakes: "
+    "only a child may share its parent's id, as a guild's @everyone role does): a channel, thread or episode matched by "
+    "its channel id is of one guild, so no guild's second channel can answer for it; the member ids the machines share "
+    "between guilds (a member in two guilds) are matched beside a guild everywhere they can collide"
+)
+EQUIVALENT = {  # generated mutants no machine can kill, by name with its line number left out: why
+    "a WHERE conjunct dropped: queries/channels/set_visibility.cypher (#1: t.guild_id = $guild_id)": SNOWFLAKES,
+    "a WHERE conjunct dropped: queries/context/conversation.cypher (#1: e.guild_id = $guild_id)": SNOWFLAKES,
+    "a WHERE conjunct dropped: queries/erasure/channel_facts.cypher (#1: f.guild_id = $guild_id)": SNOWFLAKES
+    + " (a fact's audience holds channel ids)",
+    "a WHERE conjunct dropped: queries/erasure/channel_messages.cypher (#1: c.guild_id = $guild_id)": SNOWFLAKES,
+    "a WHERE conjunct dropped: queries/channels/set_mode.cypher (#1: NOT hidden)": "implied by the conjunct after it: "
+    "`hidden` means 'shared' asked of a channel stored restricted, and every thread of a restricted channel is stored "
+    "restricted (set_visibility.cypher narrows them with it; a thread's visibility is its parent's, "
+    "bot/listening/_channels.py), so `$mode <> 'shared' OR t.visibility = 'public'` is already false for each of them",
+    "any made all: queries/erasure/channel_residue.cypher": "an audit of residue: with the erasure correct there is "
+    "none to find, so `any` and `all` both find nothing; it fails only beside a second bug (the audit's unit test, "
+    "tests/bot/memory/test_channel_scope.py, plants a fact whose audience is the erased thread alone, where `any` is "
+    "`all`: a planted audience of the thread and another channel would kill it)",
+}
+
+
+def why_equivalent(name: str) -> str:
+    """Why a generated mutant cannot be killed, when it is one of EQUIVALENT ('' when it must be)."""
+    return EQUIVALENT.get(re.sub(r"(\.\w+):\d+", r"\1", name), "")
+
+
 def tracked(*patterns: str) -> list[str]:
     """The files of this tree matching these glob patterns (relative to the root), sorted."""
     return sorted({str(p.relative_to(ROOT)) for pattern in patterns for p in ROOT.glob(pattern) if p.is_file()})

@@ -6,6 +6,8 @@ for what a name is, never the graph code under test."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -13,6 +15,15 @@ from common.names import fold, identifying
 from common.text import MENTION, names_word, redact
 
 HIDDEN = "@someone"  # an opted-out member's mention, as the store keeps it
+
+
+def same_words(text: str) -> str:
+    """What makes two texts one fact's (docs/privacy.md: the same words, whatever their case, accents or Unicode
+    form): compatibility-decomposed without accents, case folded, apostrophes dropped, the words joined by one
+    space, no leading article. The model's own reading, so that a fact said again in another form is not a twin."""
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    text = text.casefold().replace("'", "").replace("\u2019", "")
+    return re.sub(r"^(?:the|a|an) ", "", " ".join(re.sub(r"[\W_]+", " ", text).split()))
 
 
 @dataclass
@@ -109,7 +120,8 @@ class Model:
         )
 
     def record(self, msg: Msg) -> bool:
-        if self.members[msg.author].opted_out or msg.id in self.messages:
+        author = self.members.get(msg.author)  # none: the bot's own answer
+        if (author is not None and author.opted_out) or msg.id in self.messages:
             return False
         msg.content = self.masked(msg.content)
         if msg.reply_to is not None and msg.reply_to not in self.messages:
@@ -147,7 +159,7 @@ class Model:
         as if deleted, its new text never stored; an opted-out member's mention in the new text is masked."""
         msg = self.messages[message_id]
         owner = msg.guild[3:] if msg.guild.startswith("dm:") else msg.author
-        if self.members[msg.author].opted_out or self.members[owner].opted_out:
+        if any(self.members[i].opted_out for i in (msg.author, owner) if i in self.members):
             self.delete_messages({message_id})
             return True
         content = self.masked(content)

@@ -5,12 +5,15 @@ threads, mentions, edits, deletes, a message recorded twice; members naming each
 guild the named member never joined and in their own DMs; names that are common words ("likes", "me", "May"),
 given names ("Sam", "Charlie"), names with accents ("Zoë"), a name written in another case or Unicode normal form
 (upper, lower, NFD, NFKD), words only one member ever writes (an address), and a nickname that is another member's
-name in the other guild; extraction (scripted, its summary naming whoever the conversation named), forget-me, a moderator's
+name in the other guild, or their own written anew in another case or form ("Straße", "İlkay", "ﬁnn"); the bot's
+answers in a member's DMs; extraction in any channel or DM space (scripted, its summary naming whoever the conversation
+named, with a thing named after a member whose alias does not name them), forget-me, a moderator's
 forget, retention and a channel switched off (each leaving part of the graph), opt-out, export. After every step
 the graph is compared with a plain Python model of what should remain (tests/graph/privacy/erasure_model.py). The
 invariants, from the rule (docs/privacy.md), not from the code under test:
 
-- no engine error, and every forget's audit is clean;
+- no engine error, and every forget's audit is clean; the messages, facts and reports (who reported what, by which
+  message) are the model's; a fact said again in another form of the same words is the stored fact, not a twin;
 - after a forget nothing of the member remains where the project writes in its scope: no node or edge holding
   their id (the residue queries), no reply pointer to a message of theirs, no text of their guilds holding a name
   that identified them there, no line of the log holding their id or those names, no kept request once it
@@ -79,7 +82,6 @@ from graph.models import (
     RelationWrite,
     Report,
     User,
-    fact_key,
 )
 from graph.privacy.channels import set_visibility
 from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
@@ -95,7 +97,7 @@ from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild, upsert_users
 from graph.writes.episodes import close_episode, write_episode
 from graph.writes.messages import record_batch, record_messages
-from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg
+from tests.graph.privacy.erasure_model import Fact, Member, Model, Msg, same_words
 from tests.support.machine_profiles import PROFILE, profile
 from tests.support.machine_store import emptied, machine_store
 
@@ -107,6 +109,7 @@ SHAPES = (  # each must occur in a run, or the run searched nothing that matters
     "forgot a member named in a guild they never joined",
     "forgot a member named in another member's DMs",
     "forgot a member a kept summary named",
+    "forgot a member the bot answered in their DMs",
     "a moderator forgot a member with live messages",
     "retention left messages behind",
     "a channel switched off left messages behind",
@@ -129,9 +132,27 @@ HOMES = {  # the guilds each member writes in: two belong to one guild only, so 
     MEMBERS[3]: (G2,),
     MEMBERS[4]: (G1, G2),
 }
-NICKS = ["Zorro", "OBI1", "Obi1", "likes", "me", "Sam", "May", "Charlie", "Nyx42", "the", "Zed", "Zoë", "Jösé"]
+NICKS = [
+    "Zorro",
+    "OBI1",
+    "Obi1",
+    "likes",
+    "me",
+    "Sam",
+    "May",
+    "Charlie",
+    "Nyx42",
+    "the",
+    "Zed",
+    "Zoë",
+    "Jösé",
+    "Straße",
+    "İlkay",
+    "ﬁnn",
+]  # ß folds to ss, İ to i̇, the ligature ﬁ to fi: one name, other forms
 SECRETS = ["birchlane", "quuxvault", "Øresundpin", "zebrafig", "ploverkey"]  # a word only one member ever writes
-FORMS = ["", "upper", "lower", "nfd", "nfkd"]  # a name written in another case or Unicode normal form
+FORMS = ["", "upper", "lower", "title", "nfd", "nfkd"]  # a name written in another case or Unicode normal form
+BOT = "870000000000000001"  # the bot itself: its answers in a member's DMs are stored in their DM space
 WORDS = ["hello", "likes", "me", "the", "kernel", "ok", "zorro", "nyx42", "thanks", "may", "sam"]
 REPLY = st.one_of(st.none(), st.sampled_from(["own", "previous", "previous", "other"]), st.integers(0, 10_000))
 LATER = st.one_of(st.integers(0, 20), st.integers(0, 3 * 24 * 60))  # minutes: mostly a conversation's pace, some gaps
@@ -146,6 +167,8 @@ ARGS: dict[str, dict[str, st.SearchStrategy[Any]]] = {  # every rule's arguments
     "name_someone": dict( speaker=st.sampled_from(MEMBERS), about=st.sampled_from(MEMBERS), where=st.sampled_from(["dm", "elsewhere", "here"]), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), close=st.booleans(), ),
     "say": dict( who=st.sampled_from(MEMBERS), where=st.integers(0, 100), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), named=NAMED, mention=st.one_of(st.none(), st.sampled_from(MEMBERS)), reply=REPLY, later=LATER, shuffle=st.booleans(), secret=st.booleans(), ),
     "record_again": dict(pick=st.integers(0, 10_000)),
+    "bot_answers_in_dm": dict(who=st.sampled_from(MEMBERS), named=NAMED, close=st.booleans()),
+    "recase": dict(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), form=st.sampled_from(FORMS[1:]), then=st.integers(0, 100)),
     "rename": dict(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), nick=st.sampled_from(NICKS) | st.sampled_from(MEMBERS)),
     "take_a_name_from_the_other_guild": dict(who=st.sampled_from(MEMBERS), other=st.sampled_from(MEMBERS)),
     "edit": dict(pick=st.integers(0, 10_000), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)),
@@ -295,8 +318,10 @@ class ErasureMachine(RuleBasedStateMachine):
             else sorted(c for c, (g, _, _) in CHANNELS.items() if g == guilds[0])[0]
         )
         self._say(speaker, channel, words, (about, False), None, None, later=2, shuffle=False)
-        if close and channel in CHANNELS:
-            self.extract(sorted(CHANNELS).index(channel))
+        if channel == dm_channel(speaker):  # asked in their DMs, the bot answers there (naming whom it was asked about)
+            self.bot_answers_in_dm(speaker, (about, False), close=False)
+        if close:
+            self.extract(self._places().index(channel))
 
     @rule_of("say")
     def say(self, who: str, where: int, words: list[str], named: Any, mention: str | None, reply: Any,
@@ -338,6 +363,8 @@ class ErasureMachine(RuleBasedStateMachine):
                 return name.upper()
             case "lower":
                 return name.lower()
+            case "title":
+                return name.title()
             case "nfd" | "nfkd":
                 return unicodedata.normalize(form[0].upper(), name)
         return name
@@ -363,6 +390,38 @@ class ErasureMachine(RuleBasedStateMachine):
         again = Message(id=m.id, guild_id=m.guild, channel_id=m.channel, author_id=m.author, content=m.content,
                         created_at=m.at, reply_to_id=m.reply_to)  # fmt: skip
         self.run(record_messages(self.store, [again]))
+
+    @rule_of("bot_answers_in_dm")
+    def bot_answers_in_dm(self, who: str, named: Any, close: bool) -> None:
+        """The bot answers a member in their DMs (maybe naming someone, as an answer about them does): stored in
+        their DM space, the bot its author; with `close`, that conversation is extracted."""
+        if self.model.members[who].opted_out:
+            return  # the bot stores nothing of an opted-out member's DMs
+        channel, guild = dm_channel(who), f"dm:{who}"
+        self.now += timedelta(minutes=1)
+        self.next_id += 1
+        message_id = str(self.next_id)
+        name = self._name(named, G1 if G1 in HOMES[who] else G2)
+        text = " ".join(["noted", *([name] if name else []), "kernel"])
+        bot = User(id=BOT, name="grapevine", display_name="grapevine", is_bot=True)
+        msg = Message(id=message_id, guild_id=guild, channel_id=channel, author_id=BOT, content=text, created_at=self.now)
+        self.run(record_batch(self.store, [msg], {BOT: bot}, {}))
+        self.ids.append(message_id)
+        self.model.record(Msg(message_id, guild, channel, BOT, text, self.now, None))
+        ErasureMachine.shapes["the bot answered in a member's DMs"] += 1
+        if close:
+            self.extract(self._places().index(channel))
+
+    @rule_of("recase")
+    def recase(self, who: str, home: int, form: str, then: int) -> None:
+        """A member writes their own nickname in another case or normal form (as people re-style a name), then
+        talks and is extracted again: the same fact said again, in the new form, is the stored fact, not a twin."""
+        guild = HOMES[who][home % len(HOMES[who])]
+        self._rename(who, guild, self._name((who, True, form), guild) or "")
+        channel = sorted(c for c, (g, _, _) in CHANNELS.items() if g == guild)[then % 2]
+        self.extract(sorted(CHANNELS).index(channel))  # what was waiting there, first: their words open the next one
+        self._say(who, channel, ["hello"], None, None, None, later=90, shuffle=False)
+        self.extract(sorted(CHANNELS).index(channel))
 
     @rule_of("rename")
     def rename(self, who: str, home: int, nick: str) -> None:
@@ -416,68 +475,69 @@ class ErasureMachine(RuleBasedStateMachine):
         """Close the channel's waiting messages as one episode and write a scripted extraction: a fact about the
         first author (naming them), one mentioning whoever they mentioned, one about a pet of theirs told by the
         last author, and a summary naming everyone who spoke and every member's name the messages wrote, as a
-        model's summary does."""
-        channel = sorted(CHANNELS)[where % len(CHANNELS)]
+        model's summary does. In any channel of a guild or in a member's DMs (their DM space)."""
+        channel = self._places()[where % len(self._places())]
         waiting = sorted((m for m in self.model.messages.values() if m.channel == channel and not m.episode),
                          key=lambda m: (m.at, m.id))  # fmt: skip
         if not waiting:
             return
         guild = waiting[0].guild
         key = f"{channel}:{waiting[0].id}:{len(self.model.facts)}"
-        people = sorted({m.author for m in waiting})
+        people = sorted({m.author for m in waiting} - {BOT})
         close = EpisodeClose(key=key, uuid=self.new_uuid(), guild_id=guild, channel_id=channel, started_at=waiting[0].at,
                              ended_at=waiting[-1].at, message_ids=tuple(m.id for m in waiting), participant_ids=tuple(people))  # fmt: skip
         self.run(close_episode(self.store, close))
         for m in waiting:
             m.episode = True
-        first, last = waiting[0], waiting[-1]
+        said = [m for m in waiting if m.author != BOT]  # the bot's answers tell nothing about anyone
+        if not said:
+            return
+        first, last = said[0], said[-1]
         pet = EntityWrite(uuid=self.new_uuid(), name="Rex", kind="animal")
         # as resolution does: a fact can mention only a member the graph holds (one only ever mentioned is not)
         stored = {i for i in MEMBERS if self.model.members[i].stored}
         mentioned = sorted({i for w in waiting for i in MENTION.findall(w.content)} & stored)
-        planned: list[tuple[str, set[str], set[str], Msg, str | None]] = [
-            (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), first, None),
-            (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), last, first.author),
+        planned: list[tuple[str, set[str], set[str], list[Msg], str | None]] = [
+            (f"{self.model.display(first.author, guild)} likes the kernel", {first.author}, set(), [first], None),
+            (f"Rex is {self.model.display(last.author, guild)}'s dog", set(), set(), [last], first.author),
         ]
         if mentioned:
-            planned.append(("They met at the kernel summit", {first.author}, {mentioned[0]}, first, None))
+            planned.append(("They met at the kernel summit", {first.author}, {mentioned[0]}, [first], None))
+        other = next((m for m in said if m.author != first.author), None)
+        if other is not None:  # what two of them said together: a fact of two messages, each its speaker's report
+            both = f"{self.model.display(first.author, guild)} and {self.model.display(other.author, guild)} share the kernel"
+            planned.append((both, {first.author, other.author}, set(), [first, other], None))
         out = {i for i in [*people, *mentioned] if self.model.members[i].opted_out}
         facts: list[FactWrite] = []
         model_facts: list[Fact] = []
-        for text, about, mentions, source, owner in planned:
+        for text, about, mentions, sources, owner in planned:
+            source = sources[0]
             refs = [NodeRef(kind="user", id=a) for a in sorted(about)] if owner is None else [NodeRef(kind="entity", id=pet.uuid)]
             fact = FactWrite(uuid=self.new_uuid(), text=text, category="other", importance=5, valid_at=source.at,
                              about=tuple(refs), mentions=tuple(NodeRef(kind="user", id=x) for x in sorted(mentions)),
-                             reports=(Report(user_id=source.author, message_id=source.id, at=source.at),),
-                             source_message_ids=(source.id,))  # fmt: skip
-            if ({*about, *mentions, source.author} | ({owner} if owner else set())) & out:
+                             reports=tuple(Report(user_id=m.author, message_id=m.id, at=m.at) for m in sources),
+                             source_message_ids=tuple(m.id for m in sources))  # fmt: skip
+            if ({*about, *mentions, *(m.author for m in sources)} | ({owner} if owner else set())) & out:
                 continue
             facts.append(fact)
             held = next((f for f in [*self.model.facts.values(), *model_facts] if f.guild == guild and not f.owner and owner is None
-                         and f.about == about and fact_key(f.text, f.about) == fact_key(text, about)), None)  # fmt: skip
+                         and f.about == about and same_words(f.text) == same_words(text)), None)  # fmt: skip
             if held is not None:  # said again: the stored fact gains the report, its source and channel, not a twin
-                held.reports.add((source.author, source.id))
-                held.sources.add(source.id)
-                held.told_in.add(source.channel)
+                held.reports |= {(m.author, m.id) for m in sources}
+                held.sources |= {m.id for m in sources}
+                held.told_in |= {m.channel for m in sources}
                 continue
-            model_facts.append(
-                Fact(
-                    fact.uuid,
-                    guild,
-                    text,
-                    set(about),
-                    set(mentions),
-                    {(source.author, source.id)},
-                    {source.id},
-                    owner,
-                    {source.channel},
-                )
-            )
+            model_facts.append(Fact(fact.uuid, guild, text, set(about), set(mentions), {(m.author, m.id) for m in sources},
+                                    {m.id for m in sources}, owner, {m.channel for m in sources}))  # fmt: skip
         speakers = [self.model.display(p, guild) for p in people]
         written = sorted({n for m in waiting for n in self._names_written(m.content)} - set(speakers))
         summary = " and ".join(speakers) + " talked about the kernel" + (f", and about {', '.join(written)}" if written else "")
         owner_out = first.author in out
-        write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=() if owner_out else (pet,),
+        # a thing named after a member (its name names them, its alias does not): a forget redacts the name it holds
+        bike = EntityWrite(uuid=self.new_uuid(), name=f"{self.model.display(last.author, guild)}'s bike", kind="object",
+                           aliases=("the red bike",))  # fmt: skip
+        things = () if last.author in out else (bike,)
+        write = EpisodeWrite(key=key, guild_id=guild, summary=summary, entities=(*(() if owner_out else (pet,)), *things),
                              relations=() if owner_out else (RelationWrite(entity_uuid=pet.uuid, kind="dog", target=NodeRef(kind="user", id=first.author)),),
                              facts=tuple(facts), people=tuple(sorted({*people, *mentioned})))  # fmt: skip
         self.run(write_episode(self.store, write))
@@ -486,6 +546,11 @@ class ErasureMachine(RuleBasedStateMachine):
             self.model.facts[f.uuid] = f
             if f.owner:
                 self.model.owners[f.uuid] = {f.owner}
+
+    def _places(self) -> list[str]:
+        """Every channel extraction may close: the guilds' (their indexes first, as the other rules count them), then
+        each member's DMs."""
+        return [*sorted(CHANNELS), *(dm_channel(i) for i in MEMBERS)]
 
     def _names_written(self, text: str) -> set[str]:
         """The members' names a message writes, as written (what a model's summary repeats)."""
@@ -517,6 +582,8 @@ class ErasureMachine(RuleBasedStateMachine):
         who_forgot = "forgot" if guild is None else "a moderator forgot"
         if mine:
             found.add(f"{who_forgot} a member with live messages")
+        if guild is None and any(m.author == BOT and m.guild == f"dm:{who}" for m in self.model.messages.values()):
+            found.add("forgot a member the bot answered in their DMs")
         for m in self.model.messages.values():
             if m.reply_to in mine:
                 found.add(
@@ -806,6 +873,8 @@ class ErasureMachine(RuleBasedStateMachine):
         expected = {i: (m.content, m.reply_to, m.author) for i, m in self.model.messages.items()}
         assert found["messages"] == expected
         assert found["facts"] == {u: f.text for u, f in self.model.facts.items()}
+        reports = {u: {(r, m) for r, m in f.reports} for u, f in self.model.facts.items() if f.reports}
+        assert found["reports"] == reports, ("the reports differ", found["reports"], reports)
         for member in self.model.members.values():
             if member.forgotten:
                 assert member.id not in found["users"]
@@ -821,6 +890,12 @@ class ErasureMachine(RuleBasedStateMachine):
         )
         facts = await q("MATCH (f:Fact) RETURN f.uuid AS u, f.text AS t", database_=db)
         users = await q("MATCH (u:User) RETURN u.id AS id", database_=db)
+        reported = await q(
+            "MATCH (f:Fact)-[r:REPORTED_BY]->(u:User) RETURN f.uuid AS f, u.id AS u, r.message_id AS m", database_=db
+        )
+        reports: dict[str, set[tuple[str, str]]] = {}
+        for r in reported.records:
+            reports.setdefault(r["f"], set()).add((r["u"], r["m"]))
         residue: dict[str, list[str]] = {}
         for member in self.model.members.values():
             if member.forgotten:
@@ -831,6 +906,7 @@ class ErasureMachine(RuleBasedStateMachine):
             "messages": {r["id"]: (r["c"], r["r"], r["a"]) for r in messages.records},
             "facts": {r["u"]: r["t"] for r in facts.records},
             "users": {r["id"] for r in users.records},
+            "reports": reports,
             "residue": residue,
         }
 
