@@ -259,8 +259,8 @@ def _live_reads(store: GraphStore, settings: ContextSettings, tuning: RecallTuni
     def second(q: ContextRequest, first: Gathered, model: bool) -> Awaitable[Any]:
         read = context_reads.second_round if model else context_reads.second_round_read
         recalled = [m.id for m in first.recalled] if tuning.matched_facts else []
-        return read(store, q.guild_id, q.channel_id, uuids=second_read_facts(first, tuning), message_ids=recalled, at=q.at,
-                    span=tuning.evidence_span, limit=tuning.matched_facts)  # fmt: skip
+        return read(store, context_reads.RoundRequest(q.guild_id, q.channel_id, uuids=second_read_facts(first, tuning),
+                    message_ids=recalled, at=q.at, span=tuning.evidence_span, limit=tuning.matched_facts))  # fmt: skip
 
     return {
         TALK_HELD: lambda q, _: conversation_read(store, q, settings, tuning),

@@ -47,14 +47,11 @@ def second_read(
     recalled_ids = [m.id for m in gathered.recalled] if tuning.matched_facts else []
     return context_reads.second_round(
         store,
-        req.guild_id,
-        req.channel_id,
-        uuids=best,
-        message_ids=recalled_ids,
-        at=req.at,
-        span=tuning.evidence_span,
-        limit=tuning.matched_facts,
-    )
+        context_reads.RoundRequest(
+            req.guild_id, req.channel_id, uuids=best, message_ids=recalled_ids, at=req.at,
+            span=tuning.evidence_span, limit=tuning.matched_facts,
+        ),
+    )  # fmt: skip
 
 
 async def with_evidence(

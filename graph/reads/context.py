@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -164,40 +164,44 @@ async def reply_facts_read(store: GraphStore, asked: FactRequest) -> dict[str, l
     return {source: sorted(facts, key=rows.importance_then_newest) for source, facts in by_source.items()}
 
 
-async def second_round(
-    store: GraphStore,
-    guild_id: str,
-    channel_id: str,
-    *,
-    uuids: list[str],
-    message_ids: list[str],
-    at: datetime,
-    span: int = 1,
-    limit: int = 40,
-) -> SecondRound:
-    """A reply's second round in one read (context/second_round.cypher): the channel's messages the facts
-    `uuids` were drawn from with their `span` neighbours each side in their episode, before `at`, as (rank of
-    the fact in `uuids`, whether it is the source itself, message); and the facts drawn from `message_ids`
-    (messages the reply recalled, best first) that hold at `at` and may be recalled in `channel_id`.
+@dataclass(frozen=True)
+class RoundRequest:
+    """A reply's second round (`second_round`, `second_round_read`): the channel's messages the facts `uuids` were
+    drawn from with their `span` neighbours each side in their episode, before `at`; and up to `limit` facts drawn
+    from `message_ids` (messages the reply recalled, best first) that hold at `at` and may be recalled in
+    `channel_id`."""
+
+    guild_id: str
+    channel_id: str
+    uuids: list[str]
+    message_ids: list[str]
+    at: datetime
+    span: int = 1
+    limit: int = 40
+
+
+async def second_round(store: GraphStore, request: RoundRequest) -> SecondRound:
+    """A reply's second round in one read (context/second_round.cypher): the turns of `request`'s facts as (rank of
+    the fact in `uuids`, whether it is the source itself, message), and the facts drawn from its recalled messages.
 
     Answered from the process's read model when it holds the guild at its count (graph/reads/talk_model.py): the
     statement is asked only for the turns of facts drawn from windows older than those it holds."""
-    if not uuids and not message_ids:
+    r = request
+    if not r.uuids and not r.message_ids:
         return SecondRound()
-    guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
+    guild = fact_model.current(store, r.guild_id, await fact_model.reply_count(store, r.guild_id))
     if guild is None:
-        return await second_round_read(store, guild_id, channel_id, uuids=uuids, message_ids=message_ids, at=at,
-                                       span=span, limit=limit)  # fmt: skip
-    matched = [_held_view(f, shown, False) for f, shown in _matched_held(guild, channel_id, message_ids, at, limit)]
-    in_channel = [(rank, [m for m, c in fact.sources if c == channel_id])
-                  for rank, fact in enumerate(guild.facts.get(u) for u in uuids) if fact is not None]  # fmt: skip
+        return await second_round_read(store, r)
+    matched = [_held_view(f, shown, False) for f, shown in _matched_held(guild, r.channel_id, r.message_ids, r.at, r.limit)]
+    in_channel = [(rank, [m for m, c in fact.sources if c == r.channel_id])
+                  for rank, fact in enumerate(guild.facts.get(u) for u in r.uuids) if fact is not None]  # fmt: skip
     in_channel = [(rank, ids) for rank, ids in in_channel if ids]
     found = None
     if in_channel:
-        talk = await fact_model.channel_talk(store, guild, guild_id, channel_id)
-        found = talk_model.evidence_held(talk, in_channel, at=at, span=span) if talk is not None else None
+        talk = await fact_model.channel_talk(store, guild, r.guild_id, r.channel_id)
+        found = talk_model.evidence_held(talk, in_channel, at=r.at, span=r.span) if talk is not None else None
     if in_channel and found is None:
-        asked = await second_round_read(store, guild_id, channel_id, uuids=uuids, message_ids=[], at=at, span=span)
+        asked = await second_round_read(store, replace(r, message_ids=[]))
         return SecondRound(evidence=asked.evidence, matched=matched)
     return SecondRound(evidence=[(int(m["rank"]), bool(m["is_source"]), rows.message_view(m)) for m in found or []],
                        matched=matched)  # fmt: skip
@@ -221,29 +225,20 @@ def _matched_held(
     return [(f, tuple(m for m, c in f.sources if c in visible)) for _, f in kept[:limit]]
 
 
-async def second_round_read(
-    store: GraphStore,
-    guild_id: str,
-    channel_id: str,
-    *,
-    uuids: list[str],
-    message_ids: list[str],
-    at: datetime,
-    span: int = 1,
-    limit: int = 40,
-) -> SecondRound:
+async def second_round_read(store: GraphStore, request: RoundRequest) -> SecondRound:
     """`second_round` as one statement (context/second_round.cypher), without the read model."""
-    if not uuids and not message_ids:
+    r = request
+    if not r.uuids and not r.message_ids:
         return SecondRound()
     found = await store.runner.read_plain(
         "context/second_round",
-        guild_id=guild_id,
-        channel_id=channel_id,
-        uuids=uuids,
-        ids=message_ids,
-        now=utc(at),
-        span=span,
-        limit=limit,
+        guild_id=r.guild_id,
+        channel_id=r.channel_id,
+        uuids=r.uuids,
+        ids=r.message_ids,
+        now=utc(r.at),
+        span=r.span,
+        limit=r.limit,
     )
     row = found[0] if found else {"matched": [], "evidence": []}
     return SecondRound(

@@ -52,7 +52,7 @@ from graph.privacy.opted_out import opted_out_reader
 from graph.privacy.retention import apply_retention
 from graph.reads import context as context_reads
 from graph.reads import fact_model, topics
-from graph.reads.context import FactRequest
+from graph.reads.context import FactRequest, RoundRequest
 from graph.reads.facts import facts_about
 from graph.store import GraphStore
 from graph.writes.episodes import close_episode, write_command_facts, write_episode
@@ -627,14 +627,13 @@ class ScopeMachine(RuleBasedStateMachine):
         subjects = sorted({a for t in self.m.told.values() if t.guild == guild for a in t.about})
         asked = FactRequest(guild, author_id=author, mentioned_ids=MEMBERS, names=NAMES, entity_keys=[],
                             text="kernel vault code", skip_ids=[], now=self.now, channel_id=channel)  # fmt: skip
+        round_asked = RoundRequest(guild, channel, uuids=sorted(self.m.told), message_ids=sorted(self.m.said), at=self.now)
         results: list[Any] = await asyncio.gather(
             context_reads.reply_facts(self.store, asked),
             context_reads.reply_facts_read(self.store, asked),  # the same read as one statement (recall's option)
             context_reads.nearest_facts(self.store, guild, unit(1), now=self.now, limit=50, channel_id=channel),
-            context_reads.second_round(self.store, guild, channel, uuids=sorted(self.m.told), message_ids=sorted(self.m.said),
-                                       at=self.now),
-            context_reads.second_round_read(self.store, guild, channel, uuids=sorted(self.m.told),
-                                            message_ids=sorted(self.m.said), at=self.now),
+            context_reads.second_round(self.store, round_asked),
+            context_reads.second_round_read(self.store, round_asked),
             context_reads.conversation(
                 self.store, guild, channel, author_id=author, at=self.now + timedelta(seconds=1), reply_to_id=last,
                 text="kernel vault merger code", recall=10, older_episodes=3, tuning=RecallTuning(),

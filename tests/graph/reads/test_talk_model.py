@@ -137,8 +137,8 @@ async def test_the_second_round_from_the_model_is_the_statements(
     for _ in range(120):
         asked = second_request(p, rng)
         await hold(store, asked["guild_id"])
-        held = await context_reads.second_round(store, **asked)
-        read = await context_reads.second_round_read(store, **asked)
+        held = await context_reads.second_round(store, context_reads.RoundRequest(**asked))
+        read = await context_reads.second_round_read(store, context_reads.RoundRequest(**asked))
         assert comparable_round(held) == comparable_round(read), asked
         found += len(read.evidence) + len(read.matched)
     assert found > 50
@@ -210,8 +210,10 @@ async def test_after_every_writer_the_talk_is_the_statements(store: GraphStore, 
         await agree(store, asked)
     for asked in rounds:
         await hold(store, asked["guild_id"])
-        held = await context_reads.second_round(store, **asked)
-        assert comparable_round(held) == comparable_round(await context_reads.second_round_read(store, **asked)), asked
+        held = await context_reads.second_round(store, context_reads.RoundRequest(**asked))
+        assert comparable_round(held) == comparable_round(
+            await context_reads.second_round_read(store, context_reads.RoundRequest(**asked))
+        ), asked
 
 
 async def test_a_reply_answered_from_memory_asks_the_engine_its_lookup_and_searches_only(
