@@ -3,18 +3,20 @@ so `memory status` and `grapevine stats` read one node where a count through the
 record (774 ms at a million facts).
 
 They follow the statements, not the writers: every statement that creates or deletes one of these nodes is named
-in `COUNTED`, and the runner's `run` (graph/session.py) counts, per guild, the nodes it names before and after it
-(one index seek per id) and moves the guild's counts by the difference in the same transaction. A writer added
-later that runs one of them is counted without knowing it; a statement added later that creates or deletes one
-must be named here (tests/graph/test_counts.py reads every query file for such clauses, and a property test over
-the graph's writers compares the kept counts with a recount). A statement that deletes a guild's nodes by guild
+in `COUNTED`, and the runner's `run` (graph/session.py) moves the guilds' counts around it in the same transaction:
+down by the nodes it names that exist just before it, up by those that exist just after it (one statement each,
+store/move_counts_*.cypher: an index seek per id, the counts set in the same statement). A statement that only
+creates (under a unique key) has nothing to take away before it, one that deletes every node it names leaves nothing
+to add after it: one statement more each. A writer added later that runs one of them is counted without knowing it;
+a statement added later that creates or deletes one must be named here (tests/graph/test_counts.py reads every
+query file for such clauses, and a property test over the graph's writers compares the kept counts with a recount).
+A statement that deletes a guild's nodes by guild
 (a reset, a DM space forgotten) deletes its Guild node too, and the counts with it; a Guild node made again has
 none (null: not kept), and the next read of them recounts that guild (graph/reads/stats.py), as the schema's backfill
 does for a store made before they were kept."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,39 +31,41 @@ KINDS = ("facts", "entities", "messages", "episodes")
 @dataclass(frozen=True)
 class Counted:
     """A statement that creates or deletes nodes of `kind`: which parameter names them (`field` of each row, or the
-    value itself), and the statement that finds them (store/count_held_*.cypher). With `result`, it deletes by guild
-    (the parameter `param`) and returns how many it deleted in that column. With `created`, it CREATEs them under a
-    unique constraint (a statement that met one stored would fail): they are counted after it only."""
+    value itself), and the statement that moves the counts by those found (store/move_counts_*.cypher). With `result`,
+    it deletes by guild (the parameter `param`) and returns how many it deleted in that column. With `created`, it
+    CREATEs them under a unique constraint (a statement that met one stored would fail): they are counted after it
+    only. With `every`, it deletes every node it names, whatever it finds: they are counted before it only."""
 
     kind: str
     param: str
     field: str | None = None
     held: str = ""
     result: str | None = None
-    created: bool = False  # it CREATEs them under a unique key: none of them existed before (no read before it)
+    created: bool = False  # it CREATEs them under a unique key: none of them existed before (nothing before it)
+    every: bool = False  # it deletes each node it names, unconditionally: none of them exists after it (nothing after)
 
-    def lookup(self) -> str:
-        return self.held or f"store/count_held_{self.kind}"
+    def mover(self) -> str:
+        return self.held or f"store/move_counts_{self.kind}"
 
 
 COUNTED: dict[str, Counted] = {
     # creating
     "store/record_messages": Counted("messages", "rows", "id", created=True),
-    "store/close_episode": Counted("episodes", "key", held="store/count_held_episode_keys"),
+    "store/close_episode": Counted("episodes", "key", held="store/move_counts_episode_keys"),
     "store/write_entities": Counted("entities", "entities", "uuid"),
     "store/write_episode_facts": Counted("facts", "facts", "uuid", created=True),
     "store/write_command_facts": Counted("facts", "facts", "uuid", created=True),
     # deleting
-    "store/delete_message": Counted("messages", "id"),
+    "store/delete_message": Counted("messages", "id", every=True),
     "store/drop_own_message": Counted("messages", "message_id"),
-    "store/forget_messages": Counted("messages", "ids"),
+    "store/forget_messages": Counted("messages", "ids", every=True),
     "store/forget_episodes": Counted("episodes", "uuids"),
-    "store/forget_facts": Counted("facts", "uuids"),
+    "store/forget_facts": Counted("facts", "uuids", every=True),
     "store/delete_facts": Counted("facts", "uuids"),
-    "store/forget_owned_entities": Counted("entities", "uuids"),
+    "store/forget_owned_entities": Counted("entities", "uuids", every=True),
     "store/forget_orphan_entities": Counted("entities", "uuids"),
     "store/drop_orphan_entities": Counted("entities", "uuids"),
-    "erasure/delete_facts": Counted("facts", "uuids"),
+    "erasure/delete_facts": Counted("facts", "uuids", every=True),
     "erasure/orphan_entities": Counted("entities", "uuids"),
     "erasure/empty_episodes": Counted("episodes", "guild_id", result="episodes"),
 }
@@ -86,10 +90,10 @@ def _ids(counted: Counted, params: Mapping[str, Any]) -> list[str]:
     return sorted({str(row[counted.field] if counted.field else row) for row in value})
 
 
-async def _held(tx: Tx, counted: Counted, ids: list[str]) -> Counter[str]:
-    if not ids:
-        return Counter()
-    return Counter({str(r["guild_id"]): int(r["count"]) for r in await _rows(tx, counted.lookup(), ids=ids)})
+async def _move(tx: Tx, counted: Counted, ids: list[str], by: int) -> None:
+    """The kept counts of the guilds holding the nodes `ids` names moved by `by` for each of them there now."""
+    if ids:
+        await _rows(tx, counted.mover(), ids=ids, by=by)
 
 
 async def add(tx: Tx, changes: Mapping[str, Mapping[str, int]]) -> None:
@@ -114,10 +118,11 @@ async def counted_run(tx: Tx, name: str, statement: Callable[[], Awaitable[Rows]
         await add(tx, {str(params[counted.param]): {counted.kind: -gone}})
         return rows
     ids = _ids(counted, params)
-    before = Counter[str]() if counted.created else await _held(tx, counted, ids)
+    if not counted.created:
+        await _move(tx, counted, ids, -1)
     rows = await statement()
-    after = await _held(tx, counted, ids)
-    await add(tx, {g: {counted.kind: after[g] - before[g]} for g in before | after})
+    if not counted.every:
+        await _move(tx, counted, ids, +1)
     return rows
 
 
