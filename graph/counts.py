@@ -26,6 +26,7 @@ from neo4j import AsyncManagedTransaction
 import queries
 
 KINDS = ("facts", "entities", "messages", "episodes")
+DAY_KINDS = ("messages", "learned", "closed")  # what an ActivityDay holds: a channel's messages, the guild's facts
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,9 @@ class Counted:
     value itself), and the statement that moves the counts by those found (store/move_counts_*.cypher). With `result`,
     it deletes by guild (the parameter `param`) and returns how many it deleted in that column. With `created`, it
     CREATEs them under a unique constraint (a statement that met one stored would fail): they are counted after it
-    only. With `every`, it deletes every node it names, whatever it finds: they are counted before it only."""
+    only. With `every`, it deletes every node it names, whatever it finds: they are counted before it only. With
+    `select`, the nodes are the `id`s that statement finds with the statement's own parameters just before it (one
+    that closes facts it finds by a condition: the same nodes before and after it, their days of closing moved)."""
 
     kind: str
     param: str
@@ -43,6 +46,7 @@ class Counted:
     result: str | None = None
     created: bool = False  # it CREATEs them under a unique key: none of them existed before (nothing before it)
     every: bool = False  # it deletes each node it names, unconditionally: none of them exists after it (nothing after)
+    select: str | None = None
 
     def mover(self) -> str:
         return self.held or f"store/move_counts_{self.kind}"
@@ -68,6 +72,10 @@ COUNTED: dict[str, Counted] = {
     "erasure/delete_facts": Counted("facts", "uuids", every=True),
     "erasure/orphan_entities": Counted("entities", "uuids"),
     "erasure/empty_episodes": Counted("episodes", "guild_id", result="episodes"),
+    # closing facts: the counts stay, the days of closed facts (ActivityDay) move
+    "store/write_supersessions": Counted("facts", "supersessions", "old_uuid"),
+    "store/enforce_user_cap": Counted("facts", "members", select="store/cap_candidates"),
+    "store/retire_expired": Counted("facts", "now", select="store/retiring_facts"),
 }
 # statements that delete a guild's nodes by guild and its Guild node with them: the counts go with the node
 WITH_THE_GUILD = frozenset({"store/reset_guild", "store/forget_dm_space"})
@@ -77,7 +85,11 @@ Rows = list[dict[str, Any]]
 
 
 async def _rows(tx: Tx, name: str, **params: Any) -> Rows:
-    result = await tx.run(queries.load(name), params)
+    return await run_statement(tx, queries.load(name), **params)
+
+
+async def run_statement(tx: Tx, text: str, **params: Any) -> Rows:
+    result = await tx.run(text, params)
     return [record.data() async for record in result]
 
 
@@ -117,7 +129,10 @@ async def counted_run(tx: Tx, name: str, statement: Callable[[], Awaitable[Rows]
         gone = sum(int(r[counted.result]) for r in rows)
         await add(tx, {str(params[counted.param]): {counted.kind: -gone}})
         return rows
-    ids = _ids(counted, params)
+    if counted.select is not None:
+        ids = sorted({str(r["id"]) for r in await _rows(tx, counted.select, **params)})
+    else:
+        ids = _ids(counted, params)
     if not counted.created:
         await _move(tx, counted, ids, -1)
     rows = await statement()
@@ -137,15 +152,42 @@ async def recount(tx: Tx, guild_id: str) -> dict[str, int]:
     return counts
 
 
+async def recount_days(tx: Tx, guild_id: str) -> dict[tuple[int, str], dict[str, int]]:
+    """The guild's days counted now through the guild_id indexes (store/activity_recount.cypher): (day, channel id,
+    '' for the guild's facts) -> messages, learned, closed; what its ActivityDay nodes must hold (none zero)."""
+    days: dict[tuple[int, str], dict[str, int]] = {}
+    for statement in queries.statements(queries.load("store/activity_recount")):
+        result = await tx.run(statement, {"guild_id": guild_id})
+        for row in [record.data() async for record in result]:
+            day = days.setdefault((int(row["day"]), str(row["channel_id"] or "")), dict.fromkeys(DAY_KINDS, 0))
+            day[str(row["kind"])] = int(row["count"])
+    return days
+
+
+async def kept_days(tx: Tx, guild_id: str) -> dict[tuple[int, str], dict[str, int]]:
+    """The guild's ActivityDay nodes as kept, those holding anything (a day whose records all went stays, at 0)."""
+    rows = await _rows(tx, "store/activity_days", from_key=f"{guild_id}|", to_key=f"{guild_id}}}")
+    return {
+        (int(r["day"]), str(r["channel_id"] or "")): {kind: int(r[kind] or 0) for kind in DAY_KINDS}
+        for r in rows
+        if any(r[kind] for kind in DAY_KINDS)
+    }
+
+
 async def set_recounted(tx: Tx, guild_id: str) -> dict[str, int]:
-    """The guild's kept counts set to a recount, in one transaction (a writer meanwhile conflicts and runs again)."""
+    """The guild's kept counts and days set to a recount, in one transaction (a writer meanwhile conflicts and runs
+    again)."""
     counts = await recount(tx, guild_id)
     await _rows(tx, "store/set_counts", guild_id=guild_id, **counts)
+    days = await recount_days(tx, guild_id)
+    rows = [{"day": day, "channel_id": channel, **by} for (day, channel), by in sorted(days.items())]
+    for statement in queries.statements(queries.load("store/set_activity")):
+        await run_statement(tx, statement, guild_id=guild_id, rows=rows)
     return counts
 
 
 def kept(row: Mapping[str, Any]) -> dict[str, int] | None:
     """The counts of a row of store/kept_counts.cypher; None when they are not kept (or the guild has no node)."""
-    if row.get("guild_id") is None or any(row.get(kind) is None for kind in KINDS):
+    if row.get("guild_id") is None or not row.get("activity") or any(row.get(kind) is None for kind in KINDS):
         return None
     return {kind: int(row[kind]) for kind in KINDS}

@@ -35,7 +35,8 @@ from graph.models import (
 )
 from graph.privacy import erasure
 from graph.privacy.forget import drop_command_trace, forget_user
-from graph.privacy.retention import apply_retention
+from graph.privacy.retention import apply_retention, retire_expired
+from graph.privacy.user_cap import enforce_user_cap
 from graph.reads.stats import guild_counts, guild_totals, recount_every_guild
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
@@ -118,16 +119,17 @@ class CountsMachine(RuleBasedStateMachine):
     def _stored(self) -> list[dict[str, Any]]:
         return sorted(self.run(self.store.runner.read("store/messages_stored", ids=self.ids)), key=lambda r: str(r["id"]))
 
-    @rule(pick=st.integers(0, 10_000), repeat=st.booleans())
-    def extract(self, pick: int, repeat: bool) -> None:
+    @rule(pick=st.integers(0, 10_000), repeat=st.booleans(), close=st.booleans())
+    def extract(self, pick: int, repeat: bool, close: bool) -> None:
         """A channel's waiting messages (one that has some) closed as one episode, and an extraction: an entity, a
-        fact about it, a fact about the first author (said again when `repeat`: the stored fact gains a report)."""
+        fact about it, a fact about the first author (said again when `repeat`: the stored fact gains a report);
+        when `close`, the first ends within the hour and the second supersedes the guild's last fact."""
         rows = self.run(self.store.runner.read("store/buffered_messages"))
         channels = sorted({str(r["channel_id"]) for r in rows})
         if channels:
-            self._extract(channels[pick % len(channels)], repeat)
+            self._extract(channels[pick % len(channels)], repeat, close)
 
-    def _extract(self, channel: str, repeat: bool) -> None:
+    def _extract(self, channel: str, repeat: bool, close: bool = False) -> None:
         rows = self.run(self.store.runner.read("store/buffered_messages"))
         waiting = sorted((r for r in rows if r["channel_id"] == channel), key=lambda r: str(r["id"]))
         if not waiting:
@@ -141,12 +143,14 @@ class CountsMachine(RuleBasedStateMachine):
                                                         participant_ids=authors)))  # fmt: skip
         pet = EntityWrite(uuid=self.uuid(), name="Rex", kind="animal")
         report = Report(user_id=authors[0], message_id=ids[0], at=self.now)
+        earlier = [u for u, g in self.facts.items() if g == guild][-1:] if close else []
         facts = [
             FactWrite(uuid=self.uuid(), text="Rex is a dog", category="other", importance=5, valid_at=self.now,
+                      expires_at=self.now + timedelta(hours=1) if close else None,
                       about=(NodeRef(kind="entity", id=pet.uuid),), reports=(report,), source_message_ids=(ids[0],)),
             FactWrite(uuid=self.uuid(), text=f"member{authors[0][-1]} likes the kernel" if repeat else f"note {self.uuids}",
                       category="other", importance=5, valid_at=self.now, about=(NodeRef(kind="user", id=authors[0]),),
-                      reports=(report,), source_message_ids=(ids[0],)),
+                      reports=(report,), source_message_ids=(ids[0],), supersedes=tuple(earlier)),
         ]  # fmt: skip
         write = EpisodeWrite(key=key, guild_id=guild, summary="they talked", entities=(pet,), facts=tuple(facts),
                              people=authors)  # fmt: skip
@@ -203,6 +207,14 @@ class CountsMachine(RuleBasedStateMachine):
         self.now += timedelta(days=1)
         self.run(apply_retention(self.store, messages_days=days, closed_facts_days=1 if closed else 0, now=self.now))
 
+    @rule(hours=st.integers(1, 30), cap=st.integers(1, 3))
+    def upkeep(self, hours: int, cap: int) -> None:
+        """Later, upkeep: facts past their end retired, each member's facts over `cap` closed (the days of their
+        closing move, the counts stay)."""
+        self.now += timedelta(hours=hours)
+        self.run(retire_expired(self.store, self.now))
+        self.run(enforce_user_cap(self.store, cap, now=self.now))
+
     @rule(pick=st.integers(0, 10_000))
     def channel_off(self, pick: int) -> None:
         """A channel holding messages switched off, its history deleted."""
@@ -252,6 +264,8 @@ class CountsMachine(RuleBasedStateMachine):
             kept = counts.kept(row)
             if kept is not None:
                 assert kept == recounted, (guild, kept, recounted)
+                days = self.run(self.store.runner.read_tx(lambda tx, g=guild: counts.kept_days(tx, g)))
+                assert days == self.run(self.store.runner.read_tx(lambda tx, g=guild: counts.recount_days(tx, g))), guild
             assert self.run(guild_totals(self.store, guild)) == recounted
 
 
