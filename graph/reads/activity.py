@@ -14,7 +14,7 @@ against 1.6 ms for the string key), so the datetime indexes do not bound this.""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import queries
 from common.clock import now_utc
@@ -24,8 +24,6 @@ from graph.models import utc
 from graph.reads.stats import guild_totals
 from graph.session import Tx, run, run_text
 from graph.store import GraphStore
-
-DAY_MS = 86_400_000
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,7 @@ def guild_time(guild_id: str, at: datetime) -> str:
 
 def day_of(at: datetime) -> int:
     """The UTC day of `at`, in days since 1970: an ActivityDay's day (queries/store/move_counts_messages.cypher)."""
-    return int(utc(at).timestamp() * 1000) // DAY_MS
+    return (utc(at) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(days=1)
 
 
 def day_key(guild_id: str, day: int) -> str:
@@ -84,8 +82,8 @@ async def recent_activity(store: GraphStore, guild_id: str, days: int = 7, now: 
 async def _ranges(store: GraphStore, guild_id: str, days: int, now: datetime) -> Activity:
     """`recent_activity` of a guild with no node to keep its days on: messages per channel through channel_time
     ranges, facts through created_key and closed_key ranges, from the start of the first of the `days` days."""
-    since = datetime.fromtimestamp((day_of(now) - days + 1) * DAY_MS / 1000, tz=UTC)
-    until = datetime.fromtimestamp((day_of(now) + 1) * DAY_MS / 1000, tz=UTC)  # all of today, as a kept day holds
+    since = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day_of(now) - days + 1)
+    until = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day_of(now) + 1)  # all of today, as a kept day holds
 
     async def work(tx: Tx) -> Activity:
         per_channel: dict[str, int] = {}

@@ -5,7 +5,8 @@ recorder's and the erasure's), an opt-out said in a message, a member's forget-m
 retention, a channel switched off, facts deleted by a moderator and a guild reset; after each, every guild's kept
 counts equal a recount through the guild_id indexes (store/guild_counts.cypher), or are not kept (a guild node made
 again), and a read of them keeps them from there (what `memory status` does). And every statement that creates or
-deletes a counted node is one the counts follow: read from the query files, so a new one is not missed."""
+deletes a counted node is one the counts follow: read from the query files, so a new one is not missed. The guild's
+days (ActivityDay) are held to a recount beside the counts, in the machine and after each way facts close."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ from graph.privacy import erasure
 from graph.privacy.forget import drop_command_trace, forget_user
 from graph.privacy.retention import apply_retention, retire_expired
 from graph.privacy.user_cap import enforce_user_cap
-from graph.reads.stats import guild_counts, guild_totals, recount_every_guild
+from graph.reads.activity import recent_activity
+from graph.reads.stats import backfill, guild_counts, guild_totals, recount_every_guild
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
 from graph.writes.episodes import close_episode, write_command_facts, write_episode
@@ -309,3 +311,83 @@ async def test_a_recount_finds_kept_counts_that_drifted_and_repairs_them(store: 
     assert not found[G1].honest and found[G1].repaired and found[G1].counted["messages"] == 1
     assert found[G2].honest and not found[G2].repaired
     assert await guild_totals(store, G1) == await guild_counts(store, G1)
+
+
+# --- the guild's days (ActivityDay), what `memory status` reads for its last days: after each way facts close (an
+# end passed, a cap, a supersession), a forget, retention and the backfill of an older store, they equal a recount
+
+DG, DCH, DOTHER = "810000000000000001", "811000000000000001", "811000000000000002"
+ANN, BOB = "830000000000000001", "830000000000000002"
+DT0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+async def _days_are_a_recount(store: GraphStore) -> dict[tuple[int, str], dict[str, int]]:
+    kept = await store.runner.read_tx(lambda tx: counts.kept_days(tx, DG))
+    assert kept == await store.runner.read_tx(lambda tx: counts.recount_days(tx, DG))
+    return kept
+
+
+async def _days_guild(store: GraphStore) -> None:
+    await upsert_guild(store, Guild(id=DG, name="g"))
+    for channel in (DCH, DOTHER):
+        await upsert_channel(store, Channel(id=channel, guild_id=DG, name=channel, kind=ChannelKind.TEXT))
+    await guild_totals(store, DG)  # kept from here on
+
+
+async def _days_say(store: GraphStore, who: str, channel: str, at: datetime, n: int, first: int) -> None:
+    user = User(id=who, name=f"m{who[-1]}", display_name=f"m{who[-1]}")
+    batch = [Message(id=str(840000000000000000 + first + i), guild_id=DG, channel_id=channel, author_id=who,
+                     content=f"hello {i}", created_at=at + timedelta(minutes=i)) for i in range(n)]  # fmt: skip
+    await record_batch(store, batch, {who: user}, {DG: [user]})
+
+
+def _days_fact(uuid: int, who: str, at: datetime, *, ends: datetime | None = None, supersedes: tuple[str, ...] = ()) -> FactWrite:
+    return FactWrite(uuid=f"00000000-0000-0000-0000-{uuid:012d}", text=f"fact {uuid}", valid_at=at, expires_at=ends,
+                     about=(NodeRef(kind="user", id=who),), reports=(), supersedes=supersedes)  # fmt: skip
+
+
+async def test_the_days_follow_every_write_and_closing_and_status_reads_them(store: GraphStore) -> None:
+    await _days_guild(store)
+    await _days_say(store, ANN, DCH, DT0 - timedelta(days=10), 3, 0)  # an old day
+    await _days_say(store, ANN, DCH, DT0 - timedelta(days=1), 4, 10)
+    await _days_say(store, BOB, DOTHER, DT0, 2, 20)
+    await _days_are_a_recount(store)
+    await write_command_facts(
+        store, DG, [_days_fact(1, ANN, DT0, ends=DT0 + timedelta(hours=1)), _days_fact(2, ANN, DT0), _days_fact(3, BOB, DT0)]
+    )
+    await write_command_facts(
+        store, DG, [_days_fact(4, ANN, DT0 + timedelta(minutes=5), supersedes=(_days_fact(2, ANN, DT0).uuid,))]
+    )
+    days = await _days_are_a_recount(store)
+    assert sum(d["closed"] for d in days.values()) == 1  # the supersession
+    assert await retire_expired(store, DT0 + timedelta(days=1)) == 1
+    await write_command_facts(store, DG, [_days_fact(5, ANN, DT0 + timedelta(minutes=9))])
+    assert await enforce_user_cap(store, 1) == 1  # Ann's two current facts, one over the cap
+    days = await _days_are_a_recount(store)
+    assert sum(d["closed"] for d in days.values()) == 3 and sum(d["learned"] for d in days.values()) == 5
+
+    activity = await recent_activity(store, DG, 7, now=DT0 + timedelta(days=2))
+    assert (activity.messages, activity.channels, activity.per_channel) == (4 + 2, 2, {DCH: 4, DOTHER: 2})
+    today = await recent_activity(store, DG, 1)  # the facts were stored (and the supersession closed one) today
+    assert (today.messages, today.learned) == (0, 5) and today.closed >= 2
+
+    await forget_user(store, BOB, thorough_audit=False)
+    await _days_are_a_recount(store)
+    await apply_retention(store, messages_days=5, closed_facts_days=1, now=DT0 + timedelta(days=3))
+    await _days_are_a_recount(store)
+    activity = await recent_activity(store, DG, 7, now=DT0 + timedelta(days=3))
+    assert (activity.messages, activity.per_channel) == (4, {DCH: 4, DOTHER: 0})
+
+
+async def test_a_store_made_before_the_days_gets_them_at_its_backfill(store: GraphStore) -> None:
+    await _days_guild(store)
+    await _days_say(store, ANN, DCH, DT0, 3, 0)
+    await write_command_facts(store, DG, [_days_fact(1, ANN, DT0)])
+    await store.driver.execute_query(  # as a store written before the days were kept
+        "MATCH (a:ActivityDay) DETACH DELETE a WITH count(*) AS gone MATCH (g:Guild) REMOVE g.activity_kept",
+        database_=store.engine.database,
+    )
+    assert await backfill(store) == 1
+    days = await _days_are_a_recount(store)
+    assert sum(d["messages"] for d in days.values()) == 3 and sum(d["learned"] for d in days.values()) == 1
+    assert (await recent_activity(store, DG, 7, now=DT0)).messages == 3
