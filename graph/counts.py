@@ -10,10 +10,17 @@ creates (under a unique key) has nothing to take away before it, one that delete
 to add after it: one statement more each. A writer added later that runs one of them is counted without knowing it;
 a statement added later that creates or deletes one must be named here (tests/graph/test_counts.py reads every
 query file for such clauses, and a property test over the graph's writers compares the kept counts with a recount).
-A statement that deletes a guild's nodes by guild
-(a reset, a DM space forgotten) deletes its Guild node too, and the counts with it; a Guild node made again has
-none (null: not kept), and the next read of them recounts that guild (graph/reads/stats.py), as the schema's backfill
-does for a store made before they were kept."""
+A statement that deletes a guild's nodes by guild (a reset, a DM space
+forgotten) deletes its Guild node too, and the counts with it; a Guild node made again has none (null: not kept),
+and the next read of them recounts that guild (graph/reads/stats.py), as the schema's backfill does for a store made
+before they were kept.
+
+The guild's days move on the same path: an ActivityDay node per channel and UTC day holds the messages created that
+day, and one per day the guild's facts stored (created_key) and closed (closed_key) that day, what `memory status`
+reads for its last week (graph/reads/activity.py). The message and fact movers move them with the counts; the
+statements that close facts without creating or deleting any (a supersession, a cap, an end passed) are named too,
+their facts moved before and after them (the counts stay, the days of closing move). They are kept, recounted and
+backfilled with the counts (`activity_kept` on the Guild node)."""
 
 from __future__ import annotations
 
