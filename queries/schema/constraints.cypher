@@ -9,6 +9,7 @@ CREATE CONSTRAINT episode_key IF NOT EXISTS FOR (n:Episode) REQUIRE n.key IS UNI
 CREATE CONSTRAINT fact_uuid IF NOT EXISTS FOR (n:Fact) REQUIRE n.uuid IS UNIQUE;
 CREATE CONSTRAINT graph_meta_key IF NOT EXISTS FOR (n:GraphMeta) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT opt_out_key IF NOT EXISTS FOR (n:OptOut) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT activity_day_key IF NOT EXISTS FOR (n:ActivityDay) REQUIRE n.key IS UNIQUE;
 CREATE INDEX fact_guild IF NOT EXISTS FOR (n:Fact) ON (n.guild_id);
 CREATE INDEX fact_retire_at IF NOT EXISTS FOR (n:Fact) ON (n.retire_at);
 // Ranges of facts by when they were stored / closed: the cap pass's new facts (graph/user_cap.py), recent
@@ -37,3 +38,4 @@ CREATE INDEX episode_guild IF NOT EXISTS FOR (n:Episode) ON (n.guild_id);
 CREATE INDEX episode_status IF NOT EXISTS FOR (n:Episode) ON (n.status);
 CREATE INDEX episode_reextract IF NOT EXISTS FOR (n:Episode) ON (n.reextract);
 CREATE INDEX channel_guild IF NOT EXISTS FOR (n:Channel) ON (n.guild_id);
+CREATE INDEX activity_day_guild IF NOT EXISTS FOR (n:ActivityDay) ON (n.guild_id);

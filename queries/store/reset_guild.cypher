@@ -6,4 +6,5 @@ MATCH (n:Episode {guild_id: $guild_id}) DETACH DELETE n RETURN 'Episode' AS labe
 MATCH (n:Fact {guild_id: $guild_id}) DETACH DELETE n RETURN 'Fact' AS label, count(*) AS deleted;
 MATCH (n:Entity {guild_id: $guild_id}) DETACH DELETE n RETURN 'Entity' AS label, count(*) AS deleted;
 MATCH (n:Channel {guild_id: $guild_id}) DETACH DELETE n RETURN 'Channel' AS label, count(*) AS deleted;
+MATCH (n:ActivityDay {guild_id: $guild_id}) DETACH DELETE n RETURN 'ActivityDay' AS label, count(*) AS deleted;
 MATCH (n:Guild {id: $guild_id}) DETACH DELETE n RETURN 'Guild' AS label, count(*) AS deleted;

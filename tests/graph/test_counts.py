@@ -5,7 +5,8 @@ recorder's and the erasure's), an opt-out said in a message, a member's forget-m
 retention, a channel switched off, facts deleted by a moderator and a guild reset; after each, every guild's kept
 counts equal a recount through the guild_id indexes (store/guild_counts.cypher), or are not kept (a guild node made
 again), and a read of them keeps them from there (what `memory status` does). And every statement that creates or
-deletes a counted node is one the counts follow: read from the query files, so a new one is not missed."""
+deletes a counted node is one the counts follow: read from the query files, so a new one is not missed. The guild's
+days (ActivityDay) are held to a recount beside the counts, in the machine and after each way facts close."""
 
 from __future__ import annotations
 
@@ -35,8 +36,10 @@ from graph.models import (
 )
 from graph.privacy import erasure
 from graph.privacy.forget import drop_command_trace, forget_user
-from graph.privacy.retention import apply_retention
-from graph.reads.stats import guild_counts, guild_totals, recount_every_guild
+from graph.privacy.retention import apply_retention, retire_expired
+from graph.privacy.user_cap import enforce_user_cap
+from graph.reads.activity import recent_activity
+from graph.reads.stats import backfill, guild_counts, guild_totals, recount_every_guild
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel, upsert_guild
 from graph.writes.episodes import close_episode, write_command_facts, write_episode
@@ -118,16 +121,17 @@ class CountsMachine(RuleBasedStateMachine):
     def _stored(self) -> list[dict[str, Any]]:
         return sorted(self.run(self.store.runner.read("store/messages_stored", ids=self.ids)), key=lambda r: str(r["id"]))
 
-    @rule(pick=st.integers(0, 10_000), repeat=st.booleans())
-    def extract(self, pick: int, repeat: bool) -> None:
+    @rule(pick=st.integers(0, 10_000), repeat=st.booleans(), close=st.booleans())
+    def extract(self, pick: int, repeat: bool, close: bool) -> None:
         """A channel's waiting messages (one that has some) closed as one episode, and an extraction: an entity, a
-        fact about it, a fact about the first author (said again when `repeat`: the stored fact gains a report)."""
+        fact about it, a fact about the first author (said again when `repeat`: the stored fact gains a report);
+        when `close`, the first ends within the hour and the second supersedes the guild's last fact."""
         rows = self.run(self.store.runner.read("store/buffered_messages"))
         channels = sorted({str(r["channel_id"]) for r in rows})
         if channels:
-            self._extract(channels[pick % len(channels)], repeat)
+            self._extract(channels[pick % len(channels)], repeat, close)
 
-    def _extract(self, channel: str, repeat: bool) -> None:
+    def _extract(self, channel: str, repeat: bool, close: bool = False) -> None:
         rows = self.run(self.store.runner.read("store/buffered_messages"))
         waiting = sorted((r for r in rows if r["channel_id"] == channel), key=lambda r: str(r["id"]))
         if not waiting:
@@ -141,12 +145,14 @@ class CountsMachine(RuleBasedStateMachine):
                                                         participant_ids=authors)))  # fmt: skip
         pet = EntityWrite(uuid=self.uuid(), name="Rex", kind="animal")
         report = Report(user_id=authors[0], message_id=ids[0], at=self.now)
+        earlier = [u for u, g in self.facts.items() if g == guild][-1:] if close else []
         facts = [
             FactWrite(uuid=self.uuid(), text="Rex is a dog", category="other", importance=5, valid_at=self.now,
+                      expires_at=self.now + timedelta(hours=1) if close else None,
                       about=(NodeRef(kind="entity", id=pet.uuid),), reports=(report,), source_message_ids=(ids[0],)),
             FactWrite(uuid=self.uuid(), text=f"member{authors[0][-1]} likes the kernel" if repeat else f"note {self.uuids}",
                       category="other", importance=5, valid_at=self.now, about=(NodeRef(kind="user", id=authors[0]),),
-                      reports=(report,), source_message_ids=(ids[0],)),
+                      reports=(report,), source_message_ids=(ids[0],), supersedes=tuple(earlier)),
         ]  # fmt: skip
         write = EpisodeWrite(key=key, guild_id=guild, summary="they talked", entities=(pet,), facts=tuple(facts),
                              people=authors)  # fmt: skip
@@ -203,6 +209,14 @@ class CountsMachine(RuleBasedStateMachine):
         self.now += timedelta(days=1)
         self.run(apply_retention(self.store, messages_days=days, closed_facts_days=1 if closed else 0, now=self.now))
 
+    @rule(hours=st.integers(1, 30), cap=st.integers(1, 3))
+    def upkeep(self, hours: int, cap: int) -> None:
+        """Later, upkeep: facts past their end retired, each member's facts over `cap` closed (the days of their
+        closing move, the counts stay)."""
+        self.now += timedelta(hours=hours)
+        self.run(retire_expired(self.store, self.now))
+        self.run(enforce_user_cap(self.store, cap, now=self.now))
+
     @rule(pick=st.integers(0, 10_000))
     def channel_off(self, pick: int) -> None:
         """A channel holding messages switched off, its history deleted."""
@@ -252,6 +266,8 @@ class CountsMachine(RuleBasedStateMachine):
             kept = counts.kept(row)
             if kept is not None:
                 assert kept == recounted, (guild, kept, recounted)
+                days = self.run(self.store.runner.read_tx(lambda tx, g=guild: counts.kept_days(tx, g)))
+                assert days == self.run(self.store.runner.read_tx(lambda tx, g=guild: counts.recount_days(tx, g))), guild
             assert self.run(guild_totals(self.store, guild)) == recounted
 
 
@@ -263,9 +279,9 @@ def test_kept_counts_equal_a_recount_after_any_writes(arcadedb_server: ArcadeDBE
 
 
 def test_every_statement_creating_or_deleting_a_counted_node_is_followed() -> None:
-    """Read from the query files: one that creates or merges a Fact, Entity, Message or Episode, or deletes one of
-    them (a DETACH DELETE of a variable matched with one of those labels), is in `counts.COUNTED` (or deletes the
-    guild's node with them)."""
+    """Read from the query files: one that creates or merges a Fact, Entity, Message or Episode, deletes one of
+    them (a DETACH DELETE of a variable matched with one of those labels) or sets a fact's closed_key, is in
+    `counts.COUNTED` (or deletes the guild's node with them)."""
     missed = []
     for folder in ("store", "erasure", "reextract"):
         for name in queries.names_in(folder):
@@ -273,7 +289,8 @@ def test_every_statement_creating_or_deleting_a_counted_node_is_followed() -> No
             creates = re.search(r"\b(CREATE|MERGE)\b[^\n]*\(\w*:(" + "|".join(LABELS) + r")\b", text)
             deleted = {v for v in re.findall(r"DELETE\s+(\w+)", text)}
             matched = {v for v, label in re.findall(r"\((\w+):(\w+)", text) if label in LABELS}
-            if (creates or deleted & matched) and f"{folder}/{name}" not in {*counts.COUNTED, *counts.WITH_THE_GUILD}:
+            closes = re.search(r"\.closed_key\s*=", text)  # a fact's day of closing moves (the guild's days)
+            if (creates or deleted & matched or closes) and f"{folder}/{name}" not in {*counts.COUNTED, *counts.WITH_THE_GUILD}:
                 missed.append(f"{folder}/{name}")
     assert not missed, f"statements creating or deleting counted nodes the kept counts do not follow: {missed}"
 
@@ -295,3 +312,83 @@ async def test_a_recount_finds_kept_counts_that_drifted_and_repairs_them(store: 
     assert not found[G1].honest and found[G1].repaired and found[G1].counted["messages"] == 1
     assert found[G2].honest and not found[G2].repaired
     assert await guild_totals(store, G1) == await guild_counts(store, G1)
+
+
+# --- the guild's days (ActivityDay), what `memory status` reads for its last days: after each way facts close (an
+# end passed, a cap, a supersession), a forget, retention and the backfill of an older store, they equal a recount
+
+DG, DCH, DOTHER = "810000000000000001", "811000000000000001", "811000000000000002"
+ANN, BOB = "830000000000000001", "830000000000000002"
+DT0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+async def _days_are_a_recount(store: GraphStore) -> dict[tuple[int, str], dict[str, int]]:
+    kept = await store.runner.read_tx(lambda tx: counts.kept_days(tx, DG))
+    assert kept == await store.runner.read_tx(lambda tx: counts.recount_days(tx, DG))
+    return kept
+
+
+async def _days_guild(store: GraphStore) -> None:
+    await upsert_guild(store, Guild(id=DG, name="g"))
+    for channel in (DCH, DOTHER):
+        await upsert_channel(store, Channel(id=channel, guild_id=DG, name=channel, kind=ChannelKind.TEXT))
+    await guild_totals(store, DG)  # kept from here on
+
+
+async def _days_say(store: GraphStore, who: str, channel: str, at: datetime, n: int, first: int) -> None:
+    user = User(id=who, name=f"m{who[-1]}", display_name=f"m{who[-1]}")
+    batch = [Message(id=str(840000000000000000 + first + i), guild_id=DG, channel_id=channel, author_id=who,
+                     content=f"hello {i}", created_at=at + timedelta(minutes=i)) for i in range(n)]  # fmt: skip
+    await record_batch(store, batch, {who: user}, {DG: [user]})
+
+
+def _days_fact(uuid: int, who: str, at: datetime, *, ends: datetime | None = None, supersedes: tuple[str, ...] = ()) -> FactWrite:
+    return FactWrite(uuid=f"00000000-0000-0000-0000-{uuid:012d}", text=f"fact {uuid}", valid_at=at, expires_at=ends,
+                     about=(NodeRef(kind="user", id=who),), reports=(), supersedes=supersedes)  # fmt: skip
+
+
+async def test_the_days_follow_every_write_and_closing_and_status_reads_them(store: GraphStore) -> None:
+    await _days_guild(store)
+    await _days_say(store, ANN, DCH, DT0 - timedelta(days=10), 3, 0)  # an old day
+    await _days_say(store, ANN, DCH, DT0 - timedelta(days=1), 4, 10)
+    await _days_say(store, BOB, DOTHER, DT0, 2, 20)
+    await _days_are_a_recount(store)
+    await write_command_facts(
+        store, DG, [_days_fact(1, ANN, DT0, ends=DT0 + timedelta(hours=1)), _days_fact(2, ANN, DT0), _days_fact(3, BOB, DT0)]
+    )
+    await write_command_facts(
+        store, DG, [_days_fact(4, ANN, DT0 + timedelta(minutes=5), supersedes=(_days_fact(2, ANN, DT0).uuid,))]
+    )
+    days = await _days_are_a_recount(store)
+    assert sum(d["closed"] for d in days.values()) == 1  # the supersession
+    assert await retire_expired(store, DT0 + timedelta(days=1)) == 1
+    await write_command_facts(store, DG, [_days_fact(5, ANN, DT0 + timedelta(minutes=9))])
+    assert await enforce_user_cap(store, 1) == 1  # Ann's two current facts, one over the cap
+    days = await _days_are_a_recount(store)
+    assert sum(d["closed"] for d in days.values()) == 3 and sum(d["learned"] for d in days.values()) == 5
+
+    activity = await recent_activity(store, DG, 7, now=DT0 + timedelta(days=2))
+    assert (activity.messages, activity.channels, activity.per_channel) == (4 + 2, 2, {DCH: 4, DOTHER: 2})
+    today = await recent_activity(store, DG, 1)  # the facts were stored (and the supersession closed one) today
+    assert (today.messages, today.learned) == (0, 5) and today.closed >= 2
+
+    await forget_user(store, BOB, thorough_audit=False)
+    await _days_are_a_recount(store)
+    await apply_retention(store, messages_days=5, closed_facts_days=1, now=DT0 + timedelta(days=3))
+    await _days_are_a_recount(store)
+    activity = await recent_activity(store, DG, 7, now=DT0 + timedelta(days=3))
+    assert (activity.messages, activity.per_channel) == (4, {DCH: 4, DOTHER: 0})
+
+
+async def test_a_store_made_before_the_days_gets_them_at_its_backfill(store: GraphStore) -> None:
+    await _days_guild(store)
+    await _days_say(store, ANN, DCH, DT0, 3, 0)
+    await write_command_facts(store, DG, [_days_fact(1, ANN, DT0)])
+    await store.driver.execute_query(  # as a store written before the days were kept
+        "MATCH (a:ActivityDay) DETACH DELETE a WITH count(*) AS gone MATCH (g:Guild) REMOVE g.activity_kept",
+        database_=store.engine.database,
+    )
+    assert await backfill(store) == 1
+    days = await _days_are_a_recount(store)
+    assert sum(d["messages"] for d in days.values()) == 3 and sum(d["learned"] for d in days.values()) == 1
+    assert (await recent_activity(store, DG, 7, now=DT0)).messages == 3

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -109,18 +109,29 @@ async def test_a_whole_scenario_writes_no_raw_discord_id_to_the_log(
     assert re.findall(r"dm:\d+", text) == [] and "dm:u-" in text  # the DM scope was logged, pseudonymised
 
 
-async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_and_the_prompt(
-    store: GraphStore, services: Services, llm_server: ScriptedLLMServer
-) -> None:
-    """The bot records in ticks (messages wait in memory) and extracts with an LLM; the operator opts Judy
-    out from the CLI (another process) while her message waits: the window that closes leaves it out."""
+@dataclass
+class WaitingJudy:
+    """A running bot that records in ticks (messages wait in memory) and extracts with the scripted LLM: Judy's
+    message and Bob's reply said in #general, both waiting; each prompt the LLM is sent, as it was sent."""
+
+    clock: list[datetime]
+    live: LiveWindows
+    listening: Listening
+    recorder: MessageRecorder
+    general: MockTextChannel
+    judy: MockMember
+    said: MockMessage
+    reply: MockMessage
+    prompts: list[str]
+
+
+async def _judy_waiting(store: GraphStore, services: Services, llm_server: ScriptedLLMServer) -> WaitingJudy:
     await populate(store)
     clock = [datetime.now(UTC)]
     ingestor = Ingestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
     recorder = MessageRecorder(store, tick_seconds=3600)  # never ticks by itself: only a window close writes
     live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
-    bot = MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999))
-    listening = Listening(bot)
+    listening = Listening(MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999)))
     general = MockTextChannel(id=int(GENERAL), name="general", guild=MockGuild(id=int(G1), name="Book Club"))
     judy = MockMember(id=int(PEOPLE["judy"]), name="judy", display_name="Judy")
     bob = MockMember(id=int(PEOPLE["bob"]), name="bob", display_name="Bob")
@@ -128,7 +139,6 @@ async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_
     reply = MockMessage(author=bob, content="sounds lovely, see you at book club", channel=general, created_at=clock[0])
     for message in (said, reply):
         await listening.recorder.on_message(message, 999)
-    assert recorder.pending() == 2 and live.buffer.buffered() == 2
     prompts: list[str] = []
 
     def model(request: dict[str, Any]) -> dict[str, Any]:
@@ -136,6 +146,18 @@ async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_
         return answer("Bob is going to book club.")
 
     llm_server.responder = model
+    return WaitingJudy(clock, live, listening, recorder, general, judy, said, reply, prompts)
+
+
+async def test_a_cli_opt_out_keeps_messages_buffered_in_memory_out_of_the_graph_and_the_prompt(
+    store: GraphStore, services: Services, llm_server: ScriptedLLMServer
+) -> None:
+    """The bot records in ticks (messages wait in memory) and extracts with an LLM; the operator opts Judy
+    out from the CLI (another process) while her message waits: the window that closes leaves it out."""
+    w = await _judy_waiting(store, services, llm_server)
+    clock, live, listening, recorder, general, judy = w.clock, w.live, w.listening, w.recorder, w.general, w.judy
+    said, reply, prompts = w.said, w.reply, w.prompts
+    assert recorder.pending() == 2 and live.buffer.buffered() == 2
 
     await opt_out(store, PEOPLE["judy"])  # as `grapevine forget` does from its own process: the bot is not told
     assert services.consent.allowed(PEOPLE["judy"])  # the bot's cache does not know yet
@@ -157,26 +179,8 @@ async def test_the_real_cli_forget_in_another_process_holds_in_the_running_bot(
 ) -> None:
     """`grapevine forget JUDY --yes` runs as its own process against the bot's database while Judy's last
     message waits in the bot's memory: no restart, and it reaches neither the graph nor a prompt."""
-    await populate(store)
-    clock = [datetime.now(UTC)]
-    ingestor = Ingestor(store, services.llm, ExtractionSettings(batch_messages=1), WindowSettings())
-    recorder = MessageRecorder(store, tick_seconds=3600)
-    live = LiveWindows(store, ingestor, services.consent, WindowSettings(), clock=lambda: clock[0], recorder=recorder)
-    listening = Listening(MockBot(services=replace(services, ingestor=ingestor, live=live), user=MockClientUser(id=999)))
-    general = MockTextChannel(id=int(GENERAL), name="general", guild=MockGuild(id=int(G1), name="Book Club"))
-    judy = MockMember(id=int(PEOPLE["judy"]), name="judy", display_name="Judy")
-    bob = MockMember(id=int(PEOPLE["bob"]), name="bob", display_name="Bob")
-    said = MockMessage(author=judy, content="my secret garden is behind the old mill", channel=general, created_at=clock[0])
-    reply = MockMessage(author=bob, content="sounds lovely, see you at book club", channel=general, created_at=clock[0])
-    for message in (said, reply):
-        await listening.recorder.on_message(message, 999)
-    prompts: list[str] = []
-
-    def model(request: dict[str, Any]) -> dict[str, Any]:
-        prompts.append(json.dumps(request["messages"]))
-        return answer("Bob is going to book club.")
-
-    llm_server.responder = model
+    w = await _judy_waiting(store, services, llm_server)
+    clock, live, said, prompts = w.clock, w.live, w.said, w.prompts
     done = await grapevine(store, tmp_path, "forget", PEOPLE["judy"], "--yes")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "residue audit: 0 nodes" in done.stdout

@@ -14,7 +14,7 @@ from graph.keys import channel_start, channel_time
 from graph.models import Channel, ChannelKind, EpisodeStatus, Guild, Message, User
 from graph.privacy.retention import retire_expired
 from graph.privacy.user_cap import enforce_user_cap
-from graph.reads.activity import guild_time, recent_activity
+from graph.reads.activity import day_key, day_of, guild_time, recent_activity
 from graph.reads.backlog import episodes_by_status, messages_before
 from graph.reads.operator import get_query, run_operator_query
 from graph.reads.stats import guild_counts
@@ -50,6 +50,15 @@ async def profile_text(store: GraphStore, statement: str, **params: Any) -> tupl
     return text, [int(n.replace(",", "")) for n in re.findall(r"μs, ([\d,]+) rows\)", text)]
 
 
+def _said(channel: str, word: str, first: datetime, every: timedelta, n: int) -> list[Message]:
+    """`n` messages of AUTHOR in `channel`, "<word> <i>" with the id "<word>-<i>", from `first` one `every` apart."""
+    return [
+        Message(id=f"{word}-{i}", guild_id=G, channel_id=channel, author_id=AUTHOR.id, content=f"{word} {i}",
+                created_at=first + every * i)
+        for i in range(n)
+    ]  # fmt: skip
+
+
 async def _history(store: GraphStore, old: int, recent: int) -> None:
     """`old` messages of the busy channel 20 to 40 days ago, `recent` in the last half hour, and some of another channel."""
     await upsert_guild(store, Guild(id=G, name="bounded"))
@@ -57,39 +66,9 @@ async def _history(store: GraphStore, old: int, recent: int) -> None:
         await upsert_channel(store, Channel(id=cid, guild_id=G, name=cid, kind=ChannelKind.TEXT))
     await upsert_users(store, [AUTHOR], G)
     messages = (
-        [
-            Message(
-                id=f"old-{i}",
-                guild_id=G,
-                channel_id=CH,
-                author_id=AUTHOR.id,
-                content=f"old {i}",
-                created_at=NOW - timedelta(days=40) + timedelta(minutes=i),
-            )
-            for i in range(old)
-        ]
-        + [
-            Message(
-                id=f"new-{i}",
-                guild_id=G,
-                channel_id=CH,
-                author_id=AUTHOR.id,
-                content=f"new {i}",
-                created_at=NOW - timedelta(minutes=30) + timedelta(minutes=i),
-            )
-            for i in range(recent)
-        ]
-        + [
-            Message(
-                id=f"else-{i}",
-                guild_id=G,
-                channel_id=OTHER_CH,
-                author_id=AUTHOR.id,
-                content=f"else {i}",
-                created_at=NOW - timedelta(minutes=10) + timedelta(seconds=i),
-            )
-            for i in range(50)
-        ]
+        _said(CH, "old", NOW - timedelta(days=40), timedelta(minutes=1), old)
+        + _said(CH, "new", NOW - timedelta(minutes=30), timedelta(minutes=1), recent)
+        + _said(OTHER_CH, "else", NOW - timedelta(minutes=10), timedelta(seconds=1), 50)
     )
     assert await record_messages(store, messages) == []
 
@@ -406,6 +385,10 @@ async def test_recent_activity_reads_ranges_that_do_not_grow_with_history(store:
         assert rows[0] == seen, text  # the last week's, none of the 60 older facts
     other = await recent_activity(store, "g-quiet", 7, now=NOW)  # the keys hold the guild: none of G's is counted
     assert (other.learned, other.closed) == (0, 0)
+    today = day_of(NOW)  # what a guild that keeps its days reads instead: one range of their keys, a node per day
+    text, rows = await _profile(store, "store/activity_days", from_key=day_key(G, today - 6), to_key=day_key(G, today + 1))
+    assert "NodeIndexRangeScan(a:ActivityDay) [index=ActivityDay[key], key >= $from_key" in text, text
+    assert "NodeByLabelScan" not in text and "Scan(a:ActivityDay) [filter" not in text, text
 
 
 async def test_every_write_keeps_the_fact_keys_that_memory_status_reads(store: GraphStore) -> None:
