@@ -120,7 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--builds", type=int, default=300)
     parser.add_argument("--profile", type=int, default=50, help="builds profiled after the counted ones")
     parser.add_argument("--dump", type=Path, default=None, help="write the digests and counts here (JSON)")
+    parser.add_argument("--held-windows", type=int, default=0, help="the windows a channel's talk holds (0: as set)")
     args = parser.parse_args(argv)
+    if args.held_windows:
+        from graph.reads import talk_model
+
+        talk_model.HELD_EPISODES = args.held_windows
     quiet_logs()
     g = generate(args.scale)
 

@@ -95,8 +95,9 @@ async def reply_facts(store: GraphStore, asked: FactRequest) -> dict[str, list[F
         vector=asked.vector,
     )  # fmt: skip
     by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
+    everywhere = asked.channel_id is None
     for source, fact, shown in chosen:
-        by_source[source].append(_held_view(fact, shown, asked.channel_id is None))
+        by_source[source].append(guild.view(fact, shown, everywhere, lambda: _held_view(fact, shown, everywhere)))
     return {source: sorted(facts, key=rows.importance_then_newest) for source, facts in by_source.items()}
 
 
@@ -192,7 +193,8 @@ async def second_round(store: GraphStore, request: RoundRequest) -> SecondRound:
     guild = fact_model.current(store, r.guild_id, await fact_model.reply_count(store, r.guild_id))
     if guild is None:
         return await second_round_read(store, r)
-    matched = [_held_view(f, shown, False) for f, shown in _matched_held(guild, r.channel_id, r.message_ids, r.at, r.limit)]
+    matched = [guild.view(f, shown, False, lambda: _held_view(f, shown, False))
+               for f, shown in _matched_held(guild, r.channel_id, r.message_ids, r.at, r.limit)]  # fmt: skip
     in_channel = [(rank, [m for m, c in fact.sources if c == r.channel_id])
                   for rank, fact in enumerate(guild.facts.get(u) for u in r.uuids) if fact is not None]  # fmt: skip
     in_channel = [(rank, ids) for rank, ids in in_channel if ids]
@@ -353,14 +355,22 @@ async def _searched(
     """A recalled search's rows: scored in memory over its `span` of the held talk when the model holds the channel
     at the guild's count and every message of the span (talk_model.scored), else the statement's. The statement
     starts at once when the talk held now cannot answer, so that a reply waits for no more than it did."""
-    held_now = _held_talk(store, guild_id, channel_id)
-    if span is None or held_now is None or span(held_now) is None:
+    before = fact_model.model_of(store).guilds.get(guild_id)
+    held_now = before.talk.get(channel_id) if before is not None else None
+    changes = before.talk_changes if before is not None else 0
+    if span is None or held_now is None:
+        return await statement()
+    found = span(held_now)
+    if found is None:
         return await statement()
     guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
     held = guild.talk.get(channel_id) if guild is not None else None
-    found = span(held) if held is not None else None
-    if held is None or found is None:
+    if guild is None or held is None:
         return await statement()
+    if guild is not before or held is not held_now or guild.talk_changes != changes:  # a write meanwhile
+        found = span(held)
+        if found is None:
+            return await statement()
     return [{"recalled": talk_model.scored(held, found, **scoring)}]
 
 

@@ -335,6 +335,10 @@ def _word_patterns(words: Sequence[str]) -> list[re.Pattern[str]]:
     return [re.compile(r"\b(?:" + re.escape(w) + r")\b", re.IGNORECASE | re.DOTALL) for w in words]
 
 
+def _any_pattern(words: Sequence[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE | re.DOTALL)
+
+
 def scored(
     held: HeldChannel, span: Sequence[HeldMessage], words: Sequence[str], *, rarity: bool, passage: bool, recall: int, near: int
 ) -> list[dict[str, Any]]:
@@ -344,8 +348,9 @@ def scored(
     `recall` by score, then their place in the span, each of the best `near` with the messages next to it (`near`:
     its match's id); rows as the statements return them."""
     patterns = _word_patterns(words)
+    anyone = _any_pattern(words)  # context/recalled.cypher's $pattern: a message holding none of them is no match
     hits = [
-        (i, held_words) for i, m in enumerate(span) if (held_words := [w for w, p in enumerate(patterns) if p.search(m.content)])
+        (i, [w for w, p in enumerate(patterns) if p.search(m.content)]) for i, m in enumerate(span) if anyone.search(m.content)
     ]
     counts = [sum(1 for _, hw in hits if w in hw) for w in range(len(words))]
     size = len(span)
