@@ -27,9 +27,9 @@ from typing import Any
 from bench.common import TempArcadeDB, quiet_logs
 from bench.cpu import CpuClock
 from bench.scale_guild import Guild, generate, load
-from bench.scale_measure import WARM_UP, _request
+from bench.scale_measure import WARM_UP, reply_request
 from common.settings import ContextSettings
-from graph import session
+from graph import session, transactions
 from graph.store import GraphStore
 from recall.assemble import ReplyContext
 from recall.gather import build_context
@@ -81,8 +81,8 @@ async def measure(store: GraphStore, g: Guild, builds: int, profiled: int, pid: 
     settings = ContextSettings()
     rng = random.Random(11)
     for _ in range(WARM_UP):
-        await build_context(store, _request(g, rng), settings)
-    requests = [_request(g, rng) for _ in range(builds)]
+        await build_context(store, reply_request(g, rng), settings)
+    requests = [reply_request(g, rng) for _ in range(builds)]
     sent: Sent = {}
     counted = count_statements(sent)
     clock = CpuClock(pid)
@@ -106,11 +106,12 @@ async def measure(store: GraphStore, g: Guild, builds: int, profiled: int, pid: 
 
 
 async def _replayed(store: GraphStore, name: str, calls: list[dict[str, Any]], pid: int | None) -> str:
-    """Each auto-commit statement a build sent, sent again alone: its CPU per call (engine and this process)."""
+    """Each auto-commit statement a build sent, sent again alone: its CPU per call (engine and this process), in a
+    read transaction of its own (its BEGIN and COMMIT included: a little above what the build's auto-commit costs)."""
     calls = calls[:200]
     clock = CpuClock(pid)
     for params in calls:
-        await store.runner.read_plain(name, **params)
+        await transactions.read(store, lambda tx: session.run_plain(tx, name, **params))
     return clock.per_op(len(calls)).text()
 
 

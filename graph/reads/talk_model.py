@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.keys import channel_start
+from graph.keys import channel_start, channel_time
 from graph.models import utc
 from graph.store import GraphStore
 
@@ -156,22 +156,20 @@ async def load_channel(store: GraphStore, guild_id: str, channel_id: str) -> Hel
         "context/model_channel", guild_id=guild_id, channel_id=channel_id, episodes=HELD_EPISODES, more=HELD_EPISODES + 1
     )
     held = held_channel(rows[0])
-    mine = [m.millis for m in held.messages.values() if m.channel_id == channel_id]
-    oldest = min(mine, default=0)
+    mine = [m for m in held.messages.values() if m.channel_id == channel_id]
+    oldest = min(mine, key=lambda m: m.millis, default=None)
     [found] = await store.runner.read_plain(
         "context/channel_coverage",
         guild_id=guild_id,
         start=channel_start(channel_id),
         end=channel_end(channel_id),
-        oldest=f"{channel_start(channel_id)}{_OFFSET + oldest}",
+        oldest=channel_time(channel_id, datetime.fromisoformat(oldest.created_at)) if oldest else channel_start(channel_id),
         most=len(mine) + 1,
     )
     if held.count is not None and found["changes"] == held.count and found["since"] == len(mine):
-        held.covered = -_NEVER if found["read"] == len(mine) else oldest  # nothing older, or from the oldest held on
+        # nothing older, or every message from the oldest held on
+        held.covered = -_NEVER if found["read"] == len(mine) or oldest is None else oldest.millis
     return held
-
-
-_OFFSET = 10**15  # graph/keys.py's channel_time: 16 digits of millis
 
 
 def channel_end(channel_id: str) -> str:
