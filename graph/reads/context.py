@@ -331,7 +331,8 @@ async def conversation(
         if words and older_episodes > 0
         else _no_rows()
     )  # fmt: skip
-    row, searched, earlier = await asyncio.gather(talk, search, older)
+    with fact_model.shared_count():  # the reads from memory read the guild's count once between them
+        row, searched, earlier = await asyncio.gather(talk, search, older)
     recalled = _recalled(searched[0]["recalled"] if searched else [])
     return Conversation(
         author=rows.user(row["author"]) if row["author"] else None,

@@ -452,17 +452,40 @@ async def lookup(store: GraphStore, guild_id: str, **params: Any) -> Lookup:
     return Lookup(list(row["people"]), list(row["keyed"]), list(row["searched"]), count, row["parent"])
 
 
+@contextmanager
+def shared_count() -> Iterator[None]:
+    """`one_count`, unless the reads are inside one already (a read made alone, not by a whole reply)."""
+    if _COUNTS.get() is not None:
+        yield
+        return
+    with one_count():
+        yield
+
+
 async def reply_count(store: GraphStore, guild_id: str) -> int | None:
-    """The guild's change count: the one this reply's fact lookup read (`one_count`), else read now."""
+    """The guild's change count: the one this reply's fact lookup (or its first read from memory) read
+    (`one_count`), else read now."""
     shared = _COUNTS.get()
     future = shared.get(guild_id) if shared is not None else None
     if future is not None:
         await asyncio.wait([future])
         if not future.cancelled():
             return future.result()
-    rows = await store.runner.read_plain("context/guild_count", guild_id=guild_id)
+    mine: asyncio.Future[int | None] | None = None
+    if shared is not None and future is None:
+        mine = shared[guild_id] = asyncio.get_running_loop().create_future()
+    try:
+        rows = await store.runner.read_plain("context/guild_count", guild_id=guild_id)
+    except BaseException:
+        if mine is not None and shared is not None:
+            shared.pop(guild_id, None)
+            mine.cancel()
+        raise
     changes = rows[0]["changes"] if rows else None
-    return None if changes is None else int(changes)
+    count = None if changes is None else int(changes)
+    if mine is not None:
+        mine.set_result(count)
+    return count
 
 
 def current(store: GraphStore, guild_id: str, count: int | None) -> GuildFacts | None:
