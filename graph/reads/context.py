@@ -276,7 +276,7 @@ async def conversation(
 
     The author, summaries, messages and chain come from the process's read model when it holds the channel at the
     guild's count (graph/reads/talk_model.py), else (or without `model`) from context/conversation.cypher; the searches
-    are statements."""
+    from it too when it holds every message they read, else they are statements."""
     words = keywords(text) if recall > 0 else []  # no words, no search
     patterns = search_patterns(words, tuning.rarity, tuning.passage)
     near = tuning.neighbour_matches

@@ -3,8 +3,11 @@ reply was made in, each with its last `HELD_EPISODES` windows (their times, stat
 messages not yet in a window, with their authors as a reply shows them; so that a reply's conversation
 (context/conversation.cypher: the author, the last windows' summaries, the latest messages, the reply chain) and
 its second round (context/second_round.cypher: the facts drawn from the recalled messages, the turns the best facts
-were drawn from) are answered in memory, the engine asked only for the searches over older messages
-(context/recalled.cypher, context/recalled_before.cypher).
+were drawn from) are answered in memory; and so are the recalled searches (context/recalled.cypher,
+context/recalled_before.cypher) and the matches' passages (context/passages.cypher) when it holds every message they
+read: each window says how many messages it has (`HeldEpisode.whole`), and the channel from when on it holds all of
+its messages (`HeldChannel.covered`, context/channel_coverage.cypher). A search reaching older messages is the
+engine's.
 
 Each answer is the statement's, or none: a request the model cannot answer exactly (a reply before the windows it
 holds, a chain reaching a message it does not hold, a fact's turn in an older window) goes to the statement. It is
