@@ -148,7 +148,7 @@ class Figures:
     rehearsal: Rehearsal | None = None  # the bot's start-up rehearsal of the reply reads, run before the builds
 
 
-def _request(g: Guild, rng: random.Random) -> ContextRequest:
+def reply_request(g: Guild, rng: random.Random) -> ContextRequest:
     author = rng.choice(g.users[1:])
     other = rng.choice(g.users[1:])
     entity = rng.choice(g.entities)
@@ -167,9 +167,9 @@ def _request(g: Guild, rng: random.Random) -> ContextRequest:
 
 
 def _live_request(g: Guild, newest: dict[str, dict[str, Any]], rng: random.Random) -> ContextRequest:
-    """`_request` in a channel, at a minute after its newest message and replying to it (what a live bot answers)."""
+    """`reply_request` in a channel, at a minute after its newest message and replying to it (what a live bot answers)."""
     reply = newest[rng.choice(sorted(newest))]
-    req = _request(g, rng)
+    req = reply_request(g, rng)
     at = datetime.fromisoformat(reply["created_at"]) + timedelta(minutes=1)
     return replace(req, channel_id=reply["channel_id"], reply_to_id=reply["id"], at=at)
 
@@ -184,7 +184,7 @@ async def _timed_builds(
     before = cpu_counters()
     clock = CpuClock(engine_pid)
     for _ in range(count):
-        req = _request(g, rng)
+        req = reply_request(g, rng)
         started = time.perf_counter()
         ctx = await build_context(store, req, settings)
         timed.append(((time.perf_counter() - started) * 1000, ctx))
@@ -321,7 +321,7 @@ async def measure_read_model(store: GraphStore, figures: Figures) -> None:
 async def measure_reads(store: GraphStore, g: Guild, figures: Figures, count: int, rng: random.Random) -> None:
     """Each read of the context alone, one at a time: where a build's time goes."""
     settings, tuning = ContextSettings(), RecallTuning()
-    requests = [_request(g, rng) for _ in range(count)]
+    requests = [reply_request(g, rng) for _ in range(count)]
     firsts = [await gather(store, req, settings, tuning=tuning) for req in requests]  # the second round's input
     await _time_reads(_reads(store, settings, tuning), requests, firsts, figures, warm=5)
     newest: dict[str, dict[str, Any]] = {}

@@ -67,6 +67,7 @@ TRUE_CONSTANTS = {
     "recall.rehearsal.PER_CHANNEL": "the start-up rehearsal's messages per channel",
     "graph.session.CONFLICT_PATIENCE": "how long a unit of work that keeps losing write conflicts is replayed",
     "graph.session.GATE_POLL_S": "how often a writer or a purge waiting for the writers' gate tries its file lock again",
+    "graph.reads.fact_model.VIEWS_HELD": "a guild's reply views of its facts kept for the next replies (memory)",
     "graph.reads.talk_model.HELD_EPISODES": "a channel's windows the read model holds (memory: its answers are the statement's either way)",
     "graph.reads.topics.HALF_LIFE": "who-knows ranking rule: what was said this long ago counts half",
     "graph.reads.topics.FACT_WEIGHT": "who-knows ranking rule: a reported fact counts as three messages",

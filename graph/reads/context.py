@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -95,8 +95,9 @@ async def reply_facts(store: GraphStore, asked: FactRequest) -> dict[str, list[F
         vector=asked.vector,
     )  # fmt: skip
     by_source: dict[str, list[FactView]] = {s: [] for s in REPLY_FACT_SOURCES}
+    everywhere = asked.channel_id is None
     for source, fact, shown in chosen:
-        by_source[source].append(_held_view(fact, shown, asked.channel_id is None))
+        by_source[source].append(guild.view(fact, shown, everywhere, lambda: _held_view(fact, shown, everywhere)))
     return {source: sorted(facts, key=rows.importance_then_newest) for source, facts in by_source.items()}
 
 
@@ -192,7 +193,8 @@ async def second_round(store: GraphStore, request: RoundRequest) -> SecondRound:
     guild = fact_model.current(store, r.guild_id, await fact_model.reply_count(store, r.guild_id))
     if guild is None:
         return await second_round_read(store, r)
-    matched = [_held_view(f, shown, False) for f, shown in _matched_held(guild, r.channel_id, r.message_ids, r.at, r.limit)]
+    matched = [guild.view(f, shown, False, lambda: _held_view(f, shown, False))
+               for f, shown in _matched_held(guild, r.channel_id, r.message_ids, r.at, r.limit)]  # fmt: skip
     in_channel = [(rank, [m for m, c in fact.sources if c == r.channel_id])
                   for rank, fact in enumerate(guild.facts.get(u) for u in r.uuids) if fact is not None]  # fmt: skip
     in_channel = [(rank, ids) for rank, ids in in_channel if ids]
@@ -274,7 +276,7 @@ async def conversation(
 
     The author, summaries, messages and chain come from the process's read model when it holds the channel at the
     guild's count (graph/reads/talk_model.py), else (or without `model`) from context/conversation.cypher; the searches
-    are statements."""
+    from it too when it holds every message they read, else they are statements."""
     words = keywords(text) if recall > 0 else []  # no words, no search
     patterns = search_patterns(words, tuning.rarity, tuning.passage)
     near = tuning.neighbour_matches
@@ -283,38 +285,54 @@ async def conversation(
              "reply_to_id": reply_to_id, "skip_id": skip_message_id, "episodes": episodes, "messages": messages,
              "chain": chain}  # fmt: skip
     talk = conversation_talk(store, asked) if model else conversation_row(store, asked)
+    scoring = {"words": words, "rarity": tuning.rarity, "passage": tuning.passage, "recall": recall, "near": near}
+
+    def recalled_span(held: talk_model.HeldChannel) -> list[talk_model.HeldMessage] | None:
+        return talk_model.recalled_span(held, channel_id, at - tuning.span, at, tuning.span_messages)
+
+    def older_span(held: talk_model.HeldChannel) -> list[talk_model.HeldMessage] | None:
+        return talk_model.older_span(held, channel_id, at - tuning.span, older_episodes)
+
     # the recalled messages, a statement of its own run beside it (context/recalled.cypher says why): among
-    # the channel's last `tuning.span_messages` messages of `tuning.span` (Java regex)
+    # the channel's last `tuning.span_messages` messages of `tuning.span` (Java regex); from the held talk when it
+    # holds every one of them
     search = (
-        runner.read_plain(
-            "context/recalled",
-            guild_id=guild_id,
-            recall=recall,
-            near=near,
-            **patterns,
-            recall_from=channel_time(channel_id, at - tuning.span),
-            recall_to=channel_time(channel_id, at),
-            recall_window=tuning.span_messages,
+        _searched(
+            store, guild_id, channel_id, recalled_span if model else None, scoring,
+            lambda: runner.read_plain(
+                "context/recalled",
+                guild_id=guild_id,
+                recall=recall,
+                near=near,
+                **patterns,
+                recall_from=channel_time(channel_id, at - tuning.span),
+                recall_to=channel_time(channel_id, at),
+                recall_window=tuning.span_messages,
+            ),
         )
         if words
         else _no_rows()
-    )
+    )  # fmt: skip
     # a quiet channel's older windows, a statement of its own too (context/recalled_before.cypher says why)
     older = (
-        runner.read_plain(
-            "context/recalled_before",
-            guild_id=guild_id,
-            channel_id=channel_id,
-            before=utc(at - tuning.span),
-            episodes=older_episodes,
-            recall=recall,
-            near=near,
-            **patterns,
+        _searched(
+            store, guild_id, channel_id, older_span if model else None, scoring,
+            lambda: runner.read_plain(
+                "context/recalled_before",
+                guild_id=guild_id,
+                channel_id=channel_id,
+                before=utc(at - tuning.span),
+                episodes=older_episodes,
+                recall=recall,
+                near=near,
+                **patterns,
+            ),
         )
         if words and older_episodes > 0
         else _no_rows()
-    )
-    row, searched, earlier = await asyncio.gather(talk, search, older)
+    )  # fmt: skip
+    with fact_model.shared_count():  # the reads from memory read the guild's count once between them
+        row, searched, earlier = await asyncio.gather(talk, search, older)
     recalled = _recalled(searched[0]["recalled"] if searched else [])
     return Conversation(
         author=rows.user(row["author"]) if row["author"] else None,
@@ -327,25 +345,69 @@ async def conversation(
     )
 
 
+async def _searched(
+    store: GraphStore,
+    guild_id: str,
+    channel_id: str,
+    span: Callable[[talk_model.HeldChannel], list[talk_model.HeldMessage] | None] | None,
+    scoring: dict[str, Any],
+    statement: Callable[[], Awaitable[list[dict[str, Any]]]],
+) -> list[dict[str, Any]]:
+    """A recalled search's rows: scored in memory over its `span` of the held talk when the model holds the channel
+    at the guild's count and every message of the span (talk_model.scored), else the statement's. The statement
+    starts at once when the talk held now cannot answer, so that a reply waits for no more than it did."""
+    before = fact_model.model_of(store).guilds.get(guild_id)
+    held_now = before.talk.get(channel_id) if before is not None else None
+    changes = before.talk_changes if before is not None else 0
+    if span is None or held_now is None:
+        return await statement()
+    found = span(held_now)
+    if found is None:
+        return await statement()
+    guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
+    held = guild.talk.get(channel_id) if guild is not None else None
+    if guild is None or held is None:
+        return await statement()
+    if guild is not before or held is not held_now or guild.talk_changes != changes:  # a write meanwhile
+        found = span(held)
+        if found is None:
+            return await statement()
+    return [{"recalled": talk_model.scored(held, found, **scoring)}]
+
+
+def _held_talk(store: GraphStore, guild_id: str, channel_id: str) -> talk_model.HeldChannel | None:
+    """The channel's talk the model holds now, whatever the guild's count (checked after)."""
+    guild = fact_model.model_of(store).guilds.get(guild_id)
+    return guild.talk.get(channel_id) if guild is not None else None
+
+
 async def passage_turns(
-    store: GraphStore, guild_id: str, channel_id: str, *, ids: list[str], at: datetime, reach: int
+    store: GraphStore, guild_id: str, channel_id: str, *, ids: list[str], at: datetime, reach: int, model: bool = True
 ) -> dict[str, list[tuple[int, MessageView]]]:
     """The passages of a reply's recalled matches (context/passages.cypher), for `recall.expand` to rank: for each
     match of `ids`, the messages of its window up to `reach` each side, sent in `channel_id` of `guild_id` before
-    `at`, as (signed distance from the match in turns, message), nearest first."""
+    `at`, as (signed distance from the match in turns, message), nearest first. From the held talk when the model
+    holds the channel at the guild's count with every match's window whole (or without `model`), else the statement."""
     if not ids or reach <= 0:
         return {}
-    found = await store.runner.read_plain(
-        "context/passages", guild_id=guild_id, channel_id=channel_id, ids=ids, now=utc(at), reach=reach
-    )
+    turns: list[dict[str, Any]] | None = None
+    if model and _held_talk(store, guild_id, channel_id) is not None:
+        guild = fact_model.current(store, guild_id, await fact_model.reply_count(store, guild_id))
+        held = guild.talk.get(channel_id) if guild is not None else None
+        turns = talk_model.passages_held(held, channel_id, ids, at=at, reach=reach) if held is not None else None
+    if turns is None:
+        found = await store.runner.read_plain(
+            "context/passages", guild_id=guild_id, channel_id=channel_id, ids=ids, now=utc(at), reach=reach
+        )
+        turns = found[0]["turns"] if found else []
     sides: dict[tuple[str, int], list[MessageView]] = {}
-    for item in found[0]["turns"] if found else []:
+    for item in turns:
         sides.setdefault((item["near"], int(item["side"])), []).append(rows.message_view(item))
     out: dict[str, list[tuple[int, MessageView]]] = {}
-    for (match, side), turns in sides.items():
-        ordered = sorted(turns, key=lambda m: (m.created_at, m.id), reverse=side < 0)  # nearest first
+    for (match, side), messages in sides.items():
+        ordered = sorted(messages, key=lambda m: (m.created_at, m.id), reverse=side < 0)  # nearest first
         out.setdefault(match, []).extend((side * (i + 1), m) for i, m in enumerate(ordered))
-    return {match: sorted(turns, key=lambda dm: (abs(dm[0]), dm[0])) for match, turns in out.items()}
+    return {match: sorted(near, key=lambda dm: (abs(dm[0]), dm[0])) for match, near in out.items()}
 
 
 async def conversation_talk(store: GraphStore, asked: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import asyncio
 import math
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -32,12 +32,14 @@ from typing import Any
 import numpy as np
 
 from graph.changes import Change
+from graph.models import FactView
 from graph.reads import talk_model
 from graph.reads.talk_model import HeldChannel, HeldEpisode, HeldMessage
 from graph.session import Tx, run
 from graph.store import GraphStore
 
 _NEVER = math.inf
+VIEWS_HELD = 20_000  # a guild's facts as replies showed them, kept for the next reply (cleared when more)
 _INT8 = float(np.iinfo(np.int8).max)  # a unit vector's components (each within -1..1) scaled to int8
 
 
@@ -84,8 +86,25 @@ class GuildFacts:
     sourced: dict[str, list[HeldFact]] = field(default_factory=dict)  # message id -> the facts drawn FROM it
     talk: dict[str, HeldChannel] = field(default_factory=dict)  # channel id -> its talk (graph/reads/talk_model.py)
     talk_changes: int = 0  # moves with every change of `talk`: a channel read meanwhile is not kept
+    # uuid -> the views replies made of the fact, by (the sources shown, whether unscoped): made once, not every reply
+    views: dict[str, dict[tuple[tuple[str, ...], bool], FactView]] = field(default_factory=dict)
+    view_count: int = 0
+
+    def view(self, fact: HeldFact, shown: tuple[str, ...], everywhere: bool, make: Callable[[], FactView]) -> FactView:
+        """The reply's view of `fact` showing the sources `shown` (`make` makes it the first time)."""
+        made = self.views.get(fact.uuid)
+        found = made.get((shown, everywhere)) if made is not None else None
+        if found is None:
+            if self.view_count >= VIEWS_HELD:
+                self.views.clear()
+                self.view_count = 0
+            found = make()
+            self.views.setdefault(fact.uuid, {})[(shown, everywhere)] = found
+            self.view_count += 1
+        return found
 
     def add(self, fact: HeldFact) -> None:
+        self.views.pop(fact.uuid, None)
         self.facts[fact.uuid] = fact
         for subject, _ in fact.about:
             self.about.setdefault(subject, []).append(fact)
@@ -100,6 +119,7 @@ class GuildFacts:
         self.talk_changes += 1
 
     def remove(self, uuid: str) -> None:
+        self.views.pop(uuid, None)
         fact = self.facts.pop(uuid, None)
         if fact is None:
             return
@@ -184,6 +204,10 @@ class FactModel:
             yield from held.named
             yield from held.sourced
             yield from talk_model.strings(held.talk)
+            for made in held.views.values():
+                for (shown, _), view in made.items():
+                    yield from shown
+                    yield from _view_strings(view)
             for f in held.facts.values():
                 yield from (s for s in (f.uuid, f.text, f.category, f.valid_at) if s)
                 yield from f.audience
@@ -204,6 +228,17 @@ class FactModel:
         return _size([held.talk for held in self.guilds.values()])
 
 
+def _view_strings(view: FactView) -> Iterator[str]:
+    yield from (s for s in (view.uuid, view.text, view.category, view.superseded_by) if s)
+    yield from view.about
+    yield from view.about_ids
+    for reporter, name, _ in view.reporters:
+        yield from (reporter, name)
+    yield from view.sources
+    for shown in view.shown:
+        yield from shown
+
+
 def _size(root: object) -> int:
     """The memory of `root` and every object of the model it reaches, each once."""
     seen: set[int] = set()
@@ -220,7 +255,7 @@ def _size(root: object) -> int:
             stack.extend(item.values())
         elif isinstance(item, list | tuple | set | frozenset):
             stack.extend(item)
-        elif isinstance(item, HeldFact | GuildFacts | HeldChannel | HeldEpisode | HeldMessage):
+        elif isinstance(item, HeldFact | GuildFacts | HeldChannel | HeldEpisode | HeldMessage | FactView):
             stack.extend(getattr(item, name) for name in item.__dataclass_fields__)
     return total
 
@@ -417,17 +452,40 @@ async def lookup(store: GraphStore, guild_id: str, **params: Any) -> Lookup:
     return Lookup(list(row["people"]), list(row["keyed"]), list(row["searched"]), count, row["parent"])
 
 
+@contextmanager
+def shared_count() -> Iterator[None]:
+    """`one_count`, unless the reads are inside one already (a read made alone, not by a whole reply)."""
+    if _COUNTS.get() is not None:
+        yield
+        return
+    with one_count():
+        yield
+
+
 async def reply_count(store: GraphStore, guild_id: str) -> int | None:
-    """The guild's change count: the one this reply's fact lookup read (`one_count`), else read now."""
+    """The guild's change count: the one this reply's fact lookup (or its first read from memory) read
+    (`one_count`), else read now."""
     shared = _COUNTS.get()
     future = shared.get(guild_id) if shared is not None else None
     if future is not None:
         await asyncio.wait([future])
         if not future.cancelled():
             return future.result()
-    rows = await store.runner.read_plain("context/guild_count", guild_id=guild_id)
+    mine: asyncio.Future[int | None] | None = None
+    if shared is not None and future is None:
+        mine = shared[guild_id] = asyncio.get_running_loop().create_future()
+    try:
+        rows = await store.runner.read_plain("context/guild_count", guild_id=guild_id)
+    except BaseException:
+        if mine is not None and shared is not None:
+            shared.pop(guild_id, None)
+            mine.cancel()
+        raise
     changes = rows[0]["changes"] if rows else None
-    return None if changes is None else int(changes)
+    count = None if changes is None else int(changes)
+    if mine is not None:
+        mine.set_result(count)
+    return count
 
 
 def current(store: GraphStore, guild_id: str, count: int | None) -> GuildFacts | None:

@@ -3,8 +3,11 @@ reply was made in, each with its last `HELD_EPISODES` windows (their times, stat
 messages not yet in a window, with their authors as a reply shows them; so that a reply's conversation
 (context/conversation.cypher: the author, the last windows' summaries, the latest messages, the reply chain) and
 its second round (context/second_round.cypher: the facts drawn from the recalled messages, the turns the best facts
-were drawn from) are answered in memory, the engine asked only for the searches over older messages
-(context/recalled.cypher, context/recalled_before.cypher).
+were drawn from) are answered in memory; and so are the recalled searches (context/recalled.cypher,
+context/recalled_before.cypher) and the matches' passages (context/passages.cypher) when it holds every message they
+read: each window says how many messages it has (`HeldEpisode.whole`), and the channel from when on it holds all of
+its messages (`HeldChannel.covered`, context/channel_coverage.cypher). A search reaching older messages is the
+engine's.
 
 Each answer is the statement's, or none: a request the model cannot answer exactly (a reply before the windows it
 holds, a chain reaching a message it does not hold, a fact's turn in an older window) goes to the statement. It is
@@ -18,16 +21,26 @@ read again by the next reply in the channel.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from graph.keys import channel_start, channel_time
+from graph.models import utc
 from graph.store import GraphStore
 
 HELD_EPISODES = 20  # a channel's windows held: a reply reads 5 (ContextSettings.channel_episodes), its best facts' turns more
 
 _NEVER = math.inf
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def millis(text: str) -> int:
+    """The epoch milliseconds of an ISO time as a message's channel_time key holds them (graph/keys.py)."""
+    parsed = datetime.fromisoformat(text)
+    return ((parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)) - _EPOCH) // timedelta(milliseconds=1)
 
 
 def epoch(text: str | None) -> float:
@@ -50,6 +63,7 @@ class HeldMessage:
     replies_to: str | None  # the message its REPLIES_TO link reaches
     edited: float | None
     episode: str | None  # the held window it is in (None: not yet in one)
+    millis: int  # the epoch milliseconds of its channel_time key (graph/keys.py), which the recalled search ranges over
 
     def key(self) -> tuple[float, str]:
         return (self.created, self.id)
@@ -64,6 +78,7 @@ class HeldEpisode:
     status: str | None
     summary: str | None
     messages: tuple[str, ...]  # ids, oldest first
+    whole: bool = False  # every message IN_EPISODE of it is held (none of another guild's, none without an author)
 
 
 Author = tuple[str | None, str | None, bool | None]  # (name, display name in the guild, is a bot)
@@ -79,6 +94,7 @@ class HeldChannel:
     messages: dict[str, HeldMessage] = field(default_factory=dict)
     buffered: set[str] = field(default_factory=set)
     authors: dict[str, Author] = field(default_factory=dict)
+    covered: float = _NEVER  # every message of the channel whose channel_time is at or after these millis is held
 
     def strings(self) -> Iterable[str]:
         for e in self.episodes:
@@ -102,6 +118,7 @@ def _held_message(row: Mapping[str, Any], episode: str | None) -> HeldMessage:
         replies_to=row.get("replies_to", row["reply_to_id"]),
         edited=None if row.get("edited_at") is None else epoch(row["edited_at"]),
         episode=episode,
+        millis=millis(str(row["created_at"])),
     )
 
 
@@ -119,23 +136,48 @@ def held_channel(row: Mapping[str, Any]) -> HeldChannel:
         if message.id not in held.messages or m["episode"] is not None:
             held.messages[message.id] = message
         held.authors[message.author_id] = (m["author_name"], m["author_display_name"], m["author_is_bot"])
+    windows_of: dict[str, int] = {}
+    for ids in members.values():
+        for i in ids:
+            windows_of[i] = windows_of.get(i, 0) + 1
     for e in row["episodes"]:
         ids = sorted(members.get(e["uuid"], ()), key=lambda i: held.messages[i].key())
         held.episodes.append(
             HeldEpisode(
-                e["uuid"], epoch(e["started_at"]), epoch(e["ended_at"]), e["ended_at"], e["status"], e["summary"], tuple(ids)
+                e["uuid"], epoch(e["started_at"]), epoch(e["ended_at"]), e["ended_at"], e["status"], e["summary"], tuple(ids),
+                whole=len(ids) == int(e["size"]) and all(windows_of[i] == 1 for i in ids),  # a message of two: not held so
             )
-        )
+        )  # fmt: skip
     held.episodes.sort(key=lambda e: -e.ended)
     return held
 
 
 async def load_channel(store: GraphStore, guild_id: str, channel_id: str) -> HeldChannel:
-    """One channel's talk and the guild's change count, in one statement (context/model_channel.cypher)."""
+    """One channel's talk and the guild's change count (context/model_channel.cypher), and from when on the
+    channel's messages are all held (context/channel_coverage.cypher, read at the same count or not at all)."""
     rows = await store.runner.read_plain(
         "context/model_channel", guild_id=guild_id, channel_id=channel_id, episodes=HELD_EPISODES, more=HELD_EPISODES + 1
     )
-    return held_channel(rows[0])
+    held = held_channel(rows[0])
+    mine = [m for m in held.messages.values() if m.channel_id == channel_id]
+    oldest = min(mine, key=lambda m: m.millis, default=None)
+    [found] = await store.runner.read_plain(
+        "context/channel_coverage",
+        guild_id=guild_id,
+        start=channel_start(channel_id),
+        end=channel_end(channel_id),
+        oldest=channel_time(channel_id, datetime.fromisoformat(oldest.created_at)) if oldest else channel_start(channel_id),
+        most=len(mine) + 1,
+    )
+    if held.count is not None and found["changes"] == held.count and found["since"] == len(mine):
+        # nothing older, or every message from the oldest held on
+        held.covered = -_NEVER if found["read"] == len(mine) or oldest is None else oldest.millis
+    return held
+
+
+def channel_end(channel_id: str) -> str:
+    """Above every channel_time key of the channel ('}' follows the '|' of graph/keys.py)."""
+    return f"{channel_id}}}"
 
 
 def apply(talk: dict[str, HeldChannel], messages: Sequence[Mapping[str, Any]] | None) -> None:
@@ -156,7 +198,7 @@ def apply(talk: dict[str, HeldChannel], messages: Sequence[Mapping[str, Any]] | 
             if old is not None and (old.edited is None or edited > old.edited):
                 held.messages[message_id] = HeldMessage(
                     old.id, old.channel_id, old.author_id, row["content"] or "", old.created, old.created_at,
-                    old.reply_to_id, old.replies_to, edited, old.episode,
+                    old.reply_to_id, old.replies_to, edited, old.episode, old.millis,
                 )  # fmt: skip
             continue
         author = next((h.authors[row["author_id"]] for h in talk.values() if row["author_id"] in h.authors), None)
@@ -287,3 +329,122 @@ def strings(talk: Mapping[str, HeldChannel]) -> Iterable[str]:
     for channel_id, held in talk.items():
         yield channel_id
         yield from held.strings()
+
+
+def _word_patterns(words: Sequence[str]) -> list[re.Pattern[str]]:
+    """context/recalled.cypher's Java regexes `(?isU).*\\b(?:word)\\b.*`, one a word (keywords: word characters)."""
+    return [re.compile(r"\b(?:" + re.escape(w) + r")\b", re.IGNORECASE | re.DOTALL) for w in words]
+
+
+def _any_pattern(words: Sequence[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE | re.DOTALL)
+
+
+def scored(
+    held: HeldChannel, span: Sequence[HeldMessage], words: Sequence[str], *, rarity: bool, passage: bool, recall: int, near: int
+) -> list[dict[str, Any]]:
+    """The recalled searches' scoring (context/recalled.cypher, context/recalled_before.cypher) over `span`, their
+    messages newest first, as they do it: a match scores each word it holds (with `passage`, the words of the
+    matches just before and after it in the span too) by its rarity among the matches, BM25's idf; the best
+    `recall` by score, then their place in the span, each of the best `near` with the messages next to it (`near`:
+    its match's id); rows as the statements return them."""
+    patterns = _word_patterns(words)
+    anyone = _any_pattern(words)  # context/recalled.cypher's $pattern: a message holding none of them is no match
+    hits = [
+        (i, [w for w, p in enumerate(patterns) if p.search(m.content)]) for i, m in enumerate(span) if anyone.search(m.content)
+    ]
+    counts = [sum(1 for _, hw in hits if w in hw) for w in range(len(words))]
+    size = len(span)
+    best: list[tuple[float, int]] = []
+    for j, (i, here) in enumerate(hits):
+        words_here = list(here)
+        if passage and j > 0 and hits[j - 1][0] == i - 1:
+            words_here += hits[j - 1][1]
+        if passage and j < len(hits) - 1 and hits[j + 1][0] == i + 1:
+            words_here += hits[j + 1][1]
+        score = 0.0
+        for w in range(len(words)):
+            if w in words_here:
+                score += math.log(1.0 + (size - counts[w] + 0.5) / (counts[w] + 0.5)) if rarity else 1.0
+            else:
+                score += 0.0
+        best.append((score, i))
+    best.sort(key=lambda si: (-si[0], si[1]))
+    out = []
+    for rank, (score, i) in enumerate(best[: max(recall, 0)]):
+        rows: list[tuple[int, float | None, int | None]] = [(i, score, None)]
+        if rank < near:
+            rows += [(i - 1, None, i), (i + 1, None, i)]
+        for at, row_score, beside in rows:
+            if 0 <= at < size:
+                m = span[at]
+                out.append({**message_row(m, held.authors[m.author_id]), "score": row_score,
+                            "near": None if beside is None else span[beside].id})  # fmt: skip
+    return out
+
+
+def recalled_span(held: HeldChannel, channel_id: str, start: datetime, end: datetime, window: int) -> list[HeldMessage] | None:
+    """context/recalled.cypher's span from the held talk: the channel's last `window` messages whose channel_time
+    is within `start`..`end`, newest first; None when the model does not hold every one of them (messages of one
+    millisecond come in the engine's order there: here by id)."""
+    first, last = _key_millis(start), _key_millis(end)
+    if held.covered > last:
+        return None
+    inside = sorted(
+        (m for m in held.messages.values() if m.channel_id == channel_id and first <= m.millis < last),
+        key=lambda m: (m.millis, m.id),
+        reverse=True,
+    )[: max(window, 0)]
+    if held.covered > first and not (len(inside) == window and inside and inside[-1].millis >= held.covered):
+        return None
+    return inside
+
+
+def older_span(held: HeldChannel, channel_id: str, before: datetime, episodes: int) -> list[HeldMessage] | None:
+    """context/recalled_before.cypher's span from the held talk: the messages of the channel's last `episodes`
+    windows that ended before `before`, sent before it, newest first; None unless the model holds those windows
+    and every message of them."""
+    until = before.timestamp()
+    ended = [e for e in held.episodes if e.ended < until]
+    if len(ended) < episodes and not held.complete:
+        return None
+    chosen = ended[:episodes]
+    if not all(e.whole for e in chosen):
+        return None
+    found = [held.messages[i] for e in chosen for i in e.messages]
+    return sorted((m for m in found if m.channel_id == channel_id and m.created < until), key=HeldMessage.key, reverse=True)
+
+
+def passages_held(
+    held: HeldChannel, channel_id: str, ids: Sequence[str], *, at: datetime, reach: int
+) -> list[dict[str, Any]] | None:
+    """context/passages.cypher's `turns` from the held talk: for each match of `ids` (of the channel, before `at`),
+    up to `reach` messages of its window each side; None when a match is not held, or its window not whole."""
+    until = at.timestamp()
+    windows = {e.uuid: e for e in held.episodes}
+    rows: list[tuple[int, float, str, dict[str, Any]]] = []
+    for rank, match_id in enumerate(ids):
+        m = held.messages.get(match_id)
+        if m is None:
+            return None
+        if m.channel_id != channel_id or m.created >= until or m.episode is None:
+            continue  # no window yet: the statement finds no turn beside it either
+        window = windows.get(m.episode)
+        if window is None or not window.whole:
+            return None
+        inside = [held.messages[i] for i in window.messages]
+        earlier = sorted((n for n in inside if n.created < m.created), key=HeldMessage.key, reverse=True)[:reach]
+        later = sorted((n for n in inside if m.created < n.created < until), key=HeldMessage.key)[:reach]
+        for side, turns in ((-1, earlier), (1, later)):
+            for n in turns:
+                if n.channel_id == channel_id:
+                    rows.append(
+                        (rank, n.created, n.id, {"near": m.id, "side": side, **message_row(n, held.authors[n.author_id])})
+                    )
+    rows.sort(key=lambda r: r[:3])
+    return [row for *_, row in rows]
+
+
+def _key_millis(at: datetime) -> int:
+    """graph/keys.py's channel_time millis of `at`."""
+    return (utc(at) - _EPOCH) // timedelta(milliseconds=1)

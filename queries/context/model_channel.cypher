@@ -2,7 +2,8 @@
 // change count (graph/changes.py) read in the same statement: the channel's last $episodes windows by their end
 // (and whether it has more: $more is $episodes + 1), their messages and the channel's messages not yet in a window,
 // each with its author as context/conversation.cypher gives them (the name they use in this guild) and the message
-// its REPLIES_TO link reaches. Only messages of $guild_id; datetimes as ISO strings.
+// its REPLIES_TO link reaches. Only messages of $guild_id; datetimes as ISO strings. Each window says how many
+// messages are in it (`size`: of any guild, with or without an author), so the model knows one it holds whole.
 OPTIONAL MATCH (g:Guild {id: $guild_id})
 CALL () {
   MATCH (e:Episode {channel_id: $channel_id})
@@ -29,5 +30,6 @@ CALL (windows) {
 }
 RETURN g.changes AS changes, size(windows) > $episodes AS more,
        [e IN windows[0..$episodes] | {uuid: e.uuid, started_at: toString(e.started_at), ended_at: toString(e.ended_at),
-                                     status: e.status, summary: e.summary}] AS episodes,
+                                     status: e.status, summary: e.summary,
+                                     size: size([(n:Message)-[:IN_EPISODE]->(e) | n.id])}] AS episodes,
        messages

@@ -60,7 +60,7 @@ def test_every_reply_read_returns_named_fields() -> None:
     """What a reply reads comes as maps read by name: a list read by position (a fact as 12 positions) breaks
     silently when a field is added or moved."""
     names = sorted(path.stem for path in (queries.ROOT / "context").glob("*.cypher"))
-    assert len(names) == 12
+    assert len(names) == 13
     for name in names:
         code = _code(f"context/{name}")
         assert "collect([" not in code and not re.search(r"\[\d+\]", code), name

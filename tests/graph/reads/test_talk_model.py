@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from common.settings import ContextSettings
+from common.settings import ContextSettings, RecallTuning
 from graph import rows
 from graph.models import Message
 from graph.privacy.forget import forget_user
@@ -237,3 +237,74 @@ async def test_a_reply_answered_from_memory_asks_the_engine_its_lookup_and_searc
     assert asked.count("context/fact_lookup") == 1, asked
     assert not {"context/guild_count", "context/conversation", "context/second_round", "context/model_channel"} & set(asked)
     assert again.render() == first.render() and "Austin" in again.render()
+
+
+def search_request(p: Populated, rng: random.Random) -> dict[str, Any]:
+    """A reply's recalled searches and passages, at any time, with words its channels' messages hold."""
+    guild, channel = rng.choice(PLACES)
+    said = [m for m in p.messages if m.channel_id == channel] or p.messages
+    words = sorted({w for m in rng.sample(said, min(3, len(said))) for w in m.content.split()})
+    return {
+        "guild_id": guild,
+        "channel_id": channel,
+        "text": " ".join(rng.sample(words, min(len(words), rng.randint(1, 4)))),
+        "at": rng.choice([T0 - timedelta(days=1), T0 + timedelta(seconds=25), T0 + timedelta(hours=3, seconds=15),
+                          T0 + timedelta(days=1, minutes=1), T0 + timedelta(days=3), T0 + timedelta(days=400)]),
+        "tuning": RecallTuning(span=rng.choice([timedelta(days=30), timedelta(hours=2), timedelta(days=1)]),
+                               span_messages=rng.choice([2000, 3]), older_episodes=rng.choice([66, 1, 2]),
+                               passage=rng.random() < 0.7, rarity=rng.random() < 0.7),
+        "ids": rng.sample([m.id for m in said], min(len(said), rng.randint(1, 6))),
+        "reach": rng.choice([1, 3]),
+    }  # fmt: skip
+
+
+async def searched(store: GraphStore, asked: dict[str, Any], model: bool) -> tuple[Any, ...]:
+    talk = await context_reads.conversation(
+        store, asked["guild_id"], asked["channel_id"], author_id=PEOPLE["bob"], at=asked["at"], text=asked["text"],
+        recall=rng_recall(asked), older_episodes=asked["tuning"].older_episodes, tuning=asked["tuning"], model=model,
+    )  # fmt: skip
+    turns = await context_reads.passage_turns(
+        store, asked["guild_id"], asked["channel_id"], ids=asked["ids"], at=asked["at"], reach=asked["reach"], model=model
+    )
+    return talk.recalled, talk.around, talk.older, turns
+
+
+def rng_recall(asked: dict[str, Any]) -> int:
+    return 2 if asked["reach"] == 1 else 12
+
+
+@pytest.mark.parametrize("windows", [talk_model.HELD_EPISODES, 2])
+async def test_the_searches_from_the_model_are_the_statements(
+    store: GraphStore, windows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recalled messages, a quiet channel's older matches and the matches' passages, scored in memory over the
+    held talk, are the statements' for any request (each left to its statement when the model does not hold every
+    message it reads); and the model answers many of them without the engine."""
+    monkeypatch.setattr(talk_model, "HELD_EPISODES", windows)
+    p = await populate(store)
+    rng = random.Random(53)
+    asked_engine: list[str] = []
+    real = store.runner.read_plain
+
+    async def counted(name: str, /, **params: Any) -> list[dict[str, Any]]:
+        asked_engine.append(name)
+        return await real(name, **params)
+
+    found = 0
+    for _ in range(120):
+        asked = search_request(p, rng)
+        await hold(store, asked["guild_id"])
+        await agree(store, {"guild_id": asked["guild_id"], "channel_id": asked["channel_id"], "author_id": PEOPLE["bob"],
+                            "at": asked["at"], "reply_to_id": None, "skip_id": None, "episodes": 5, "messages": 30,
+                            "chain": 41})  # fmt: skip  # the channel's talk held
+        monkeypatch.setattr(store.runner, "read_plain", counted)
+        held = await searched(store, asked, True)
+        monkeypatch.setattr(store.runner, "read_plain", real)
+        read = await searched(store, asked, False)
+        assert held == read, asked
+        recalled, around, older, turns = read
+        found += len(recalled) + len(around) + len(older.matches) + len(older.around) + len(turns)
+    searches = {"context/recalled", "context/recalled_before", "context/passages"}
+    assert found > 100, found
+    asked_searches = [n for n in asked_engine if n in searches]
+    assert len(asked_searches) < (120 if windows > 5 else 300), asked_searches  # most answered in memory
