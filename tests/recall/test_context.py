@@ -317,7 +317,7 @@ async def test_mentioned_user_facts_with_reporter(store: GraphStore) -> None:
     assert ctx.part("author").lines == ["- Bob said on 4 May 2024: Bob lives in Berlin"]
     assert ctx.part("related").lines == [
         "- Alice said on 3 May 2024: Alice is moving to Austin next month",
-        "- Alice said on 3 May 2024: Alice adopted a cat named Luna",
+        "  - Alice adopted a cat named Luna",  # said by Alice that day too: under the line that says so
     ]
     assert ctx.fact_uuids == {p.facts["bob_berlin"], p.facts["alice_austin"], p.facts["alice_luna"]}
     named = await build_context(store, ask("bob", "has Frank set a date yet?"), ContextSettings())
