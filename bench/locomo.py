@@ -483,7 +483,7 @@ LEVERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("grouped", "facts of one reporter and day, and messages of one day, attributed and dated once", {"grouped": False}),
     (
         "many",
-        "asking several things, the recalled turns give way while they take more than half the facts' tokens (was even)",
+        "asking several things, the recalled turns give way while they take more than 2/3 of the facts' tokens (was even)",
         {"many_turn_weight": 1.0},
     ),
 )
