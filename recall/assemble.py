@@ -171,6 +171,25 @@ def fact_said(fact: FactView, bot_names: frozenset[str] = frozenset()) -> str:
 FOLLOW = "  - "  # a fact said by the same members on the same day as the line above it: `  - Alice adopted a cat`
 
 
+def said_in_full(lines: list[str]) -> list[str]:
+    """A fact part's lines each as it would read alone: a line that follows another (`FOLLOW`) with the attribution
+    of the line it follows (`- Alice said on 3 May 2024: Alice adopted a cat`)."""
+    out, said = [], ""
+    for line in lines:
+        if line.startswith(FOLLOW) and said:
+            out.append(f"{said} {line[len(FOLLOW) :]}")
+            continue
+        said = next((line[: i + 1] for i in _colons(line)), "")
+        out.append(line)
+    return out
+
+
+def _colons(line: str) -> list[int]:
+    """Where a fact line's attribution may end: the first `:` after ` said`."""
+    at = line.find(" said")
+    return [line.index(":", at)] if at >= 0 and ":" in line[at:] else []
+
+
 def fact_candidate(fact: FactView, bot_names: frozenset[str] = frozenset()) -> _Line:
     """A fact's line, grouped with the others its reporters said that day: under the first of them, the rest
     follow as `  - text` (their attribution is the line above), so a context holds more facts in its tokens."""

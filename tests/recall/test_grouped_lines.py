@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.models import FactView, MessageView
-from recall.assemble import Gathered, assemble
+from recall.assemble import Gathered, assemble, said_in_full
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
@@ -101,3 +101,13 @@ def test_recalled_messages_of_one_day_are_dated_once() -> None:
         "[5 May 2024 18:00] Melanie: support group again",
     ]
     assert ctx.total_tokens == estimate_tokens(ctx.render())
+
+
+def test_a_fact_that_follows_another_reads_in_full_with_its_attribution() -> None:
+    ctx = assemble(Gathered(author_id="o", author_name="O", query="", related=[FACTS]), settings(2000))
+    assert said_in_full(ctx.part("related").lines) == [
+        "- Caroline said on 3 May 2024: Caroline went hiking in the hills",
+        "- Caroline said on 3 May 2024: Caroline painted a sunset",
+        "- Caroline said on 4 May 2024: Caroline adopted a dog",
+        "- Melanie said on 3 May 2024 that: Caroline joined a choir",
+    ]
