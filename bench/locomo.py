@@ -480,6 +480,12 @@ LEVERS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         "recalled matches ranked as passages of up to 3 turns each side, the recalled tokens spent on the best ones",
         {"passage_reach": 0},
     ),
+    ("grouped", "facts of one reporter and day, and messages of one day, attributed and dated once", {"grouped": False}),
+    (
+        "many",
+        "asking several things, the recalled turns give way while they take more than 2/3 of the facts' tokens (was even)",
+        {"many_turn_weight": 1.0},
+    ),
 )
 LEVER_KEYS = tuple(key for key, *_ in LEVERS)
 

@@ -215,6 +215,8 @@ class RecallTuning(BaseModel):
     speaker_blind: bool = True  # a question naming a member is ranked by its other words: who said it is shown, not ranked on
     shared_relevance: bool = True  # related facts and recalled messages share their tokens by one relevance to the message
     passages: bool = True  # a recalled message scores with the messages that came beside it (its passage)
+    grouped: bool = True  # facts of the same reporters and day, and messages of the same day, say it once
+    many_turn_weight: float = Field(1.5, ge=0.0)  # asking several things: recalled turns' tokens count this many times
 
     def for_windows(self, windows: WindowSettings) -> RecallTuning:
         """With the older windows searched following `windows`: as many as hold about `span_messages` at the

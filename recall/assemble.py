@@ -29,7 +29,8 @@ PART_ORDER = ("author", "related", "recalled", "channel", "thread")
 # Least important first, for the total budget. Recalled messages and related facts are both ranked by
 # relevance to the message and trimmed together: for a question asking one detail the least relevant line of
 # either goes first (one relevance, `_relevance`); for one asking several things the larger of the two loses its
-# weakest line, so a tight budget keeps the best of each rather than all of one.
+# weakest line (the turns' tokens counted `RecallTuning.many_turn_weight` times), so a tight budget keeps the best
+# of each rather than all of one.
 TRIM_ORDER: tuple[str | tuple[str, ...], ...] = ("channel", "thread", ("recalled", "related"), "author")
 MAX_NAME_CHARS = 64
 MAX_MESSAGE_CHARS = 1000
@@ -104,9 +105,16 @@ class ReplyContext:
 
 @dataclass
 class _Line:
+    """A candidate line. Lines of one `group` (a fact's reporters and day, a message's day) share what they would
+    all repeat: the first shown says it (`text`), the others follow it without (`follow`); `tokens` is a follower's
+    cost and `head` what the group's first line adds, so a group costs its head once however many lines it keeps."""
+
     text: str
     key: str
     tokens: int
+    group: str = ""
+    head: int = 0
+    follow: str = ""
 
 
 def clean(text: str, limit: int | None = None) -> str:
@@ -147,24 +155,82 @@ def name_key(name: str) -> str:  # a context names the same few people on many l
 def fact_line(fact: FactView, bot_names: frozenset[str] = frozenset()) -> str:
     """`- Eve and Grace said on 4 May 2024 that: Frank got engaged to Heather`; a subject speaking of
     themself gets a colon: `- Alice said on 3 May 2024: Alice is moving to Austin next month`."""
+    return f"{fact_said(fact, bot_names)} {clean(fact.text, MAX_MESSAGE_CHARS)}"
+
+
+def fact_said(fact: FactView, bot_names: frozenset[str] = frozenset()) -> str:
+    """Who said a fact and when, as its line opens: `- Eve and Grace said on 4 May 2024 that:`."""
     reporters = list(dict.fromkeys((rid, member_name(name, bot_names)) for rid, name, _ in fact.reporters))
     dates = [at for _, _, at in fact.reporters if at is not None]
     when = f" on {day(min(dates))}" if dates else ""
     who = _join([name for _, name in reporters]) if reporters else "Someone"
     own = bool(reporters) and all(rid in fact.about_ids for rid, _ in reporters)
-    return f"- {who} said{when}{':' if own else ' that:'} {clean(fact.text, MAX_MESSAGE_CHARS)}"
+    return f"- {who} said{when}{':' if own else ' that:'}"
+
+
+FOLLOW = "  - "  # a fact said by the same members on the same day as the line above it: `  - Alice adopted a cat`
+
+
+def said_in_full(lines: list[str]) -> list[str]:
+    """A fact part's lines each as it would read alone: a line that follows another (`FOLLOW`) with the attribution
+    of the line it follows (`- Alice said on 3 May 2024: Alice adopted a cat`)."""
+    out, said = [], ""
+    for line in lines:
+        if line.startswith(FOLLOW) and said:
+            out.append(f"{said} {line[len(FOLLOW) :]}")
+            continue
+        said = next((line[: i + 1] for i in _colons(line)), "")
+        out.append(line)
+    return out
+
+
+def _colons(line: str) -> list[int]:
+    """Where a fact line's attribution may end: the first `:` after ` said`."""
+    at = line.find(" said")
+    return [line.index(":", at)] if at >= 0 and ":" in line[at:] else []
+
+
+def fact_candidate(fact: FactView, bot_names: frozenset[str] = frozenset()) -> _Line:
+    """A fact's line, grouped with the others its reporters said that day: under the first of them, the rest
+    follow as `  - text` (their attribution is the line above), so a context holds more facts in its tokens."""
+    said = fact_said(fact, bot_names)
+    text = clean(fact.text, MAX_MESSAGE_CHARS)
+    return _grouped(f"{said} {text}", fact.uuid, said, FOLLOW + text)
+
+
+def _grouped(text: str, key: str, group: str, follow: str) -> _Line:
+    tokens = _line_tokens(follow)
+    return _Line(text, key, tokens, group, _line_tokens(text) - tokens, follow)
 
 
 def message_line(
-    msg: MessageView, names: dict[str, str], bot_user_id: str | None = None, bot_names: frozenset[str] = frozenset()
+    msg: MessageView,
+    names: dict[str, str],
+    bot_user_id: str | None = None,
+    bot_names: frozenset[str] = frozenset(),
+    *,
+    dated: bool = True,
 ) -> str:
     """`[3 May 2024 18:04] Eve: ...`; the bot's own lines carry YOU_MARK inside the time bracket, which a name
-    (always after it) cannot reach."""
+    (always after it) cannot reach. Not `dated`: `[18:04] Eve: ...`, for a line after one of the same day."""
     content = MENTION.sub(lambda m: "@" + clean(names[m[1]], MAX_NAME_CHARS) if m[1] in names else m[0], msg.content)
     mine = bool(bot_user_id) and msg.author_id == bot_user_id
     author = clean(msg.author_name, MAX_NAME_CHARS) if mine else member_name(msg.author_name, bot_names)
-    stamp = f"[{day(msg.created_at)} {msg.created_at:%H:%M}" + (YOU_MARK if mine else "]") + " "
+    stamp = f"[{day(msg.created_at) + ' ' if dated else ''}{msg.created_at:%H:%M}" + (YOU_MARK if mine else "]") + " "
     return f"{stamp}{author}: {clean(content, MAX_MESSAGE_CHARS) or '(no text)'}"
+
+
+def message_candidate(
+    msg: MessageView, names: dict[str, str], bot_user_id: str | None = None, bot_names: frozenset[str] = frozenset()
+) -> _Line:
+    """A recalled message's line, grouped with the others of its day: shown oldest first, the first of a day is
+    dated and the rest give its time alone (`[18:04] Eve: ...`)."""
+    return _grouped(
+        message_line(msg, names, bot_user_id, bot_names),
+        msg.id,
+        day(msg.created_at),
+        message_line(msg, names, bot_user_id, bot_names, dated=False),
+    )
 
 
 def bot_names(gathered: Gathered) -> frozenset[str]:
@@ -247,8 +313,8 @@ def _related_lines(ranked: list[FactView], room: int, tuning: RecallTuning, bot:
     for i, fact in enumerate(ranked):
         if i >= tuning.related_facts and used >= room:
             break
-        lines.append(_line(fact_line(fact, bot), fact.uuid))
-        used += lines[-1].tokens
+        lines.append(fact_candidate(fact, bot) if tuning.grouped else _line(fact_line(fact, bot), fact.uuid))
+        used += lines[-1].tokens + lines[-1].head
     return lines
 
 
@@ -304,37 +370,58 @@ def _message_candidates(gathered: Gathered, bot: frozenset[str]) -> tuple[list[_
     return [line for _, _, line in sorted(timeline, key=lambda t: (t[0], t[1]))], thread
 
 
-def _recalled_candidates(gathered: Gathered, bot: frozenset[str]) -> list[_Line]:
+def _recalled_candidates(gathered: Gathered, bot: frozenset[str], grouped: bool = False) -> list[_Line]:
     """Recalled messages, best first, each once; `key` is the message id."""
     seen: set[str] = set()
     lines = []
     for m in gathered.recalled:
         if m.id not in seen:
             seen.add(m.id)
-            lines.append(_line(message_line(m, gathered.names, gathered.bot_user_id, bot), m.id))
+            lines.append(
+                message_candidate(m, gathered.names, gathered.bot_user_id, bot)
+                if grouped
+                else _line(message_line(m, gathered.names, gathered.bot_user_id, bot), m.id)
+            )
     return lines
 
 
 def _fit(candidates: list[_Line], budget: int, header_tokens: int, newest_last: bool) -> list[_Line]:
     """Facts: best first, skipping what does not fit. Messages: newest back, stopping at the first
     that does not fit (no gaps in a conversation)."""
-    used, kept = header_tokens, []
+    used, kept, groups = header_tokens, [], set()
     for line in reversed(candidates) if newest_last else candidates:
-        if used + line.tokens <= budget:
+        cost = line.tokens + (line.head if line.group not in groups else 0)
+        if used + cost <= budget:
             kept.append(line)
-            used += line.tokens
+            used += cost
+            groups.add(line.group)
         elif newest_last:
             break
     return list(reversed(kept)) if newest_last else kept
 
 
 def _tokens(lines: list[_Line], header_tokens: int) -> int:
-    return header_tokens + sum(line.tokens for line in lines) if lines else 0
+    """A part's tokens as shown: its header, each line, and each group's head once (`_Line`)."""
+    if not lines:
+        return 0
+    heads = {line.group: line.head for line in lines}
+    return header_tokens + sum(line.tokens for line in lines) + sum(heads.values())
 
 
-def _largest(kept: dict[str, list[_Line]], names: tuple[str, ...], head: dict[str, int]) -> str:
-    """The part of a group that gives up its weakest line when no relevance ranks them together: the largest."""
-    return max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]))
+def _shown(lines: list[_Line]) -> list[tuple[str, str]]:
+    """(text, key) of each line as shown: each group's lines together where its first one is (the order kept
+    otherwise), the first saying what the group shares and the rest following it."""
+    firsts: dict[str, list[_Line]] = {}
+    for line in lines:
+        firsts.setdefault(line.group or "\0" + line.key, []).append(line)
+    return [(line.text if i == 0 or not line.group else line.follow, line.key)
+            for group in firsts.values() for i, line in enumerate(group)]  # fmt: skip
+
+
+def _largest(kept: dict[str, list[_Line]], names: tuple[str, ...], head: dict[str, int], weights: dict[str, float]) -> str:
+    """The part of a group that gives up its weakest line when no relevance ranks them together: the largest, each
+    part's tokens counted `weights` times (1 when it does not say)."""
+    return max((n for n in names if kept[n]), key=lambda n: _tokens(kept[n], head[n]) * weights.get(n, 1.0))
 
 
 def _trim_by_relevance(
@@ -366,9 +453,12 @@ def _select(
     head: dict[str, int],
     total_tokens: int,
     relevance: dict[str, float] | None = None,
+    weights: dict[str, float] | None = None,
 ) -> tuple[dict[str, list[_Line]], int]:
-    """Each part fitted to its budget, then the whole trimmed to `total_tokens` (TRIM_ORDER); recalled
-    messages the conversation shows already give way to the next ones."""
+    """Each part fitted to its budget, then the whole trimmed to `total_tokens` (TRIM_ORDER; `weights`: how many
+    times a part's tokens count when the largest of a group gives way, `_largest`); recalled messages the
+    conversation shows already give way to the next ones."""
+    weights = weights or {}
     chronological = {"channel", "thread"}
     kept = {name: _fit(candidates[name], budgets[name], head[name], name in chronological) for name in PART_ORDER}
     total = sum(_tokens(kept[name], head[name]) for name in PART_ORDER)
@@ -377,7 +467,7 @@ def _select(
         if len(names) > 1 and relevance and total > total_tokens:
             total = _trim_by_relevance(kept, names, head, relevance, total, total_tokens)
         while total > total_tokens and any(kept[n] for n in names):
-            name = _largest(kept, names, head) if len(names) > 1 else names[0]
+            name = _largest(kept, names, head, weights) if len(names) > 1 else names[0]
             index = 0 if name in chronological else -1
             before = _tokens(kept[name], head[name])
             kept[name].pop(index)
@@ -406,14 +496,14 @@ def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning
     gives its room to the next match (`_redundant`)."""
     bot = bot_names(gathered)
     author_facts, ranked = considered_facts(gathered, tuning)
-    author = [_line(fact_line(f, bot), f.uuid) for f in author_facts]
+    author = [fact_candidate(f, bot) if tuning.grouped else _line(fact_line(f, bot), f.uuid) for f in author_facts]
     related = _related_lines(ranked, min(settings.related_tokens, settings.total_tokens), tuning, bot)
     related_facts = ranked[: len(related)]
     channel, thread = _message_candidates(gathered, bot)
     candidates = {
         "author": author,
         "related": related,
-        "recalled": _recalled_candidates(gathered, bot),
+        "recalled": _recalled_candidates(gathered, bot, tuning.grouped),
         "channel": channel,
         "thread": thread,
     }
@@ -427,10 +517,13 @@ def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning
     titles = headers(gathered, bot)
     head = {name: estimate_tokens(titles[name]) for name in PART_ORDER}
     relevance = _relevance(gathered, related_facts, tuning) if tuning.shared_relevance else {}
+    # asking several things, the facts are the many answers and the turns the nearest matches: of the tokens the
+    # two share, the turns give way first while they take more than 1/`many_turn_weight` of what the facts take
+    weights = {"recalled": tuning.many_turn_weight}
     if not relevance and tuning.passages:  # asking several things: the turns that say them first, by their passages
         order = _turn_relevance(gathered, related_facts, tuning)
         candidates["recalled"].sort(key=lambda line: -order.get(line.key, 0.0))
-    kept, total = _select(candidates, budgets, head, settings.total_tokens, relevance)
+    kept, total = _select(candidates, budgets, head, settings.total_tokens, relevance, weights)
     drawn: dict[str, list[str]] = {}
     for uuid, sources in gathered.drawn.items():
         for message_id in sources:
@@ -443,18 +536,19 @@ def assemble(gathered: Gathered, settings: ContextSettings, tuning: RecallTuning
         if not dropped:
             break
         candidates["recalled"] = [line for line in candidates["recalled"] if line.key not in dropped]
-        kept, total = _select(candidates, budgets, head, settings.total_tokens, relevance)
+        kept, total = _select(candidates, budgets, head, settings.total_tokens, relevance, weights)
     when = {m.id: m.created_at for m in gathered.recalled}
     kept["recalled"].sort(key=lambda line: (when[line.key], line.key))  # chosen best first, shown oldest first
+    shown = {name: _shown(kept[name]) for name in PART_ORDER}
     parts = [
         ContextPart(
             name=name,
             header=titles[name],
-            lines=[line.text for line in kept[name]],
+            lines=[text for text, _ in shown[name]],
             tokens=_tokens(kept[name], head[name]),
             items=len(kept[name]),
             trimmed=len(candidates[name]) - len(kept[name]),
-            ids=[line.key for line in kept[name]],
+            ids=[key for _, key in shown[name]],
         )
         for name in PART_ORDER
     ]

@@ -222,15 +222,44 @@ def what_words(query: str, who: frozenset[str]) -> str:
     return " ".join(kept) if kept and len(kept) < len(words) else query
 
 
-_SEVERAL = re.compile(r"\b(?:how many|both|and|all)\b", re.IGNORECASE)
+_WH = frozenset("what which who whom where when how".split())
+_AUX = frozenset("is are was were do does did has have had can could will would should".split())
+_ACCRUED = frozenset({"has", "have"})
 
 
 def asks_for_several(query: str, who: frozenset[str] = frozenset()) -> bool:
-    """Whether the question's form asks for several things rather than one detail: "how many", "both", "and", "all",
-    or a plural of what it asks about ("What books has Melanie read?"), a member's name never counted as one."""
-    if _SEVERAL.search(query):
+    """Whether the question asks for several things by its form: "how many", "both", "all", "each", "every"; two
+    members joined ("Jon and Gina"); a plural in what it asks for (the words between its question word and its
+    verb: "What books has ...", "Which European cities did ...", "What are Joanna's hobbies?"); or what has
+    accrued over time ("Where has Maria made friends?"): answered by several facts said at different times."""
+    words = [w.casefold() for w in re.findall(r"[\w'’]+", query)]
+    if any(w in ("both", "all", "each", "every") for w in words) or "how many" in " ".join(words):
         return True
-    return any(_plural(w) for w in keywords(query) if w not in who)
+    for i in range(1, len(words) - 1):
+        if words[i] == "and" and words[i - 1] in who and words[i + 1] in who:
+            return True
+    for start, word in enumerate(words):
+        if word not in _WH:
+            continue
+        head: list[str] = []
+        copula = False  # "What are Joanna's hobbies?": what it asks for comes after the verb
+        verb = False
+        for w in words[start + 1 : start + 6]:
+            if w in _AUX:
+                if w in _ACCRUED:
+                    return True
+                if w in ("are", "were") and word in ("what", "which") and not head and not copula:
+                    copula = True
+                    continue
+                verb = True
+                break
+            head.append(w)
+        if not verb and not copula:
+            head = []  # no verb where one was expected: "what makes Jon ..." asks for no noun
+        if any(_plural(w) for w in head if w not in who and not w.endswith(("'s", "’s"))):
+            return True
+        break
+    return False
 
 
 def _plural(word: str) -> bool:

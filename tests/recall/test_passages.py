@@ -4,6 +4,7 @@ finds a turn by the words of the turns next to it. Pure, no database."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.models import MessageView
-from recall.assemble import Gathered, assemble
+from recall.assemble import Gathered, assemble, message_line
 from recall.ranking import passages
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
@@ -61,11 +62,21 @@ def settings(total: int) -> ContextSettings:
     return ContextSettings(total_tokens=total, recalled_tokens=10000, channel_tokens=0)
 
 
+def room_of(gathered: Gathered, keys: set[str]) -> int:
+    """The tokens of a recalled part holding exactly these messages (dated once, as the context shows them)."""
+    held = replace(gathered, recalled=[m for m in gathered.recalled if m.id in keys])
+    return assemble(held, settings(10000)).part("recalled").tokens
+
+
+def tokens(messages: list[MessageView], key: str) -> int:
+    return estimate_tokens(message_line(next(m for m in messages if m.id == key), {}))
+
+
 def test_a_tight_budget_keeps_the_turns_whose_passage_holds_the_question() -> None:
     """The question's words are split between a turn and the answer next to it; a lone turn holds two of them.
     Read alone, the lone turn and the answer outrank the match; read with their passage, the match and its answer
     hold every word and are kept."""
-    chat = " while we sat on the porch watching the rain come down over the green hills behind the old red farmhouse"
+    chat = " while we sat on the porch watching the rain come down over the green hills behind the old red farmhouse, talking for hours"
     recalled = [
         msg("lone", "the puppy chewed my cookie" + chat, 40),
         msg("m", "what did you call the new puppy?" + chat, 10, "Melanie"),
@@ -78,10 +89,8 @@ def test_a_tight_budget_keeps_the_turns_whose_passage_holds_the_question() -> No
         recalled=recalled,
         anchors={"answer": "m"},
     )
-    full = assemble(gathered, settings(10000)).part("recalled")
-    lines = dict(zip(full.ids, full.lines))
-    room = estimate_tokens(full.header) + estimate_tokens(lines["m"]) + estimate_tokens(lines["answer"])
-    assert estimate_tokens(lines["lone"]) <= estimate_tokens(lines["m"])  # the lone turn fits wherever the match does
+    room = room_of(gathered, {"m", "answer"})
+    assert tokens(recalled, "lone") <= tokens(recalled, "m")  # the lone turn fits wherever the match does
     assert assemble(gathered, settings(room)).part("recalled").ids == ["m", "answer"]
     alone = assemble(gathered, settings(room), RecallTuning(passages=False)).part("recalled").ids
     assert "lone" in alone  # read alone, the lone turn outranks the match that asked the question
@@ -89,11 +98,11 @@ def test_a_tight_budget_keeps_the_turns_whose_passage_holds_the_question() -> No
 
 def books_asked(
     turns: list[tuple[str, str, int]], anchors: dict[str, str], kept: list[str]
-) -> tuple[Gathered, dict[str, str], int]:
+) -> tuple[Gathered, list[MessageView], int]:
     """A question asking several things ("What books has Caroline read on her trip?") over a chat where Melanie asked
     which books, then Caroline's `turns` (id, text, minute), each turn as long as the others: what was gathered,
-    each turn's line in the context, and the room the lines `kept` take with the recalled part's header."""
-    chat = " while we sat on the porch watching the rain come down over the green hills behind the farmhouse"
+    the messages, and the room the lines `kept` take with the recalled part's header."""
+    chat = " while we sat on the porch watching the rain come down over the green hills behind the farmhouse, talking for hours"
     recalled = [msg("asked", "which books did you read on the trip?" + chat, 20, "Melanie")]
     recalled += [msg(key, text + chat, minute) for key, text, minute in turns]
     gathered = Gathered(
@@ -103,9 +112,7 @@ def books_asked(
         recalled=recalled,
         anchors=anchors,
     )
-    full = assemble(gathered, settings(10000)).part("recalled")
-    lines = dict(zip(full.ids, full.lines))
-    return gathered, lines, estimate_tokens(full.header) + sum(estimate_tokens(lines[k]) for k in kept)
+    return gathered, recalled, room_of(gathered, set(kept))
 
 
 def test_a_question_asking_several_things_keeps_the_recalled_turns_its_words_find_first() -> None:
@@ -127,11 +134,11 @@ def test_asking_several_things_a_matchs_answer_is_kept_with_it_before_a_weaker_m
     """Asking several things, the turns are ranked on their own: the answer to a matching question holds none of the
     question's words, and a turn holding one of them outranked it, so a tight budget kept the question without its
     answer. A match's neighbour counts as much as its match (`with_anchors`), as a chunk keeps a turn with the next."""
-    gathered, lines, room = books_asked(
+    gathered, recalled, room = books_asked(
         [("lone", "I read the news every morning", 5), ("other", "the trip was long, we read maps all day", 40),
          ("answer", "Charlotte's Web, and then a mystery novel", 21)],
         {"answer": "asked"},
         ["asked", "answer"],
     )  # fmt: skip
-    assert max(estimate_tokens(lines["lone"]), estimate_tokens(lines["other"])) <= estimate_tokens(lines["answer"])
+    assert max(tokens(recalled, "lone"), tokens(recalled, "other")) <= tokens(recalled, "answer")
     assert assemble(gathered, settings(room)).part("recalled").ids == ["asked", "answer"]

@@ -12,7 +12,7 @@ from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
 from graph.reads import context as context_reads
 from graph.store import GraphStore
-from recall.assemble import ContextRequest
+from recall.assemble import ContextRequest, day
 from recall.gather import build_context
 from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, Populated, in_general
 
@@ -59,7 +59,8 @@ async def test_a_neighbour_ranks_after_its_match_and_the_budget_trims_it_first(s
     ctx = await build_context(store, ask("What name did Bob give his puppy?"), SETTINGS)
     assert ctx.part("recalled").ids == [m.id for m in p.messages]  # the match and its passage, oldest first
     part = ctx.part("recalled")
-    room = estimate_tokens(part.header) + estimate_tokens(part.lines[1])  # the match's line alone
+    # the match's line alone, dated (shown after another of its day, its line gives the time alone)
+    room = estimate_tokens(part.header) + estimate_tokens(part.lines[1]) + estimate_tokens(day(p.messages[1].created_at))
     tight = await build_context(
         store, ask("What name did Bob give his puppy?"), SETTINGS.model_copy(update={"recalled_tokens": room})
     )

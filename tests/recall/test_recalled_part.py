@@ -78,8 +78,8 @@ def test_recalled_budget_keeps_the_best_matches_not_the_newest() -> None:
 
 def test_a_message_in_the_conversation_is_not_recalled_again_and_its_room_is_refilled() -> None:
     gathered = Gathered(author_id="o", author_name="O", recalled=RECALLED, channel_messages=[RECALLED[0]])
-    full = assemble(Gathered(author_id="o", author_name="O", recalled=RECALLED), settings()).part("recalled")
-    room = full.tokens - estimate_tokens(full.lines[0])  # the recalled part without r-old's line
+    # the room of the two others: r-new's, once the conversation shows it, goes to r-old
+    room = assemble(Gathered(author_id="o", author_name="O", recalled=RECALLED[1:]), settings()).part("recalled").tokens
     ctx = assemble(gathered, settings(recalled_tokens=room))
     assert ctx.part("channel").ids == ["r-new"]
     assert ctx.part("recalled").ids == ["r-old", "r-mid"]  # r-new shown once; r-old fits in the room it left
@@ -125,23 +125,28 @@ def test_related_facts_are_ranked_by_the_message_and_trimmed_weakest_first() -> 
 
 
 def test_for_a_question_asking_for_several_things_recalled_and_related_share_the_tokens() -> None:
-    facts = [fact(f"f{i}", f"Caroline went to support group meeting number {i}") for i in range(6)]
+    """Asking several things, neither part takes all the tokens they share: the larger gives way, the turns' tokens
+    counted `many_turn_weight` times, so the facts (the several answers) keep more than an even split leaves them."""
+    facts = [fact(f"f{i}", f"Caroline went to support group meeting number {i}") for i in range(12)]
     gathered = Gathered(
         author_id="o",
         author_name="O",
         author_facts=[LONG],
-        query="which support groups",
+        query="which support groups has Caroline joined",
         related=[facts],
-        recalled=[msg(f"m{i}", f"support group meeting number {i} was great", i) for i in range(6)],
+        recalled=[msg(f"m{i}", f"support group meeting number {i} was great", i) for i in range(12)],
         channel_messages=[msg("c1", "hello there, how is everyone doing today", 99)],
     )
     full = assemble(gathered, settings())
-    assert [p.items for p in full.parts] == [1, 6, 6, 1, 0]
+    assert [p.items for p in full.parts] == [1, 12, 12, 1, 0]
     half = full.part("author").tokens + full.part("related").tokens // 2 + full.part("recalled").tokens // 2
     ctx = assemble(gathered, settings(total_tokens=half))
+    even = assemble(gathered, settings(total_tokens=half), RecallTuning(many_turn_weight=1.0))
     assert ctx.part("channel").items == 0 and ctx.part("author").items == 1  # the conversation goes first
     related, recalled = ctx.part("related"), ctx.part("recalled")
-    assert 2 <= related.items <= 4 and 2 <= recalled.items <= 4  # both keep some, neither all
+    assert 0 < related.items < 12 and 0 < recalled.items < 12  # both keep some, neither all
+    assert related.items > even.part("related").items and recalled.items < even.part("recalled").items
+    assert recalled.tokens <= 1.5 * related.tokens + max(estimate_tokens(line) for line in full.part("recalled").lines)
     assert related.ids == full.part("related").ids[: related.items]  # the weakest facts went
     assert recalled.ids == sorted(recalled.ids, key=lambda i: int(i[1:])) and set(recalled.ids) == {
         f"m{i}" for i in range(recalled.items)

@@ -14,7 +14,7 @@ from graph.privacy import channels
 from graph.privacy.erasure import channel_residue, erase_channel
 from graph.privacy.retention import apply_retention
 from graph.store import GraphStore
-from recall.assemble import ContextRequest
+from recall.assemble import ContextRequest, said_in_full
 from recall.gather import build_context
 from tests.bot.harness import AT, Harness
 from tests.support.busy_server import G1
@@ -45,7 +45,7 @@ async def _fact_lines(store: GraphStore, channel_id: str, author_id: str, text: 
         guild_id=G1, channel_id=channel_id, author_id=author_id, message_text=text, message_id=None, at=AT + timedelta(hours=1)
     )
     ctx = await build_context(store, req, ContextSettings())
-    return {line for part in ctx.parts if part.name in ("author", "related") for line in part.lines}
+    return {line for part in ctx.parts if part.name in ("author", "related") for line in said_in_full(part.lines)}
 
 
 async def _setup(harness: Harness) -> tuple[MockTextChannel, MockThread]:

@@ -15,6 +15,7 @@ from graph.privacy.channels import modes, set_visibility
 from graph.store import GraphStore
 from graph.writes.discord_records import upsert_channel
 from graph.writes.episodes import write_command_facts
+from recall.assemble import FOLLOW, said_in_full
 from tests.support.busy_server import G1, GENERAL, PEOPLE, T0, populate
 from tests.support.cli_process import grapevine
 
@@ -24,13 +25,13 @@ QUESTION = "what is judy's secret word? is it the Austin one?"
 
 def _fact_lines(output: str) -> set[str]:
     """The lines of the author and related parts of what `grapevine context` prints."""
-    part, found = "", set()
+    part, found = "", []
     for line in output.splitlines():
         if "─" in line and " tokens" in line:
             part = line.strip("─ ").split(":")[0]
-        elif part in ("author", "related") and line.startswith("- "):
-            found.add(line)
-    return found
+        elif part in ("author", "related") and line.startswith(("- ", FOLLOW)):
+            found.append(line)
+    return set(said_in_full(found))  # a fact under another's attribution, read with it
 
 
 async def _context(store: GraphStore, tmp_path: Path, channel: str) -> str:
