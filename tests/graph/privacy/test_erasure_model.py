@@ -12,7 +12,9 @@ forget, retention and a channel switched off (each leaving part of the graph), o
 the graph is compared with a plain Python model of what should remain (tests/graph/privacy/erasure_model.py). The
 invariants, from the rule (docs/privacy.md), not from the code under test:
 
-- no engine error, and every forget's audit is clean; the messages, facts and reports (who reported what, by which
+- no engine error, and every forget's audit is clean: the transaction's own (through the indexes), then the
+  thorough one, which finds nothing the transaction should have reached (only summaries of conversations the
+  member took no part in are left to its fallback); the messages, facts and reports (who reported what, by which
   message) are the model's; a fact said again in another form of the same words is the stored fact, not a twin;
 - after a forget nothing of the member remains where the project writes in its scope: no node or edge holding
   their id (the residue queries), no reply pointer to a message of theirs, no text of their guilds holding a name
@@ -33,7 +35,8 @@ The rules are biased towards the shapes where erasure goes wrong, and the machin
 forget of a member with live messages, with replies from others and to themselves, whose name others wrote in
 their guild, in a guild they never joined and in another member's DMs, with a kept summary naming them;
 retention and a channel switched off that leave messages behind. No example opens with a scene: each opens with a
-conversation drawn like any other, two forget rules aim at the member whose forget reaches the most, and
+conversation drawn like any other, forget rules aim at the member whose forget reaches the most and at one a
+kept summary names (a member names another by a name that identifies them there, when they carry one), and
 retention's bound and the channel switched off are chosen so that part of the graph stays. A long run that never
 reached one of the shapes fails.
 

@@ -14,7 +14,9 @@ After every step, for every channel and DM space, every read that shows a member
 reads, the read model's and the one-statement form of the reply's fact read, /memory about, who-knows and timeline
 as the bot answers them, the store's reads behind them, the MCP server's tools, asked by id and by a member's name
 written in another case or normal form: "STRASSE" for "Straße", "İLKAY" for "İlkay") is held to the plain model in
-tests/graph/privacy/scope_model.py: nothing beyond what the model allows (reporters included), and the facts about
+tests/graph/privacy/scope_model.py: nothing beyond what the model allows (reporters included), no skipped member
+(the author, the bot) among a reply's members named, replies read again with nothing written between (answered by
+the read models, a reply chain into another channel included), and the facts about
 a member (/memory about, a reply's facts about its author, timelines) are exactly the model's. No example opens with a scene: every
 rule is reachable from the first step.
 
