@@ -403,7 +403,7 @@ class ScopeMachine(RuleBasedStateMachine):
     def remember(self, who: str, where: str) -> None:
         """ "remember that ..." by a slash command: no stored message, told in the channel it was given in."""
         who = self._speaker(who)
-        if who in self.m.opted_out:
+        if who in self.m.opted_out or not any(m.author == who for m in self.m.said.values()):
             return
         channel = self.place(where, who)
         assert channel is not None
