@@ -133,9 +133,8 @@ MUTANTS = (
                 'rows["Episode"] = []',
             ),
         ),
-        survives="masked by design: the thorough audit finds the summary and its fallback scan redacts it before the "
-        "forget reports clean, so the end state is the same (the machine checks end states); only the forget's speed "
-        "differs",
+        # the fallback would mask it in the end state; the machine audits between the transaction and the
+        # thorough audit (as the bot runs them), where the summary of a conversation near the member must be gone
     ),
     Mutant(
         "M10",

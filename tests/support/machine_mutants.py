@@ -3,7 +3,7 @@ tests/support/erasure_mutants.py) and N generated ones from each list's code, pl
 tree (tests/support/mutation.py); the scope machine and the erasure machine run there in one pytest, and a table
 says which of them killed it (a machine kills a bug when it fails on it and passed on the unmutated copy).
 
-    .venv/bin/python -m tests.support.machine_mutants [--generated N] [--table FILE] [name ...]
+    .venv/bin/python -m tests.support.machine_mutants [--generated N] [--table FILE] [--own] [name ...]
     # GRAPEVINE_HYPOTHESIS_PROFILE picks the profile (ci by default)
 """
 
@@ -33,18 +33,21 @@ from tests.support.mutation import (
 MACHINES = {"scope": scope_mutants.MACHINE, "erasure": erasure_mutants.MACHINE}
 
 
-def machines_in(tree: Path, env: dict[str, str]) -> tuple[dict[str, bool], float, str]:
-    """Whether each machine failed in the copy, the seconds both took, and the first failed assertion of each."""
+def machines_in(tree: Path, env: dict[str, str], only: str | None = None) -> tuple[dict[str, bool | None], float, str]:
+    """Whether each machine failed in the copy (None: not run), the seconds they took, and the first failed assertions."""
     check_imports_the_copy(tree, env)
+    run = [name for name in MACHINES if only in (None, name)]
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", *MACHINES.values()],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", *(MACHINES[n] for n in run)],
         cwd=tree, env=env, capture_output=True, text=True,
     )  # fmt: skip
     said = done.stdout + done.stderr
-    failed = {name: f"FAILED {path}" in said or f"ERROR {path}" in said for name, path in MACHINES.items()}
-    if done.returncode not in (0, 1):  # not collected, or pytest itself failed: neither machine ran
-        failed = dict.fromkeys(MACHINES, True)
+    failed: dict[str, bool | None] = {
+        name: (f"FAILED {path}" in said or f"ERROR {path}" in said) if name in run else None for name, path in MACHINES.items()
+    }
+    if done.returncode not in (0, 1):  # not collected, or pytest itself failed: no machine ran
+        failed = {name: True if name in run else None for name in MACHINES}
     why = [line for line in said.splitlines() if line.startswith("E ")][:2]
     return failed, time.monotonic() - started, "\n".join(why)
 
@@ -64,6 +67,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("names", nargs="*", help="only the mutants whose name starts with one of these")
     parser.add_argument("--generated", type=int, default=6, help="generated mutants of each list's code")
     parser.add_argument("--table", type=Path, help="write the table here too, a row as each mutant ends")
+    parser.add_argument("--own", action="store_true", help="each mutant against its own list's machine only (faster)")
     args = parser.parse_args(argv)
     chosen = [m for m in every_mutant(args.generated) if not args.names or any(m[1].startswith(n) for n in args.names)]
     profile = os.environ.get("GRAPEVINE_HYPOTHESIS_PROFILE", "ci")
@@ -92,13 +96,14 @@ def main(argv: list[str]) -> int:
             shutil.copytree(base, tree)
             try:
                 patched(tree, name, patches, count)
-                failed, seconds, why = machines_in(tree, copy_env(tree, GRAPEVINE_HYPOTHESIS_NO_SHRINK="1"))
+                only = kind.split()[0] if args.own else None
+                failed, seconds, why = machines_in(tree, copy_env(tree, GRAPEVINE_HYPOTHESIS_NO_SHRINK="1"), only)
             finally:
                 shutil.rmtree(tree)
             for machine in MACHINES:
-                kills[machine] += failed[machine]
+                kills[machine] += bool(failed[machine])
             either += any(failed.values())
-            marks = ["killed" if failed[m] else "-" for m in MACHINES]
+            marks = ["killed" if failed[m] else "-" if failed[m] is not None else "not run" for m in MACHINES]
             say(f"{kind:<12} {marks[0]:<8} {marks[1]:<8} {seconds:7.0f}  {name}")
             if not any(failed.values()) and why_equivalent(name):
                 say(f"{'':<12} equivalent: {why_equivalent(name)}")

@@ -12,7 +12,9 @@ forget, retention and a channel switched off (each leaving part of the graph), o
 the graph is compared with a plain Python model of what should remain (tests/graph/privacy/erasure_model.py). The
 invariants, from the rule (docs/privacy.md), not from the code under test:
 
-- no engine error, and every forget's audit is clean; the messages, facts and reports (who reported what, by which
+- no engine error, and every forget's audit is clean: the transaction's own (through the indexes), then the
+  thorough one, which finds nothing the transaction should have reached (only summaries of conversations the
+  member took no part in are left to its fallback); the messages, facts and reports (who reported what, by which
   message) are the model's; a fact said again in another form of the same words is the stored fact, not a twin;
 - after a forget nothing of the member remains where the project writes in its scope: no node or edge holding
   their id (the residue queries), no reply pointer to a message of theirs, no text of their guilds holding a name
@@ -33,7 +35,8 @@ The rules are biased towards the shapes where erasure goes wrong, and the machin
 forget of a member with live messages, with replies from others and to themselves, whose name others wrote in
 their guild, in a guild they never joined and in another member's DMs, with a kept summary naming them;
 retention and a channel switched off that leave messages behind. No example opens with a scene: each opens with a
-conversation drawn like any other, two forget rules aim at the member whose forget reaches the most, and
+conversation drawn like any other, forget rules aim at the member whose forget reaches the most and at one a
+kept summary names (a member names another by a name that identifies them there, when they carry one), and
 retention's bound and the channel switched off are chosen so that part of the graph stays. A long run that never
 reached one of the shapes fails.
 
@@ -83,11 +86,13 @@ from graph.models import (
     Report,
     User,
 )
+from graph.privacy.audit import finish_audit, residue_audit
 from graph.privacy.channels import set_visibility
 from graph.privacy.erasure import apply_edit, erase_channel, erase_messages
 from graph.privacy.export import export_member
 from graph.privacy.forget import finished, run_request, with_scope
 from graph.privacy.guards.consent import opt_out
+from graph.privacy.guards.name_scope import NameScope
 from graph.privacy.requests import Request, Requests
 from graph.privacy.retention import apply_retention
 from graph.reads import context as context_reads
@@ -164,7 +169,7 @@ T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 ARGS: dict[str, dict[str, st.SearchStrategy[Any]]] = {  # every rule's arguments: a rule, and an event of the opening
     "conversation": dict(where=st.integers(0, 100), turns=st.lists(TURN, min_size=2, max_size=6), close=st.booleans()),
-    "name_someone": dict( speaker=st.sampled_from(MEMBERS), about=st.sampled_from(MEMBERS), where=st.sampled_from(["dm", "elsewhere", "here"]), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), close=st.booleans(), ),
+    "name_someone": dict( speaker=st.sampled_from(MEMBERS), about=st.sampled_from(MEMBERS), where=st.sampled_from(["dm", "elsewhere", "here", "here"]), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), close=st.booleans(), ),
     "say": dict( who=st.sampled_from(MEMBERS), where=st.integers(0, 100), words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), named=NAMED, mention=st.one_of(st.none(), st.sampled_from(MEMBERS)), reply=REPLY, later=LATER, shuffle=st.booleans(), secret=st.booleans(), ),
     "record_again": dict(pick=st.integers(0, 10_000)),
     "bot_answers_in_dm": dict(who=st.sampled_from(MEMBERS), named=NAMED, close=st.booleans()),
@@ -176,6 +181,7 @@ ARGS: dict[str, dict[str, st.SearchStrategy[Any]]] = {  # every rule's arguments
     "extract": dict(where=st.integers(0, 100)),
     "forget_me": dict(who=st.sampled_from(MEMBERS), best=st.booleans()),
     "forget_the_most_exposed": dict(),
+    "forget_whom_a_summary_names": dict(pick=st.integers(0, 100), moderator=st.booleans()),
     "moderator_forgets_the_most_exposed": dict(guild=st.sampled_from([G1, G2])),
     "moderator_forget": dict(who=st.sampled_from(MEMBERS), home=st.integers(0, 1), best=st.booleans()),
     "retention": dict(keep=st.sampled_from([0.25, 0.5, 0.75])),
@@ -276,7 +282,7 @@ class ErasureMachine(RuleBasedStateMachine):
         turns=st.lists(TURN, min_size=2, max_size=5),
         speaker=st.sampled_from(MEMBERS),
         about=st.sampled_from(MEMBERS),
-        place=st.sampled_from(["dm", "elsewhere", "here"]),
+        place=st.sampled_from(["dm", "elsewhere", "here", "here"]),
         events=st.lists(EVENT, max_size=10),
     )
     def opening(self, where: int, turns: list[tuple[str, list[str], Any, str | None, Any]], speaker: str, about: str,
@@ -317,7 +323,10 @@ class ErasureMachine(RuleBasedStateMachine):
             if where == "dm" or not guilds
             else sorted(c for c, (g, _, _) in CHANNELS.items() if g == guilds[0])[0]
         )
-        self._say(speaker, channel, words, (about, False), None, None, later=2, shuffle=False)
+        guild = self.model.channels[channel][0]
+        here = self.model.names_in(about, guild) if guild in self.model.scope_guilds(about) else []
+        named = here[0] if here else (about, False)  # a name that says whom they mean here, when they carry one
+        self._say(speaker, channel, words, named, None, None, later=2, shuffle=False)
         if channel == dm_channel(speaker):  # asked in their DMs, the bot answers there (naming whom it was asked about)
             self.bot_answers_in_dm(speaker, (about, False), close=False)
         if close:
@@ -414,12 +423,15 @@ class ErasureMachine(RuleBasedStateMachine):
 
     @rule_of("recase")
     def recase(self, who: str, home: int, form: str, then: int) -> None:
-        """A member writes their own nickname in another case or normal form (as people re-style a name), then
-        talks and is extracted again: the same fact said again, in the new form, is the stored fact, not a twin."""
+        """A member talks (a fact about them is drawn, their name as they carry it), writes their own nickname in
+        another case or normal form (as people re-style a name), then talks and is extracted again: the same fact
+        said again, in the new form, is the stored fact, not a twin."""
         guild = HOMES[who][home % len(HOMES[who])]
-        self._rename(who, guild, self._name((who, True, form), guild) or "")
         channel = sorted(c for c, (g, _, _) in CHANNELS.items() if g == guild)[then % 2]
         self.extract(sorted(CHANNELS).index(channel))  # what was waiting there, first: their words open the next one
+        self._say(who, channel, ["hello"], None, None, None, later=90, shuffle=False)
+        self.extract(sorted(CHANNELS).index(channel))
+        self._rename(who, guild, self._name((who, True, form), guild) or "")
         self._say(who, channel, ["hello"], None, None, None, later=90, shuffle=False)
         self.extract(sorted(CHANNELS).index(channel))
 
@@ -557,7 +569,8 @@ class ErasureMachine(RuleBasedStateMachine):
         carried = {
             n for m in self.model.members.values() for n in (m.account_names | {x for s in m.nick_names.values() for x in s})
         }
-        return {w for w in text.split() if w in carried and identifying(w)}
+        carried = {fold_text(n) for n in carried}  # repeated as written: in whatever case or form the message wrote it
+        return {w for w in text.split() if fold_text(w) in carried and identifying(w)}
 
     # --- forgets ----------------------------------------------------------------------------
     def _target(self, who: str, best: bool, guild: str | None = None) -> str:
@@ -651,13 +664,43 @@ class ErasureMachine(RuleBasedStateMachine):
         forgets often enough to meet them)."""
         self.forget_me(MEMBERS[0], best=True)
 
+    @rule_of("forget_whom_a_summary_names")
+    def forget_whom_a_summary_names(self, pick: int, moderator: bool) -> None:
+        """A forget (theirs, or a moderator's in that guild) of a member a kept summary names in a guild of theirs,
+        in a conversation they took no part in: nothing of theirs leads to it, only their name (a rule of its own,
+        so that a short run meets it as soon as a conversation named someone)."""
+        kept = {(g, text.split(" | ")[0]) for label, g, text in self.run(self._texts()).values() if label == "Episode"}
+        named = sorted({(who, guild) for guild, summary, took_part in self.summaries if (guild, summary) in kept
+                        for who in MEMBERS if who not in took_part and not self.model.members[who].forgotten
+                        and names_word(summary, self.model.scope(who).get(guild, []))})  # fmt: skip
+        if not named:
+            return
+        who, guild = named[pick % len(named)]
+        if moderator:
+            self.moderator_forget(who, HOMES[who].index(guild), best=False)
+        else:
+            self.forget_me(who, best=False)
+
     @rule_of("moderator_forgets_the_most_exposed")
     def moderator_forgets_the_most_exposed(self, guild: str) -> None:
         self.moderator_forget(next(i for i in MEMBERS if HOMES[i][0] == guild), 0, best=True)
 
     def _finish(self, request: Request) -> None:
         ErasureMachine.forgets += 1
-        report = self.run(run_request(self.store, request))
+        # as the bot runs it: the forget's transaction (and its audit through the indexes), then the thorough audit
+        report = self.run(run_request(self.store, request, thorough=False))
+        assert report.clean, report.residue
+        scope = report.scope or request.scope or NameScope(request.user_id)
+        guild = request.guild_id
+        # the transaction is complete: the thorough audit's scan finds nothing its fallback would redact, but the
+        # summaries of conversations the member took no part in (the transaction reaches only those near them)
+        left = self.run(residue_audit(self.store, scope.only(guild) if guild else scope, guild))
+        assert not [r for r in left if r.label != "Episode"], (
+            "the forget's transaction left what the thorough audit finds",
+            left,
+        )
+        _, report.residue = self.run(finish_audit(self.store, scope, guild))
+        report.thorough = True
         assert report.clean, report.residue
         # the forget's own transaction is complete: the thorough audit after it is a net, not a step it relies on
         assert not report.indexed_residue, ("the forget's transaction left what its own audit found", report.indexed_residue)
