@@ -117,6 +117,7 @@ MUTANTS = (
                 "    return set()",
             ),
         ),
+        tests=(MACHINE, "tests/graph/privacy/test_erasure_scope.py"),
     ),
     Mutant(
         "M8",
