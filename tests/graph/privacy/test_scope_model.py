@@ -263,13 +263,27 @@ class ScopeMachine(RuleBasedStateMachine):
     def _live(self) -> list[str]:
         return sorted(i for i, m in self.m.said.items() if not m.withdrawn and not m.gone)
 
+    def _withdrawn(self, live: list[str], pick: int) -> str:
+        """The message an edit or delete withdraws: every other time, one that is its channel's only source of a
+        fact told elsewhere too (the fact stays, its audience narrows), one in a shared channel first (where the
+        narrowing shows in every read); else any."""
+        narrowing = [
+            i for i in live for t in self.m.told.values()
+            if i in t.evidence and len({c for c, _ in t.evidence.values()}) > 1
+            and all(c != t.evidence[i][0] for m, (c, _) in t.evidence.items() if m != i)
+        ]  # fmt: skip
+        narrowing = [
+            i for i in narrowing if self.m.said[i].channel in self.m.channels and self.m.shared(self.m.said[i].channel)
+        ] or narrowing
+        return narrowing[pick // 2 % len(narrowing)] if narrowing and pick % 2 == 0 else live[pick % len(live)]
+
     @rule_of("edit")
     def edit(self, pick: int, words: list[str]) -> None:
         """Its author edits a message (opted out since or not): what the old text told is withdrawn."""
         live = [i for i in self._live() if self.m.said[i].author != BOT]
         if not live:
             return
-        said = self.m.said[live[pick % len(live)]]
+        said = self.m.said[self._withdrawn(live, pick)]
         self.now += timedelta(seconds=1)
         text = " ".join(words)
         author = self.member(said.author, said.guild)
@@ -287,7 +301,7 @@ class ScopeMachine(RuleBasedStateMachine):
         live = self._live()
         if not live:
             return
-        said = self.m.said[live[pick % len(live)]]
+        said = self.m.said[self._withdrawn(live, pick)]
         self.run(self.bot.delete(said.id, said.channel))
         self.m.withdraw({said.id})
 
@@ -531,8 +545,10 @@ class ScopeMachine(RuleBasedStateMachine):
     # --- consent -----------------------------------------------------------------------------------
     @rule_of("opt_out")
     def opt_out(self, who: str) -> None:
-        """A member opts out (most often one who spoke: what they reported stays, shown without them)."""
-        who = self._speaker(who)
+        """A member opts out (most often one who reported a fact that stays, shown without them; else one who spoke)."""
+        reporters = sorted({r for t in self.m.told.values() for _, r in t.evidence.values()} - self.m.opted_out - {BOT})
+        who = who if who in reporters or not reporters else reporters[MEMBERS.index(who) % len(reporters)]
+        who = self._speaker(who) if not reporters else who
         self.run(self.bot.opt_out(self.member(who, None)))
         self.m.opted_out.add(who)
 
