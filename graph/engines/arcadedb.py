@@ -31,6 +31,10 @@ from common.urls import mask_credentials
 from graph.engines.arcadedb_child import READER_GROUP
 from graph.engines.arcadedb_purge import PurgeReport, purge_files, type_indexes
 
+# the purge's close and open of the database take under a second; a request meanwhile waits this long for it
+REOPEN_WAIT_S = 30.0
+REOPEN_POLL_S = 0.1
+
 
 class EngineStartError(RuntimeError):
     """The embedded engine did not come up; the message says why and where its log is."""
@@ -140,13 +144,24 @@ class ArcadeDBEngine:
         return await purge_files(self)
 
     async def sql(self, command: str, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109 - the HTTP request's, in a thread
-        body = {"language": "sql", "command": command}
-        return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
+        return await self._command({"language": "sql", "command": command}, timeout)
 
     async def sql_script(self, script: str, timeout: float = 60.0) -> dict[str, Any]:  # noqa: ASYNC109 - as sql's
         """Statements separated by `;` in one request, run in order until one fails (ArcadeDB's `sqlscript`)."""
-        body = {"language": "sqlscript", "command": script}
-        return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
+        return await self._command({"language": "sqlscript", "command": script}, timeout)
+
+    async def _command(self, body: dict[str, Any], timeout: float) -> dict[str, Any]:  # noqa: ASYNC109 - as sql's
+        """A command request; while a purge (maybe another process's) has the database closed to drop its log, the
+        request waits for it to open again, up to REOPEN_WAIT_S."""
+        waited = 0.0
+        while True:
+            try:
+                return await asyncio.to_thread(self._post, f"/api/v1/command/{self.database}", body, timeout)
+            except RuntimeError as exc:
+                if "DatabaseIsClosedException" not in str(exc) or waited >= REOPEN_WAIT_S:
+                    raise
+            await asyncio.sleep(REOPEN_POLL_S)
+            waited += REOPEN_POLL_S
 
     async def reopen_database(self) -> None:
         """Close the database (its pages flushed, its write-ahead log deleted) and open it again. Bolt

@@ -11,6 +11,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
 
+from graph.reads.stats import backfill
 from graph.store import GraphStore
 from tests.support.busy_server import G1, GENERAL, PEOPLE
 from tests.support.cli_process import cli_env
@@ -43,6 +44,7 @@ async def _graph_size(store: GraphStore) -> tuple[int, int]:
 
 async def test_every_tool_over_stdio_reads_the_shared_channels_of_one_guild(store: GraphStore, tmp_path: Path) -> None:
     t = await topical(store)
+    await backfill(store)  # the set-up every command's start runs keeps the guild's counts: not the tools' writing
     before = await _graph_size(store)
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "grapevine", "mcp", "--guild", G1], env=cli_env(store, tmp_path), cwd=tmp_path
