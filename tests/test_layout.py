@@ -56,6 +56,8 @@ TRUE_CONSTANTS = {
     "graph.engines.arcadedb_aot.MIN_JAVA": "the JDK that records the AOT cache's profiles",
     "graph.engines.arcadedb_child.REGEX_TIMEOUT_MS": "the engine's guard against a runaway regex",
     "graph.engines.arcadedb_purge.REBUILD_TIMEOUT_S": "how long an index rebuild of the purge may take",
+    "graph.engines.arcadedb.REOPEN_WAIT_S": "how long a request waits for a purge's reopen of the database",
+    "graph.engines.arcadedb.REOPEN_POLL_S": "how often it asks again meanwhile",
     "graph.privacy.retention.BATCH": "records per retention transaction",
     "graph.privacy.guards.scope.BACKFILL_BATCH": "facts per transaction of the audience backfill at start",
     "graph.privacy.deletion.NAMED_LIMIT": "full-text hits read per forget-me",
