@@ -3,28 +3,13 @@ the same day. Pure, no database."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from common.settings import ContextSettings, RecallTuning
 from common.tokens import estimate_tokens
-from graph.models import FactView, MessageView
+from graph.models import MessageView
 from recall.assemble import Gathered, assemble, said_in_full
-
-D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
-
-
-def fact(uuid: str, text: str, reporter: str = "Caroline", day: int = 0) -> FactView:
-    return FactView(
-        uuid=uuid,
-        text=text,
-        category="other",
-        importance=5,
-        confidence=0.9,
-        valid_at=D,
-        about=("Caroline",),
-        about_ids=("caroline",),
-        reporters=((reporter.lower(), reporter, D + timedelta(days=day)),),
-    )
+from tests.support.fact_views import D, fact
 
 
 def msg(mid: str, text: str, minutes: int) -> MessageView:
