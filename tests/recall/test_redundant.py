@@ -14,8 +14,9 @@ from graph.store import GraphStore
 from graph.writes.episodes import write_episode
 from recall.assemble import ContextRequest, Gathered, assemble, headers, message_line
 from recall.gather import build_context
-from tests.recall.test_recalled_part import fact, msg, settings
+from tests.recall.test_recalled_part import msg, settings
 from tests.support.busy_server import BOT, G1, GENERAL, PEOPLE, T0, U, in_general
+from tests.support.fact_views import fact
 
 ADOPTED = fact("f-adopt", "Caroline adopted a puppy called Biscuit")
 SHELTER = msg("m-adopt", "we adopted a puppy from the shelter, his name is Biscuit", 10)
