@@ -3,10 +3,11 @@ profiles, from an earlier run of the engine, so a restarted engine reaches its c
 
 A run without a cache records one (-XX:AOTMode=record): when the engine stops, the JVM is shut down so it writes
 what it recorded, and a detached `java -XX:AOTMode=create` turns that into the cache, written under a temporary
-name and renamed when whole. Later runs start with -XX:AOTCache. The file's name carries a fingerprint of the
-bundled JRE, the engine's jars and the JVM options, so a new JRE, jar or option records a new one (older ones are
-removed). The cache is never a correctness risk: a JVM that cannot use it says so in its log and runs without it
-(AOTMode=auto, the default), and only a JRE of 25 or later is given any of these options.
+name and renamed when whole. Later runs start with -XX:AOTCache. The file's name carries the install's jars folder
+and a fingerprint of the bundled JRE, the engine's jar files and the JVM options, so a new JRE, jar or option records
+a new one (the install's older ones are removed), and two installs on one machine keep one each. The cache is never
+a correctness risk: a JVM that cannot use it says so in its log and runs without it (AOTMode=auto, the default),
+and only a JRE of 25 or later is given any of these options.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import glob
 import hashlib
 import os
 import subprocess
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
+UNUSED_DAYS = 30  # a cache no start has used for this long (an install removed, say) is deleted by the others
 MIN_JAVA = 25  # JEP 514's one-step -XX:AOTCacheOutput aside, record and create work from 24; profiles from 25 (JEP 515)
 
 
@@ -67,18 +70,27 @@ class AotCache:
         if java_major(release) < MIN_JAVA:
             return []
         self._java = os.path.join(jre, "bin", "java")
+        # the JVM maps a cache only for the jar files it was recorded from, by path, size and time: each install
+        # (a virtualenv) has its own, and a jar written again (a reinstall) means another
+        install = f"engine-{hashlib.sha256(os.path.realpath(jars).encode()).hexdigest()[:8]}-"
         stamp = hashlib.sha256(release.encode())
         for jar in sorted(glob.glob(os.path.join(jars, "*.jar"))):
-            stamp.update(f"{os.path.basename(jar)}:{os.path.getsize(jar)}\0".encode())
+            found = os.stat(jar)
+            stamp.update(f"{os.path.basename(jar)}:{found.st_size}:{found.st_mtime_ns}\0".encode())
         stamp.update("\0".join(o for o in self.jvm_options if not o.startswith("-Xmx")).encode())
-        name = f"engine-{stamp.hexdigest()[:16]}"
+        name = f"{install}{stamp.hexdigest()[:16]}"
         os.makedirs(self.folder, exist_ok=True)
         self.cache = os.path.join(self.folder, name + ".aot")
+        unused = time.time() - UNUSED_DAYS * 86400
         for old in glob.glob(os.path.join(self.folder, "engine-*")):
-            if not os.path.basename(old).startswith(name):
-                with contextlib.suppress(OSError):
+            if os.path.basename(old).startswith(name):
+                continue
+            with contextlib.suppress(OSError):  # this install's outdated ones; another install's once unused
+                if os.path.basename(old).startswith(install) or os.path.getmtime(old) < unused:
                     os.remove(old)
         if os.path.isfile(self.cache):
+            with contextlib.suppress(OSError):
+                os.utime(self.cache)  # in use: another install's sweep keeps it
             for config in glob.glob(os.path.join(self.folder, name + ".*.aotconf")):  # what the cache was made from
                 with contextlib.suppress(OSError):
                     os.remove(config)

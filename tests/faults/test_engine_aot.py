@@ -36,6 +36,68 @@ def test_other_jvm_options_mean_another_cache_and_the_old_one_goes(tmp_path: Pat
     assert not Path(first.cache).exists()
 
 
+def _install(folder: Path, stamp: float) -> tuple[str, str]:
+    """A bundled runtime as a package install lays it out: a JRE 25 `release` file and the engine's jars."""
+    (folder / "jre").mkdir(parents=True)
+    (folder / "jre" / "release").write_text('JAVA_VERSION="25.0.1"\n', encoding="utf-8")
+    (folder / "jars").mkdir()
+    for name in ("arcadedb-server.jar", "arcadedb-engine.jar"):
+        jar = folder / "jars" / name
+        jar.write_bytes(b"the same jar")
+        os.utime(jar, (stamp, stamp))
+    return str(folder / "jre"), str(folder / "jars")
+
+
+def test_two_installs_of_the_same_jars_keep_a_cache_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the JVM maps a cache only for the very jar files it was recorded from (their paths and times): another
+    # install's, the same version at another path, is refused and the engine starts without any
+    import graph.engines.arcadedb_aot as aot
+
+    one, two = _install(tmp_path / "one", 1_700_000_000), _install(tmp_path / "two", 1_700_000_500)
+    folder = str(tmp_path / "cache")
+    monkeypatch.setattr(aot, "_runtime", lambda: one)
+    first = AotCache(folder, jvm_args("1g"))
+    first.options()
+    Path(first.cache).write_bytes(b"recorded by the first install")
+    monkeypatch.setattr(aot, "_runtime", lambda: two)
+    second = AotCache(folder, jvm_args("1g"))
+    assert second.options()[0] == "-XX:AOTMode=record"  # not the first install's cache
+    Path(second.cache).write_bytes(b"recorded by the second install")
+    monkeypatch.setattr(aot, "_runtime", lambda: one)
+    assert AotCache(folder, jvm_args("1g")).options() == [f"-XX:AOTCache={first.cache}"]  # each keeps its own
+    assert Path(second.cache).exists()
+
+
+def test_a_cache_no_start_used_for_a_month_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import graph.engines.arcadedb_aot as aot
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    gone, kept = folder / "engine-0badc0de-0123456789abcdef.aot", folder / "engine-0badc0de-fedcba9876543210.aot"
+    for cache, days in ((gone, aot.UNUSED_DAYS + 1), (kept, aot.UNUSED_DAYS - 1)):
+        cache.write_bytes(b"another install's")
+        os.utime(cache, (time.time() - days * 86400,) * 2)
+    runtime = _install(tmp_path / "install", 1_700_000_000)
+    monkeypatch.setattr(aot, "_runtime", lambda: runtime)
+    AotCache(str(folder), jvm_args("1g")).options()
+    assert not gone.exists() and kept.exists()
+
+
+def test_jars_written_again_mean_another_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import graph.engines.arcadedb_aot as aot
+
+    runtime = _install(tmp_path / "install", 1_700_000_000)
+    monkeypatch.setattr(aot, "_runtime", lambda: runtime)
+    first = AotCache(str(tmp_path / "cache"), jvm_args("1g"))
+    first.options()
+    Path(first.cache).write_bytes(b"recorded earlier")
+    for jar in Path(runtime[1]).iterdir():  # reinstalled: the same names and sizes, new times
+        os.utime(jar, (1_700_009_000, 1_700_009_000))
+    again = AotCache(str(tmp_path / "cache"), jvm_args("1g"))
+    assert again.options()[0] == "-XX:AOTMode=record"
+    assert not Path(first.cache).exists()  # this install's outdated cache goes
+
+
 def test_a_short_command_maps_a_cache_but_never_records_one(tmp_path: Path) -> None:
     short = AotCache(str(tmp_path), jvm_args("1g"), record=False)
     if not AotCache(str(tmp_path / "probe"), jvm_args("1g")).options():
