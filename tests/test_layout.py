@@ -54,6 +54,7 @@ TRUE_CONSTANTS = {
     "graph.keys._OFFSET": "the digits of the time keys' encoding",
     "graph.engines.neo4j.MAX_VECTOR_DIMENSIONS": "Neo4j 5's vector index limit",
     "graph.engines.arcadedb_aot.MIN_JAVA": "the JDK that records the AOT cache's profiles",
+    "graph.engines.arcadedb_aot.UNUSED_DAYS": "how long another install's AOT cache is kept unused",
     "graph.engines.arcadedb_child.REGEX_TIMEOUT_MS": "the engine's guard against a runaway regex",
     "graph.engines.arcadedb_purge.REBUILD_TIMEOUT_S": "how long an index rebuild of the purge may take",
     "graph.engines.arcadedb.REOPEN_WAIT_S": "how long a request waits for a purge's reopen of the database",
