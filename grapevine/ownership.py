@@ -21,6 +21,9 @@ from typing import IO
 from common.files import private_dir, private_opener
 from graph.engines.arcadedb_child import engine_running
 
+# how often a command waiting on another's engine (starting, stopping, ending) looks again: each look reads a small
+# file or /proc, and what waits on it (the quick start's first command, `serve-db --stop`) waits half of it on average
+HANDOVER_POLL_S = 0.05
 ENGINE_ROOT = "arcadedb"  # the embedded engine's folder in the data directory
 
 
@@ -96,7 +99,7 @@ class DataDirLock:
         while (pid is not None and process_alive(pid)) or engine_running(root):
             if time.monotonic() > deadline:
                 return False
-            time.sleep(0.2)
+            time.sleep(0.2)  # each look takes the engine root's lock for a moment: not more often
         return True
 
     def _write(self, record: OwnerRecord) -> None:
@@ -217,7 +220,7 @@ def wait_until_gone(data_dir: Path, timeout: float) -> bool:
     while (owner := lock.owner()) is not None and process_alive(owner.pid):
         if time.monotonic() > deadline:
             return False
-        time.sleep(0.2)
+        time.sleep(HANDOVER_POLL_S)
     return True
 
 
@@ -228,7 +231,7 @@ def wait_until_ready(data_dir: Path, timeout: float) -> OwnerRecord | None:
     while (owner := lock.owner()) is not None and owner.shared and process_alive(owner.pid):
         if owner.ready or time.monotonic() > deadline:
             return owner if owner.ready else None
-        time.sleep(0.2)
+        time.sleep(HANDOVER_POLL_S)
     return None
 
 
@@ -246,7 +249,7 @@ def stop_owner(owner: OwnerRecord, timeout: float = 60.0, *, force: bool = False
         while process_alive(owner.pid):
             if time.monotonic() > deadline:
                 break
-            time.sleep(0.2)
+            time.sleep(HANDOVER_POLL_S)
         else:
             return True
     return False

@@ -18,6 +18,7 @@ from common.files import touch_private
 from common.settings import Settings
 from grapevine.ownership import (
     ENGINE_ROOT,
+    HANDOVER_POLL_S,
     DataDirBusy,
     DataDirLock,
     Joined,
@@ -251,7 +252,7 @@ def start_in_background(settings: Settings) -> None:
         if time.monotonic() > deadline:
             proc.terminate()
             raise RuntimeError(f"the engine did not start in the background within {deadline:.0f} s (log: {log})")
-        time.sleep(0.2)
+        time.sleep(HANDOVER_POLL_S)
 
 
 @asynccontextmanager
