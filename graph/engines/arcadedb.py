@@ -127,9 +127,11 @@ class ArcadeDBEngine:
         properties has its type and properties there too."""
         listed = [i for i in (await self.sql("SELECT FROM schema:indexes"))["result"] if "fileId" not in i]
         present = {(str(i.get("name")), tuple(_flat(i.get("properties") or []))) for i in listed}
+        # each file's statements in one request (an SQL script, stopping at its first error): a fresh store runs them
+        # all, and a round trip costs more than the statement on a busy machine
         if any(i["indexType"] == "FULL_TEXT" and GUILD_TERM not in _flat(i["properties"]) for i in type_indexes(listed)):
-            for statement in queries.statements((queries.ROOT / "schema/arcadedb_drop_fulltext.sql").read_text(encoding="utf-8")):
-                await self.sql(statement)  # set up before guild_term was indexed: created again below
+            drop = (queries.ROOT / "schema/arcadedb_drop_fulltext.sql").read_text(encoding="utf-8")
+            await self.sql_script(";\n".join(queries.statements(drop)))  # set up before guild_term was indexed
             present = set()
         names = ["schema/arcadedb_fulltext"] + (["schema/arcadedb_vector"] if embedding_dimension else [])
         for name in names:
@@ -137,8 +139,10 @@ class ArcadeDBEngine:
             wanted = _created_indexes(text)
             if wanted and wanted <= present:
                 continue
-            for statement in queries.statements(text.replace("{dimensions}", str(int(embedding_dimension or 0)))):
-                await self.sql(statement)  # the only value put in is the configured dimension, an int
+            # the only value put in is the configured dimension, an int
+            await self.sql_script(
+                ";\n".join(queries.statements(text.replace("{dimensions}", str(int(embedding_dimension or 0)))))
+            )
 
     async def purge_deleted(self) -> PurgeReport:
         return await purge_files(self)
