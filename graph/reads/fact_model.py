@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from common.text import document_terms
 from graph.changes import Change
 from graph.models import FactView
 from graph.reads import talk_model
@@ -61,6 +62,9 @@ class HeldFact:
     sources: tuple[tuple[str, str], ...]  # (message id, channel id)
     reporters: tuple[tuple[str, str | None, str | None, str | None], ...]  # (user id, name, message id, at)
     vector: bytes = b""  # its embedding as `quantized` int8 (a dimension a byte: 384 bytes, not 3 KB of floats); b"": none
+    # what ranking compares of it (`recall.ranking.fact_terms`), made once as it enters the model, not at every reply; None: none made
+    terms: tuple[str, ...] | None = None
+    text_terms: int = 0
 
     def order(self) -> tuple[float, float, str]:
         """context/facts.cypher's ORDER BY importance DESC, valid_at DESC, uuid (nulls first when DESC)."""
@@ -85,6 +89,9 @@ class GuildFacts:
     written: int = 0  # how many of this process's writes added to `pending`: a refresh that saw one more keeps it
     sourced: dict[str, list[HeldFact]] = field(default_factory=dict)  # message id -> the facts drawn FROM it
     talk: dict[str, HeldChannel] = field(default_factory=dict)  # channel id -> its talk (graph/reads/talk_model.py)
+    # one object for each term its facts' `terms` hold: a term repeated over thousands of facts is held once, and
+    # only while the guild's facts are (a forget drops them)
+    words: dict[str, str] = field(default_factory=dict)
     talk_changes: int = 0  # moves with every change of `talk`: a channel read meanwhile is not kept
     # uuid -> the views replies made of the fact, by (the sources shown, whether unscoped): made once, not every reply
     views: dict[str, dict[tuple[tuple[str, ...], bool], FactView]] = field(default_factory=dict)
@@ -202,6 +209,7 @@ class FactModel:
                 yield from (s for s in (channel_id, mode, parent) if s)
             yield from held.about
             yield from held.named
+            yield from held.words
             yield from held.sourced
             yield from talk_model.strings(held.talk)
             for made in held.views.values():
@@ -210,6 +218,7 @@ class FactModel:
                     yield from _view_strings(view)
             for f in held.facts.values():
                 yield from (s for s in (f.uuid, f.text, f.category, f.valid_at) if s)
+                yield from f.terms or ()
                 yield from f.audience
                 yield from f.mentions
                 for about in f.about:
@@ -297,9 +306,19 @@ def _same(text: str | None) -> str | None:
     return _interned.setdefault(text, text) if len(_interned) < 1_000_000 else text
 
 
-def held_fact(row: Mapping[str, Any]) -> HeldFact:
-    """A row of context/model_facts.cypher."""
+def held_terms(text: str, about: Iterable[tuple[str, str | None]], words: dict[str, str]) -> tuple[tuple[str, ...], int]:
+    """The ranking terms of a fact's text then of its subjects' names as its reply view shows them (the name, else
+    the id), each term the guild's one object of it (`words`); and how many are the text's."""
+    own = document_terms(text)
+    named = document_terms(" ".join(name or subject for subject, name in about))
+    return tuple(words.setdefault(t, t) for t in (*own, *named)), len(own)
+
+
+def held_fact(row: Mapping[str, Any], words: dict[str, str] | None = None) -> HeldFact:
+    """A row of context/model_facts.cypher; its terms' objects shared through `words` (the guild's)."""
     importance, confidence = row["importance"], row["confidence"]
+    about = tuple((str(_same(a["id"])), _same(a["name"])) for a in row["about"])
+    terms, text_terms = held_terms(row["text"], about, {} if words is None else words)
     return HeldFact(
         uuid=row["uuid"],
         text=row["text"],
@@ -310,11 +329,13 @@ def held_fact(row: Mapping[str, Any]) -> HeldFact:
         valid_key=_epoch(row["valid_at"]),
         ends=min(_epoch(row["invalid_at"]), _epoch(row["expired_at"]), _epoch(row["expires_at"])),
         audience=tuple(str(_same(a)) for a in row["audience"] or ()),
-        about=tuple((str(_same(a["id"])), _same(a["name"])) for a in row["about"]),
+        about=about,
         mentions=tuple(str(_same(e)) for e in row["mentions"]),
         sources=tuple((str(m["id"]), str(_same(m["channel_id"]))) for m in row["sources"]),
         reporters=tuple((str(_same(r["id"])), _same(r["name"]), _same(r["message_id"]), r["at"]) for r in row["reporters"]),
         vector=quantized(row.get("embedding")),
+        terms=terms,
+        text_terms=text_terms,
     )
 
 
@@ -353,7 +374,7 @@ async def load_guild(store: GraphStore, guild_id: str) -> GuildFacts:
         count = links["changes"]
         held = GuildFacts(count=None if count is None else int(count))
         for row in facts:
-            held.add(held_fact(row))
+            held.add(held_fact(row, held.words))
         held.set_links(links)
         return held
 
@@ -376,7 +397,7 @@ async def refresh(store: GraphStore, guild_id: str, held: GuildFacts) -> None:
     for uuid in uuids:
         held.remove(uuid)
     for row in rows:
-        held.add(held_fact(row))
+        held.add(held_fact(row, held.words))
     held.set_links(links)
     if held.written == written:  # else a write committed while this read: what it changed is read again next time
         held.pending -= uuids
