@@ -50,6 +50,12 @@ def fact_terms(fact: FactView, tuning: RecallTuning = RecallTuning(), whole: boo
     return _document_stems(fact_document(fact) if whole else fact.text, tuning.stems, tuning.plural_ing)
 
 
+def _own_terms(text: str, tuning: RecallTuning) -> tuple[str, ...]:
+    """The text's terms without the token an empty document stands for (a part of a document)."""
+    terms = _document_stems(text, tuning.stems, tuning.plural_ing)
+    return () if terms == ("\0",) else terms
+
+
 def _terms(documents: Sequence[str], tuning: RecallTuning) -> list[Terms]:
     stems, plural_ing = tuning.stems, tuning.plural_ing
     return [_document_stems(d, stems, plural_ing) for d in documents]
@@ -371,11 +377,14 @@ def passage_turns_order(
                 (m for d, m in turns if abs(d) == width), key=lambda m: (m.created_at < match.created_at, m.created_at)
             )
             widths.append((rank, width, match, added))
-    texts: list[str] = []
+    # each width's text is its turns' joined by a space, whose terms are the turns' in turn (`document_terms`): made
+    # from each turn's, which the next width and the next reply read again, not from a text made once
+    documents: list[Terms] = []
     for _, width, match, _ in widths:
         held = [match, *(m for d, m in around.get(match.id, ()) if abs(d) <= width)]
-        texts.append(" ".join(m.content for m in sorted(held, key=lambda m: (m.created_at, m.id))))
-    scores = lexical_scores(query, texts, who, tuning)
+        parts = [_own_terms(m.content, tuning) for m in sorted(held, key=lambda m: (m.created_at, m.id))]
+        documents.append(tuple(t for terms in parts for t in terms) or ("\0",))
+    scores = _lexical(query, documents, who, tuning)
     order = sorted(range(len(widths)), key=lambda i: (-scores[i][0], -scores[i][1], widths[i][0], widths[i][1]))
     out: list[tuple[MessageView, str]] = []
     seen: set[str] = set()

@@ -121,6 +121,13 @@ def test_a_facts_terms_made_once_rank_as_its_text_does(query: str, texts: list[t
     assert shared_relevance(query, held, messages, who, tuning) == shared_relevance(query, plain, messages, who, tuning)
 
 
+@given(parts=st.lists(_TEXTS, max_size=5), stems=st.booleans(), plural_ing=st.booleans())
+def test_the_terms_of_texts_joined_by_a_space_are_each_texts_in_turn(parts: list[str], stems: bool, plural_ing: bool) -> None:
+    """What a fact's terms (its text's, then its subjects') and a passage's (its turns') are made of."""
+    joined = document_terms(" ".join(parts), stems, plural_ing)
+    assert joined == tuple(t for part in parts for t in document_terms(part, stems, plural_ing))
+
+
 def test_fuse_orders_by_reciprocal_rank_and_keeps_prior_order_for_the_rest() -> None:
     assert fuse(["a", "b", "c", "d", "e"], [["d", "b"], ["b"]]) == ["b", "d", "a", "c", "e"]
     assert fuse(["a", "b", "a"], []) == ["a", "b"]
