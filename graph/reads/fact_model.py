@@ -239,6 +239,7 @@ class FactModel:
 
 def _view_strings(view: FactView) -> Iterator[str]:
     yield from (s for s in (view.uuid, view.text, view.category, view.superseded_by) if s)
+    yield from view.terms or ()
     yield from view.about
     yield from view.about_ids
     for reporter, name, _ in view.reporters:
