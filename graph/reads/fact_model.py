@@ -89,9 +89,9 @@ class GuildFacts:
     written: int = 0  # how many of this process's writes added to `pending`: a refresh that saw one more keeps it
     sourced: dict[str, list[HeldFact]] = field(default_factory=dict)  # message id -> the facts drawn FROM it
     talk: dict[str, HeldChannel] = field(default_factory=dict)  # channel id -> its talk (graph/reads/talk_model.py)
-    # one object for each term its facts' `terms` hold: a term repeated over thousands of facts is held once, and
-    # only while the guild's facts are (a forget drops them)
-    words: dict[str, str] = field(default_factory=dict)
+    # one object for each id, name and term its facts repeat (a member's id on thousands of facts, a message's id as
+    # its facts' source and report, a word): held once, and only while the guild's facts are (a forget drops them)
+    interned: dict[str, str] = field(default_factory=dict)
     talk_changes: int = 0  # moves with every change of `talk`: a channel read meanwhile is not kept
     # uuid -> the views replies made of the fact, by (the sources shown, whether unscoped): made once, not every reply
     views: dict[str, dict[tuple[tuple[str, ...], bool], FactView]] = field(default_factory=dict)
@@ -141,10 +141,11 @@ class GuildFacts:
                     table.pop(node, None)
 
     def set_links(self, links: Mapping[str, Any]) -> None:
-        self.entities = {str(_same(e)) for e in links["entities"]}
+        same = self.interned.setdefault
+        self.entities = {same(str(e), str(e)) for e in links["entities"]}
         self.forward, self.backward = {}, {}
         for edge in [*links["outgoing"], *links["incoming"]]:
-            source, target = str(_same(edge["source"])), str(_same(edge["target"]))
+            source, target = same(str(edge["source"]), str(edge["source"])), same(str(edge["target"]), str(edge["target"]))
             self.forward.setdefault(source, set()).add(target)
             self.backward.setdefault(target, set()).add(source)
         self.channels = {str(c["id"]): (c["mode"], c["parent_id"]) for c in links["channels"]}
@@ -209,7 +210,7 @@ class FactModel:
                 yield from (s for s in (channel_id, mode, parent) if s)
             yield from held.about
             yield from held.named
-            yield from held.words
+            yield from held.interned
             yield from held.sourced
             yield from talk_model.strings(held.talk)
             for made in held.views.values():
@@ -297,43 +298,43 @@ def _epoch(text: str | None) -> float:
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
-_interned: dict[str, str] = {}
-
-
-def _same(text: str | None) -> str | None:
-    """One string object for each id and name the model repeats (a member's id on thousands of facts)."""
-    if text is None:
-        return None
-    return _interned.setdefault(text, text) if len(_interned) < 1_000_000 else text
-
-
-def held_terms(text: str, about: Iterable[tuple[str, str | None]], words: dict[str, str]) -> tuple[tuple[str, ...], int]:
+def held_terms(text: str, about: Iterable[tuple[str, str | None]], interned: dict[str, str]) -> tuple[tuple[str, ...], int]:
     """The ranking terms of a fact's text then of its subjects' names as its reply view shows them (the name, else
-    the id), each term the guild's one object of it (`words`); and how many are the text's."""
+    the id), each term the guild's one object of it (`interned`); and how many are the text's."""
     own = document_terms(text)
     named = document_terms(" ".join(name or subject for subject, name in about))
-    return tuple(words.setdefault(t, t) for t in (*own, *named)), len(own)
+    return tuple(interned.setdefault(t, t) for t in (*own, *named)), len(own)
 
 
-def held_fact(row: Mapping[str, Any], words: dict[str, str] | None = None) -> HeldFact:
-    """A row of context/model_facts.cypher; its terms' objects shared through `words` (the guild's)."""
+def held_fact(row: Mapping[str, Any], interned: dict[str, str] | None = None) -> HeldFact:
+    """A row of context/model_facts.cypher; the ids, names and terms it repeats shared through `interned` (the
+    guild's table)."""
+    table: dict[str, str] = {} if interned is None else interned
+
+    def same(value: Any) -> str:
+        text = str(value)
+        return table.setdefault(text, text)
+
+    def maybe(value: str | None) -> str | None:
+        return None if value is None else same(value)
+
     importance, confidence = row["importance"], row["confidence"]
-    about = tuple((str(_same(a["id"])), _same(a["name"])) for a in row["about"])
-    terms, text_terms = held_terms(row["text"], about, {} if words is None else words)
+    about = tuple((same(a["id"]), maybe(a["name"])) for a in row["about"])
+    terms, text_terms = held_terms(row["text"], about, table)
     return HeldFact(
         uuid=row["uuid"],
         text=row["text"],
-        category=_same(row["category"]),
+        category=maybe(row["category"]),
         importance=None if importance is None else int(importance),
         confidence=None if confidence is None else float(confidence),
         valid_at=row["valid_at"],
         valid_key=_epoch(row["valid_at"]),
         ends=min(_epoch(row["invalid_at"]), _epoch(row["expired_at"]), _epoch(row["expires_at"])),
-        audience=tuple(str(_same(a)) for a in row["audience"] or ()),
+        audience=tuple(same(a) for a in row["audience"] or ()),
         about=about,
-        mentions=tuple(str(_same(e)) for e in row["mentions"]),
-        sources=tuple((str(m["id"]), str(_same(m["channel_id"]))) for m in row["sources"]),
-        reporters=tuple((str(_same(r["id"])), _same(r["name"]), _same(r["message_id"]), r["at"]) for r in row["reporters"]),
+        mentions=tuple(same(e) for e in row["mentions"]),
+        sources=tuple((same(m["id"]), same(m["channel_id"])) for m in row["sources"]),
+        reporters=tuple((same(r["id"]), maybe(r["name"]), maybe(r["message_id"]), r["at"]) for r in row["reporters"]),
         vector=quantized(row.get("embedding")),
         terms=terms,
         text_terms=text_terms,
@@ -375,7 +376,7 @@ async def load_guild(store: GraphStore, guild_id: str) -> GuildFacts:
         count = links["changes"]
         held = GuildFacts(count=None if count is None else int(count))
         for row in facts:
-            held.add(held_fact(row, held.words))
+            held.add(held_fact(row, held.interned))
         held.set_links(links)
         return held
 
@@ -398,7 +399,7 @@ async def refresh(store: GraphStore, guild_id: str, held: GuildFacts) -> None:
     for uuid in uuids:
         held.remove(uuid)
     for row in rows:
-        held.add(held_fact(row, held.words))
+        held.add(held_fact(row, held.interned))
     held.set_links(links)
     if held.written == written:  # else a write committed while this read: what it changed is read again next time
         held.pending -= uuids

@@ -118,6 +118,17 @@ def every_word_of(store: GraphStore) -> str:
     return "\n".join(fact_model.model_of(store).strings())
 
 
+def module_state() -> str:
+    """Every string the read model's module holds of its own, outside any store's model (a table, a cache)."""
+    found: list[object] = []
+    for value in vars(fact_model).values():
+        if isinstance(value, dict):
+            found += [s for pair in value.items() for s in pair]
+        elif isinstance(value, set | frozenset | list):
+            found += list(value)
+    return "\n".join(s for s in found if isinstance(s, str))
+
+
 ASK_ABOUT_ALICE = {"guild_id": G1, "author_id": PEOPLE["bob"], "mentioned_ids": [PEOPLE["alice"]], "names": ["alice"],
                    "entity_keys": ["austin"], "text": "alice austin", "skip_ids": [PEOPLE["bob"]],
                    "now": T0 + timedelta(days=3), "channel_id": GENERAL}  # fmt: skip
@@ -138,6 +149,7 @@ async def test_a_forgotten_member_is_nowhere_in_the_model(store: GraphStore) -> 
     assert PEOPLE["alice"] not in held and "alice" not in held.casefold()
     assert not [t for t in alice_facts if t in held]
     assert her_term not in set(fact_model.model_of(store).strings())
+    assert PEOPLE["alice"] not in module_state() and "alice" not in module_state().casefold()
     after = await agree(store, ASK_ABOUT_ALICE)
     held = every_word_of(store)
     assert p.facts and fact_model.model_of(store).guilds  # the guild is held again
@@ -265,7 +277,7 @@ def assert_terms_are_the_texts(store: GraphStore) -> int:
             shown = [name or subject for subject, name in f.about]
             assert f.terms == tuple(stem(w) for w in content_words(" ".join([f.text, *shown]))), f
             assert f.terms[: f.text_terms] == tuple(stem(w) for w in content_words(f.text)), f
-            assert all(held.words[t] is t for t in f.terms)  # one object a term in the guild
+            assert all(held.interned[t] is t for t in f.terms)  # one object a term in the guild
             checked += 1
         for made in held.views.values():
             for view in made.values():
