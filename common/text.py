@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 MENTION = re.compile(r"<@!?([0-9]+)>")  # a Discord user mention; the group is the user id (ASCII digits, as Discord writes it)
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
@@ -32,6 +33,39 @@ def content_words(text: str) -> list[str]:
     """The casefolded words of a text that can carry meaning (no stop words, numbers, single letters or runs
     longer than MAX_TERM_CHARS), repeats kept."""
     return [w for w in _WORD.findall(text.casefold()) if 1 < len(w) <= MAX_TERM_CHARS and w not in _STOP and not w.isdigit()]
+
+
+@lru_cache(maxsize=1 << 16)  # pure, and the same few thousand words come back at every reply
+def stem(word: str, plural_ing: bool = True) -> str:
+    """A word without its common English inflection ("books", "camped", "camping", "painted" -> "book",
+    "camp", "camp", "paint"), so a question and the fact that answers it match on the word, not its form.
+    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept; with
+    `plural_ing`, the plural of an "-ing" word loses both endings ("writings", "paintings" -> "writ", "paint")."""
+    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith("ss"):
+                return word
+            if suffix == "es" and not word.endswith(("shes", "ches", "xes", "sses", "zes")):
+                continue  # "games" -> "game" (by "s"), but "watches" -> "watch"
+            if suffix == "s" and word.endswith("ings") and plural_ing:
+                return stem(word[:-1], plural_ing)  # "writings" -> "writing" -> "writ", as "writing" does
+            return _base(word[: -len(suffix)] + replacement)
+    return _base(word)
+
+
+def _base(word: str) -> str:
+    """ "runn" -> "run", "hike" -> "hik" (as "hiking" -> "hik"): one form for a doubled or silent ending."""
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        return word[:-1]
+    return word[:-1] if len(word) >= 4 and word.endswith("e") else word
+
+
+def document_terms(text: str, stems: bool = True, plural_ing: bool = True) -> tuple[str, ...]:
+    """A text's content words as ranking compares them (recall.ranking): each by its `stem` with `stems`, repeats
+    kept. Those of texts joined by a space are those of each text in turn, so a document's terms are made of its
+    parts' (a fact's text and its subjects' names)."""
+    words = content_words(text)
+    return tuple(stem(w, plural_ing) for w in words) if stems else tuple(words)
 
 
 def keywords(text: str, limit: int = 24) -> list[str]:

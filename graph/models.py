@@ -9,7 +9,7 @@ pydantic model costs about eight times as much to build.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Literal, overload
@@ -217,6 +217,11 @@ class FactView:
     superseded_by: str | None = None
     sources: tuple[str, ...] = ()  # ids of the messages it was drawn from, where the read gives them (the reply's)
     shown: tuple[tuple[str, str], ...] = ()  # (message id, channel id) of the sources the asking channel may link to
+    # the ranking terms of `text` then of `about` (common.text.document_terms, stemmed, as the read model made them
+    # once), the first `text_terms` of them the text's; None: ranking makes them from the text. Not part of what the
+    # fact is: equal views stay equal however they were read
+    terms: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    text_terms: int = field(default=0, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

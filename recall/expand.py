@@ -27,7 +27,7 @@ from graph.reads.facts import users_by_id
 from graph.store import GraphStore
 from recall.assemble import ContextRequest, Gathered
 from recall.names import disambiguate
-from recall.ranking import fact_document, member_words, passage_turns_order, rank_facts, shares_words
+from recall.ranking import facts_share_words, member_words, passage_turns_order, rank_facts
 
 
 def second_read_facts(gathered: Gathered, tuning: RecallTuning) -> list[str]:
@@ -74,7 +74,7 @@ async def with_evidence(
     found, matched = second.evidence, second.matched
     # like the full-text hits they replace, only facts that share a word with the message itself
     if matched:
-        shared = shares_words(gathered.query, [fact_document(f) for f in matched], tuning)
+        shared = facts_share_words(gathered.query, matched, tuning)
         matched = [f for f, holds in zip(matched, shared) if holds]
     # every fact of both rounds at once, so reporters who share a name are told apart wherever they come from
     # ("Alex (@alexk)", "Alex (@alexm)")

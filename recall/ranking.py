@@ -16,35 +16,10 @@ from functools import lru_cache
 from rank_bm25 import BM25Plus
 
 from common.settings import RecallTuning
-from common.text import content_words, keywords
+from common.text import document_terms, keywords, stem
 from graph.models import FactView, MessageView
 from recall.when import Period, fact_time, timely_facts, timely_messages
 from recall.when import timely as time_ordered
-
-
-@lru_cache(maxsize=1 << 16)  # pure, and the same few thousand words come back at every reply (a sixth of its client CPU)
-def stem(word: str, plural_ing: bool = True) -> str:
-    """A word without its common English inflection ("books", "camped", "camping", "painted" -> "book",
-    "camp", "camp", "paint"), so a question and the fact that answers it match on the word, not its form.
-    Only endings whose removal leaves a stem of three letters or more; "ss" (a class, to destress) is kept; with
-    `plural_ing`, the plural of an "-ing" word loses both endings ("writings", "paintings" -> "writ", "paint")."""
-    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith("ss"):
-                return word
-            if suffix == "es" and not word.endswith(("shes", "ches", "xes", "sses", "zes")):
-                continue  # "games" -> "game" (by "s"), but "watches" -> "watch"
-            if suffix == "s" and word.endswith("ings") and plural_ing:
-                return stem(word[:-1], plural_ing)  # "writings" -> "writing" -> "writ", as "writing" does
-            return _base(word[: -len(suffix)] + replacement)
-    return _base(word)
-
-
-def _base(word: str) -> str:
-    """ "runn" -> "run", "hike" -> "hik" (as "hiking" -> "hik"): one form for a doubled or silent ending."""
-    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
-        return word[:-1]
-    return word[:-1] if len(word) >= 4 and word.endswith("e") else word
 
 
 def _stems(words: Sequence[str], tuning: RecallTuning) -> list[str]:
@@ -54,12 +29,36 @@ def _stems(words: Sequence[str], tuning: RecallTuning) -> list[str]:
     return [stem(w, plural_ing) for w in words]
 
 
-# a reply ranks the same facts twice (the second round, the assembly), and the next reply many of them again
+Terms = tuple[str, ...]  # a document's words as BM25 compares them (`document_terms`), never empty
+
+
+# a message's text ranked by one reply comes back at the next ones (the channel's latest, the passages around it);
+# a fact's terms are the read model's, made once (`fact_terms`)
 @lru_cache(maxsize=1 << 14)
-def _document_stems(document: str, stems: bool, plural_ing: bool) -> tuple[str, ...]:
+def _document_stems(document: str, stems: bool, plural_ing: bool) -> Terms:
     """A document's content words as BM25 compares them; rank-bm25 needs a token in every document."""
-    words = content_words(document)
-    return tuple((stem(w, plural_ing) for w in words) if stems else words) or ("\0",)
+    return document_terms(document, stems, plural_ing) or ("\0",)
+
+
+def fact_terms(fact: FactView, tuning: RecallTuning = RecallTuning(), whole: bool = True) -> Terms:
+    """The terms of the fact's document (`fact_document`: its text and its subjects' names), or of its text alone
+    without `whole`: those the read model made with the fact (`FactView.terms`, stemmed as the default tuning
+    stems) when the tuning compares words so, else made from the text now."""
+    held = fact.terms
+    if held is not None and tuning.stems and tuning.plural_ing:
+        return (held if whole else held[: fact.text_terms]) or ("\0",)
+    return _document_stems(fact_document(fact) if whole else fact.text, tuning.stems, tuning.plural_ing)
+
+
+def _own_terms(text: str, tuning: RecallTuning) -> tuple[str, ...]:
+    """The text's terms without the token an empty document stands for (a part of a document)."""
+    terms = _document_stems(text, tuning.stems, tuning.plural_ing)
+    return () if terms == ("\0",) else terms
+
+
+def _terms(documents: Sequence[str], tuning: RecallTuning) -> list[Terms]:
+    stems, plural_ing = tuning.stems, tuning.plural_ing
+    return [_document_stems(d, stems, plural_ing) for d in documents]
 
 
 def forget_texts() -> int:
@@ -74,13 +73,18 @@ def forget_texts() -> int:
 def bm25_scores(query: str, documents: Sequence[str], tuning: RecallTuning = RecallTuning()) -> list[float]:
     """BM25 of each document against the query's words, over these documents only; 0 when nothing matches.
     Words are compared by their stems (`stem`)."""
+    return _bm25(query, _terms(documents, tuning), tuning)
+
+
+def _bm25(query: str, documents: Sequence[Terms], tuning: RecallTuning) -> list[float]:
+    """`bm25_scores` over the documents' terms."""
     words = list(dict.fromkeys(_stems(keywords(query), tuning)))
     if not words or not documents:
         return [0.0] * len(documents)
     wanted = set(words)
     # a word the query does not hold counts only in its document's length: one filler token stands for each, so the
     # index counts and weighs the query's words alone (the same scores, for a fraction of a reply's CPU)
-    corpus = [_matchable(_document_stems(d, tuning.stems, tuning.plural_ing), wanted) for d in documents]
+    corpus = [_matchable(d, wanted) for d in documents]
     # BM25+ rather than Okapi: over a pool of a few dozen facts, Okapi's idf is 0 or negative for any word
     # in half of them (a name), which ranks a fact naming the person below one that does not
     scores = BM25Plus(corpus).get_scores(words)
@@ -95,8 +99,17 @@ def _matchable(document: tuple[str, ...], wanted: set[str]) -> list[str]:
 def shares_words(query: str, documents: Sequence[str], tuning: RecallTuning = RecallTuning()) -> list[bool]:
     """Whether each document holds a word of the query, compared as `bm25_scores` compares them: where its score
     is above 0, without building the index a score needs."""
+    return _shared(query, _terms(documents, tuning), tuning)
+
+
+def facts_share_words(query: str, facts: Sequence[FactView], tuning: RecallTuning = RecallTuning()) -> list[bool]:
+    """`shares_words` over the facts' documents (`fact_document`)."""
+    return _shared(query, [fact_terms(f, tuning) for f in facts], tuning)
+
+
+def _shared(query: str, documents: Sequence[Terms], tuning: RecallTuning) -> list[bool]:
     wanted = set(_stems(keywords(query), tuning))
-    return [bool(wanted.intersection(_document_stems(d, tuning.stems, tuning.plural_ing))) for d in documents]
+    return [not wanted.isdisjoint(d) for d in documents]
 
 
 Ranking = Sequence[str] | Mapping[str, int]  # keys best first, or each key's rank (1 = best; ties share one)
@@ -152,12 +165,17 @@ def lexical_scores(
     by: with `who` (words of members' names), the names count only to break ties between documents the question's
     other words score alike (`what_words`), so a turn that says what was asked ranks above one that only names who
     was asked about, whoever said it; the score counts every word when the question holds only names."""
+    return _lexical(query, _terms(documents, tuning), who, tuning)
+
+
+def _lexical(query: str, documents: Sequence[Terms], who: frozenset[str], tuning: RecallTuning) -> list[tuple[float, int]]:
+    """`lexical_scores` over the documents' terms."""
     asked = what_words(query, who)
-    scores = bm25_scores(asked, documents, tuning)
+    scores = _bm25(asked, documents, tuning)
     if asked == query:
         return [(s, 0) for s in scores]
     named = set(_stems([w for w in keywords(query) if w in who], tuning))
-    held = [len(named.intersection(_document_stems(d, tuning.stems, tuning.plural_ing))) for d in documents]
+    held = [len(named.intersection(d)) for d in documents]
     return list(zip(scores, held))
 
 
@@ -179,7 +197,7 @@ def rank_facts(
     (`what_words`): "what did Melanie paint?" finds the painting Caroline spoke of too."""
     facts = list({f.uuid: f for f in candidates}.values())
     who = member_words([name for f in facts for _, name, _ in f.reporters]) if tuning.speaker_blind else frozenset()
-    scores = lexical_scores(query, [fact_document(f) for f in facts], who, tuning)
+    scores = _lexical(query, [fact_terms(f, tuning) for f in facts], who, tuning)
     pairs = sorted(zip(scores, facts), key=lambda t: (-t[0][0], -t[0][1]))
     lexical = tied_ranks([(f.uuid, s) for s, f in pairs if s > (0.0, 0)])
     timely = timely_facts([f for _, f in pairs], period) if tuning.time_aware else []
@@ -312,7 +330,8 @@ def shared_relevance(
     their passages' BM25: a turn ranks by the turns next to it as well, while the one index compares each turn's own
     words with the facts'."""
     keys = [f.uuid for f in facts] + [m.id for m in messages]
-    scores = lexical_scores(query, [f.text for f in facts] + [m.content for m in messages], who, tuning)
+    documents = [fact_terms(f, tuning, whole=False) for f in facts] + _terms([m.content for m in messages], tuning)
+    scores = _lexical(query, documents, who, tuning)
     ordered = sorted(((key, s) for key, s in zip(keys, scores) if s > (0.0, 0)), key=lambda ks: (-ks[1][0], -ks[1][1]))
     lexical = tied_ranks(ordered)
     own = [[f.uuid for f in facts], [m.id for m in messages]]
@@ -358,11 +377,14 @@ def passage_turns_order(
                 (m for d, m in turns if abs(d) == width), key=lambda m: (m.created_at < match.created_at, m.created_at)
             )
             widths.append((rank, width, match, added))
-    texts: list[str] = []
+    # each width's text is its turns' joined by a space, whose terms are the turns' in turn (`document_terms`): made
+    # from each turn's, which the next width and the next reply read again, not from a text made once
+    documents: list[Terms] = []
     for _, width, match, _ in widths:
         held = [match, *(m for d, m in around.get(match.id, ()) if abs(d) <= width)]
-        texts.append(" ".join(m.content for m in sorted(held, key=lambda m: (m.created_at, m.id))))
-    scores = lexical_scores(query, texts, who, tuning)
+        parts = [_own_terms(m.content, tuning) for m in sorted(held, key=lambda m: (m.created_at, m.id))]
+        documents.append(tuple(t for terms in parts for t in terms) or ("\0",))
+    scores = _lexical(query, documents, who, tuning)
     order = sorted(range(len(widths)), key=lambda i: (-scores[i][0], -scores[i][1], widths[i][0], widths[i][1]))
     out: list[tuple[MessageView, str]] = []
     seen: set[str] = set()

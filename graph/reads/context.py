@@ -137,6 +137,8 @@ def _held_view(fact: fact_model.HeldFact, shown: tuple[str, ...], everywhere: bo
         ),  # fmt: skip
         sources=tuple(m for m, _ in fact.sources),
         shown=tuple((m, c) for m, c in fact.sources if m in visible),
+        terms=fact.terms,
+        text_terms=fact.text_terms,
     )
 
 

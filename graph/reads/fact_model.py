@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from common.text import document_terms
 from graph.changes import Change
 from graph.models import FactView
 from graph.reads import talk_model
@@ -61,6 +62,9 @@ class HeldFact:
     sources: tuple[tuple[str, str], ...]  # (message id, channel id)
     reporters: tuple[tuple[str, str | None, str | None, str | None], ...]  # (user id, name, message id, at)
     vector: bytes = b""  # its embedding as `quantized` int8 (a dimension a byte: 384 bytes, not 3 KB of floats); b"": none
+    # what ranking compares of it (`recall.ranking.fact_terms`), made once as it enters the model, not at every reply; None: none made
+    terms: tuple[str, ...] | None = None
+    text_terms: int = 0
 
     def order(self) -> tuple[float, float, str]:
         """context/facts.cypher's ORDER BY importance DESC, valid_at DESC, uuid (nulls first when DESC)."""
@@ -85,6 +89,9 @@ class GuildFacts:
     written: int = 0  # how many of this process's writes added to `pending`: a refresh that saw one more keeps it
     sourced: dict[str, list[HeldFact]] = field(default_factory=dict)  # message id -> the facts drawn FROM it
     talk: dict[str, HeldChannel] = field(default_factory=dict)  # channel id -> its talk (graph/reads/talk_model.py)
+    # one object for each id, name and term its facts repeat (a member's id on thousands of facts, a message's id as
+    # its facts' source and report, a word): held once, and only while the guild's facts are (a forget drops them)
+    interned: dict[str, str] = field(default_factory=dict)
     talk_changes: int = 0  # moves with every change of `talk`: a channel read meanwhile is not kept
     # uuid -> the views replies made of the fact, by (the sources shown, whether unscoped): made once, not every reply
     views: dict[str, dict[tuple[tuple[str, ...], bool], FactView]] = field(default_factory=dict)
@@ -134,10 +141,11 @@ class GuildFacts:
                     table.pop(node, None)
 
     def set_links(self, links: Mapping[str, Any]) -> None:
-        self.entities = {str(_same(e)) for e in links["entities"]}
+        same = self.interned.setdefault
+        self.entities = {same(str(e), str(e)) for e in links["entities"]}
         self.forward, self.backward = {}, {}
         for edge in [*links["outgoing"], *links["incoming"]]:
-            source, target = str(_same(edge["source"])), str(_same(edge["target"]))
+            source, target = same(str(edge["source"]), str(edge["source"])), same(str(edge["target"]), str(edge["target"]))
             self.forward.setdefault(source, set()).add(target)
             self.backward.setdefault(target, set()).add(source)
         self.channels = {str(c["id"]): (c["mode"], c["parent_id"]) for c in links["channels"]}
@@ -202,6 +210,7 @@ class FactModel:
                 yield from (s for s in (channel_id, mode, parent) if s)
             yield from held.about
             yield from held.named
+            yield from held.interned
             yield from held.sourced
             yield from talk_model.strings(held.talk)
             for made in held.views.values():
@@ -210,6 +219,7 @@ class FactModel:
                     yield from _view_strings(view)
             for f in held.facts.values():
                 yield from (s for s in (f.uuid, f.text, f.category, f.valid_at) if s)
+                yield from f.terms or ()
                 yield from f.audience
                 yield from f.mentions
                 for about in f.about:
@@ -230,6 +240,7 @@ class FactModel:
 
 def _view_strings(view: FactView) -> Iterator[str]:
     yield from (s for s in (view.uuid, view.text, view.category, view.superseded_by) if s)
+    yield from view.terms or ()
     yield from view.about
     yield from view.about_ids
     for reporter, name, _ in view.reporters:
@@ -287,34 +298,46 @@ def _epoch(text: str | None) -> float:
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
-_interned: dict[str, str] = {}
+def held_terms(text: str, about: Iterable[tuple[str, str | None]], interned: dict[str, str]) -> tuple[tuple[str, ...], int]:
+    """The ranking terms of a fact's text then of its subjects' names as its reply view shows them (the name, else
+    the id), each term the guild's one object of it (`interned`); and how many are the text's."""
+    own = document_terms(text)
+    named = document_terms(" ".join(name or subject for subject, name in about))
+    return tuple(interned.setdefault(t, t) for t in (*own, *named)), len(own)
 
 
-def _same(text: str | None) -> str | None:
-    """One string object for each id and name the model repeats (a member's id on thousands of facts)."""
-    if text is None:
-        return None
-    return _interned.setdefault(text, text) if len(_interned) < 1_000_000 else text
+def held_fact(row: Mapping[str, Any], interned: dict[str, str] | None = None) -> HeldFact:
+    """A row of context/model_facts.cypher; the ids, names and terms it repeats shared through `interned` (the
+    guild's table)."""
+    table: dict[str, str] = {} if interned is None else interned
 
+    def same(value: Any) -> str:
+        text = str(value)
+        return table.setdefault(text, text)
 
-def held_fact(row: Mapping[str, Any]) -> HeldFact:
-    """A row of context/model_facts.cypher."""
+    def maybe(value: str | None) -> str | None:
+        return None if value is None else same(value)
+
     importance, confidence = row["importance"], row["confidence"]
+    about = tuple((same(a["id"]), maybe(a["name"])) for a in row["about"])
+    terms, text_terms = held_terms(row["text"], about, table)
     return HeldFact(
         uuid=row["uuid"],
         text=row["text"],
-        category=_same(row["category"]),
+        category=maybe(row["category"]),
         importance=None if importance is None else int(importance),
         confidence=None if confidence is None else float(confidence),
-        valid_at=row["valid_at"],
+        valid_at=maybe(row["valid_at"]),  # most often its report's time (`at`): one string for both
         valid_key=_epoch(row["valid_at"]),
         ends=min(_epoch(row["invalid_at"]), _epoch(row["expired_at"]), _epoch(row["expires_at"])),
-        audience=tuple(str(_same(a)) for a in row["audience"] or ()),
-        about=tuple((str(_same(a["id"])), _same(a["name"])) for a in row["about"]),
-        mentions=tuple(str(_same(e)) for e in row["mentions"]),
-        sources=tuple((str(m["id"]), str(_same(m["channel_id"]))) for m in row["sources"]),
-        reporters=tuple((str(_same(r["id"])), _same(r["name"]), _same(r["message_id"]), r["at"]) for r in row["reporters"]),
+        audience=tuple(same(a) for a in row["audience"] or ()),
+        about=about,
+        mentions=tuple(same(e) for e in row["mentions"]),
+        sources=tuple((same(m["id"]), same(m["channel_id"])) for m in row["sources"]),
+        reporters=tuple((same(r["id"]), maybe(r["name"]), maybe(r["message_id"]), maybe(r["at"])) for r in row["reporters"]),
         vector=quantized(row.get("embedding")),
+        terms=terms,
+        text_terms=text_terms,
     )
 
 
@@ -353,7 +376,7 @@ async def load_guild(store: GraphStore, guild_id: str) -> GuildFacts:
         count = links["changes"]
         held = GuildFacts(count=None if count is None else int(count))
         for row in facts:
-            held.add(held_fact(row))
+            held.add(held_fact(row, held.interned))
         held.set_links(links)
         return held
 
@@ -376,7 +399,7 @@ async def refresh(store: GraphStore, guild_id: str, held: GuildFacts) -> None:
     for uuid in uuids:
         held.remove(uuid)
     for row in rows:
-        held.add(held_fact(row))
+        held.add(held_fact(row, held.interned))
     held.set_links(links)
     if held.written == written:  # else a write committed while this read: what it changed is read again next time
         held.pending -= uuids

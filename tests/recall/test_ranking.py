@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,11 +11,21 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Plus
 
 from common.settings import ContextSettings, RecallTuning
-from common.text import content_words, keywords
+from common.text import content_words, document_terms, keywords, stem
 from graph.models import FactView, MessageView
 from recall.assemble import ContextRequest, Gathered, assemble
 from recall.gather import around
-from recall.ranking import bm25_scores, fuse, rank_facts, rank_messages, shares_words, stem, tied_ranks
+from recall.ranking import (
+    bm25_scores,
+    fact_terms,
+    facts_share_words,
+    fuse,
+    rank_facts,
+    rank_messages,
+    shared_relevance,
+    shares_words,
+    tied_ranks,
+)
 
 D = datetime(2024, 5, 3, 18, 0, tzinfo=UTC)
 
@@ -75,6 +86,46 @@ def test_bm25_scores_are_bm25_plus_over_the_whole_documents(query: str, docs: li
     whole = BM25Plus(corpus).get_scores(words) if words and docs else [0.0] * len(docs)
     expected = [float(s) if set(words) & set(doc) else 0.0 for s, doc in zip(whole, corpus)]
     assert bm25_scores(query, docs) == pytest.approx(expected)
+
+
+_TEXTS = st.lists(st.sampled_from(["Caroline", "paintings", "painted", "group's", "ZOË", "Straße", "42", "a", "x1", "—",
+                                   "LGBTQ", "camping", "hiked", "writings", "class", "watches", "the", "Mel-anie"]),
+                  max_size=8).map(" ".join)  # fmt: skip
+_TUNINGS = st.sampled_from([RecallTuning(), RecallTuning(stems=False), RecallTuning(plural_ing=False),
+                            RecallTuning(stems=False, plural_ing=False), RecallTuning(speaker_blind=False)])  # fmt: skip
+
+
+def held_as_the_read_model_makes_it(f: FactView) -> FactView:
+    """The fact with the terms the read model makes once (graph/reads/fact_model.py): its text's, then its subjects'."""
+    own, named = document_terms(f.text), document_terms(" ".join(f.about))
+    return replace(f, terms=own + named, text_terms=len(own))
+
+
+@given(query=_TEXTS, texts=st.lists(st.tuples(_TEXTS, st.lists(_TEXTS, max_size=2)), max_size=6), tuning=_TUNINGS)
+def test_a_facts_terms_made_once_rank_as_its_text_does(query: str, texts: list[tuple[str, list[str]]],
+                                                      tuning: RecallTuning) -> None:  # fmt: skip
+    """A fact holding the terms made when it entered the read model ranks, is scored and matched exactly as the same
+    fact ranked from its text and subjects' names, with every tuning of the stems (those the terms were not made
+    with are made from the text)."""
+    plain = [FactView(uuid=f"f{i}", text=t, category="other", importance=5, confidence=0.9, valid_at=D, about=tuple(a),
+                      reporters=(("c", "Caroline", D),)) for i, (t, a) in enumerate(texts)]  # fmt: skip
+    held = [held_as_the_read_model_makes_it(f) for f in plain]
+    for f, h in zip(plain, held):
+        assert fact_terms(h) == (tuple(stem(w) for w in content_words(" ".join([f.text, *f.about]))) or ("\0",))
+        assert fact_terms(h, whole=False) == (tuple(stem(w) for w in content_words(f.text)) or ("\0",))
+        assert [fact_terms(h, tuning, whole) for whole in (True, False)] == [fact_terms(f, tuning, w) for w in (True, False)]
+    assert [f.uuid for f in rank_facts(query, held, tuning=tuning)] == [f.uuid for f in rank_facts(query, plain, tuning=tuning)]
+    assert facts_share_words(query, held, tuning) == shares_words(query, [" ".join([f.text, *f.about]) for f in plain], tuning)
+    messages = [msg(f"m{i}", "Melanie", t, i) for i, (t, _) in enumerate(texts)]
+    who = frozenset({"caroline", "melanie"})
+    assert shared_relevance(query, held, messages, who, tuning) == shared_relevance(query, plain, messages, who, tuning)
+
+
+@given(parts=st.lists(_TEXTS, max_size=5), stems=st.booleans(), plural_ing=st.booleans())
+def test_the_terms_of_texts_joined_by_a_space_are_each_texts_in_turn(parts: list[str], stems: bool, plural_ing: bool) -> None:
+    """What a fact's terms (its text's, then its subjects') and a passage's (its turns') are made of."""
+    joined = document_terms(" ".join(parts), stems, plural_ing)
+    assert joined == tuple(t for part in parts for t in document_terms(part, stems, plural_ing))
 
 
 def test_fuse_orders_by_reciprocal_rank_and_keeps_prior_order_for_the_rest() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from common.text import content_words, stem
 from graph.models import (
     Channel,
     ChannelKind,
@@ -116,6 +118,17 @@ def every_word_of(store: GraphStore) -> str:
     return "\n".join(fact_model.model_of(store).strings())
 
 
+def module_state() -> str:
+    """Every string the read model's module holds of its own, outside any store's model (a table, a cache)."""
+    found: list[object] = []
+    for value in vars(fact_model).values():
+        if isinstance(value, dict):
+            found += [s for pair in value.items() for s in pair]
+        elif isinstance(value, set | frozenset | list):
+            found += list(value)
+    return "\n".join(s for s in found if isinstance(s, str))
+
+
 ASK_ABOUT_ALICE = {"guild_id": G1, "author_id": PEOPLE["bob"], "mentioned_ids": [PEOPLE["alice"]], "names": ["alice"],
                    "entity_keys": ["austin"], "text": "alice austin", "skip_ids": [PEOPLE["bob"]],
                    "now": T0 + timedelta(days=3), "channel_id": GENERAL}  # fmt: skip
@@ -129,14 +142,19 @@ async def test_a_forgotten_member_is_nowhere_in_the_model(store: GraphStore) -> 
     alice_facts = [f.text for facts in before.values() for f in facts if PEOPLE["alice"] in f.about_ids]
     assert alice_facts and all(t in every_word_of(store) for t in alice_facts)
     assert PEOPLE["alice"] in every_word_of(store)
+    her_term = stem("alice")  # what ranking holds of her name: "alic", which the search for "alice" does not find
+    assert her_term in set(fact_model.model_of(store).strings())
     await forget_user(store, PEOPLE["alice"])
     held = every_word_of(store)
     assert PEOPLE["alice"] not in held and "alice" not in held.casefold()
     assert not [t for t in alice_facts if t in held]
+    assert her_term not in set(fact_model.model_of(store).strings())
+    assert PEOPLE["alice"] not in module_state() and "alice" not in module_state().casefold()
     after = await agree(store, ASK_ABOUT_ALICE)
     held = every_word_of(store)
     assert p.facts and fact_model.model_of(store).guilds  # the guild is held again
     assert PEOPLE["alice"] not in held and "alice" not in held.casefold(), held
+    assert her_term not in set(fact_model.model_of(store).strings())
     assert not [f for facts in after.values() for f in facts if f.text in alice_facts]
 
 
@@ -246,6 +264,63 @@ async def test_this_process_extraction_is_read_in_place(store: GraphStore) -> No
         found += sum(1 for facts in (await agree(store, request(rng))).values() for f in facts if f.uuid == moved.uuid)
     assert found > 0
     assert model.loads == loads  # in place
+
+
+def assert_terms_are_the_texts(store: GraphStore) -> int:
+    """Every held fact's terms are its text's content words by their stems, then its subjects' names' (as its reply
+    view shows them), and every view a reply made ranks by them as by its text; how many facts were checked."""
+    from recall.ranking import fact_terms
+
+    checked = 0
+    for held in fact_model.model_of(store).guilds.values():
+        for f in held.facts.values():
+            shown = [name or subject for subject, name in f.about]
+            assert f.terms == tuple(stem(w) for w in content_words(" ".join([f.text, *shown]))), f
+            assert f.terms[: f.text_terms] == tuple(stem(w) for w in content_words(f.text)), f
+            assert all(held.interned[t] is t for t in f.terms)  # one object a term in the guild
+            checked += 1
+        for made in held.views.values():
+            for view in made.values():
+                for whole in (True, False):
+                    assert fact_terms(view, whole=whole) == fact_terms(replace(view, terms=None), whole=whole), view
+    return checked
+
+
+async def test_the_terms_held_are_those_of_the_text_after_every_change_in_place(store: GraphStore) -> None:
+    """What ranking compares of a fact is made once, as the fact enters the model, and again when a write of this
+    process changes it in place: a member renamed (their facts' subjects), an extraction superseding, corroborating
+    and renaming an entity. Each time every held fact's terms are what its text and subjects give."""
+    p = await populate(store)
+    rng = random.Random(3)
+    for _ in range(10):
+        await agree(store, request(rng))
+    model = fact_model.model_of(store)
+    loads = model.loads
+    assert assert_terms_are_the_texts(store) > 5
+    renamed = User(id=PEOPLE["alice"], name="alice", display_name="Alicia")
+    message = Message(id=p.mid(), guild_id=G1, channel_id=GENERAL, author_id=renamed.id, content="hi", created_at=T0)
+    await record_batch(store, [message], {renamed.id: renamed}, {G1: [renamed]})
+    await agree(store, ASK_ABOUT_ALICE)
+    assert stem("alicia") in {
+        t for f in model.guilds[G1].facts.values() if PEOPLE["alice"] in dict(f.about) for t in f.terms or ()
+    }
+    assert assert_terms_are_the_texts(store) > 5
+    t = T0 + timedelta(days=5)
+    m1 = await p.say(GENERAL, "bob", "I moved to Munich, bye Berlin", t)
+    key = await p.episode(GENERAL, [m1])
+    austin = p.entity("austin", "Austin Texas", "place", ("ATX", "Austin"))
+    munich = p.entity("munich", "Munich", "place")
+    moved = p.fact("bob_munich_again", "Bob lives in Munich", [U("bob"), E(munich.uuid)], m1, supersedes=["bob_berlin"])
+    corroborated = Corroboration(
+        fact_uuid=p.facts["alice_austin"], report=Report(user_id=PEOPLE["bob"], message_id=m1.id, at=m1.created_at)
+    )
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, summary="moves", entities=(austin, munich), facts=(moved,),
+                                            corroborations=(corroborated,)))  # fmt: skip
+    for _ in range(20):
+        await agree(store, request(rng))
+    assert model.loads == loads  # in place
+    assert stem("munich") in (model.guilds[G1].facts[moved.uuid].terms or ())
+    assert assert_terms_are_the_texts(store) > 5
 
 
 Writer = Callable[[Populated], Awaitable[Any]]
