@@ -5,7 +5,8 @@ threads created (public or private), @everyone's permission overwrites (a hidden
 of its own: it stays private until a moderator widens it), threads archived, a restart's refresh; members
 leaving a guild and joining again (as discord.py dispatches it: nothing in the bot listens, so what it holds of
 them stays, and every read shows what it showed); a fact said again in another channel (its channel joins the
-audience, so a fact's audience often holds several channels);
+audience, so a fact's audience often holds several channels); a correction told in another channel than the fact it
+supersedes (one side of the supersession often seen where the other is not);
 a moderator's memory modes in any order (off deleting what the channel holds), opt-out, opt-in, forget-me, a
 moderator's forget; retention; the migration that rebuilds facts' audiences; and a scripted extraction (the LLM
 is the boundary: facts drawn from one channel or two, superseding an earlier one) and `remember` facts.
@@ -16,7 +17,7 @@ as the bot answers them, the store's reads behind them, the MCP server's tools, 
 written in another case or normal form: "STRASSE" for "Straße", "İLKAY" for "İlkay") is held to the plain model in
 tests/graph/privacy/scope_model.py: nothing beyond what the model allows (reporters included), no skipped member
 (the author, the bot) among a reply's members named, replies read again with nothing written between (answered by
-the read models, a reply chain into another channel included), and the facts about
+the read models, a reply chain into another channel and every second round included), and the facts about
 a member (/memory about, a reply's facts about its author, timelines) are exactly the model's. No example opens with a scene: every
 rule is reachable from the first step.
 
