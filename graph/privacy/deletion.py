@@ -150,6 +150,8 @@ async def delete_and_redact(
         uuids = sorted({*plan.get("about", []), *plan.get("reported", []), *plan.get("owned_facts", [])})
         facts = await f.facts(uuids)
         ids = sorted(set(plan.get("messages", [])))
+        if ids:  # what they told leaves the audience of the facts others told too, as a delete's (graph/privacy/erasure.py)
+            await f.run("store/narrow_audience", ids=ids)
         report.deleted["Message"] = (await delete_messages(tx, ids)).messages
         f.statements += 2 if ids else 0
         held = sorted(set(plan.get("message_episodes", [])))

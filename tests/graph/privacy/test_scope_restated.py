@@ -1,14 +1,18 @@
 """A fact first told in a restricted #staff and told again in the shared #general: the repeat is a new source, so
 #general joins the fact's audience and a reply there may recall it, whether the repeat is a restatement another
 episode extracted (same words, same subjects: corroborated, not stored twice) or a corroboration resolution made.
-The repeat's message is the new source, so deleting it narrows the audience back to #staff."""
+The repeat's message is the new source, so deleting it narrows the audience back to #staff, and so does a forget of
+the member who repeated it (in the guild or everywhere): what they told is no longer held, so it widens nothing."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from common.settings import ContextSettings
 from graph.models import Corroboration, EpisodeWrite, Report
+from graph.privacy.deletion import delete_and_redact
 from graph.privacy.erasure import erase_messages
 from graph.store import GraphStore
 from graph.writes.episodes import write_episode
@@ -77,3 +81,18 @@ async def test_a_corroboration_in_general_adds_general_to_the_audience(store: Gr
     assert VAULT in await _context(store, GENERAL)
     assert (await erase_messages(store, [repeat.id])).messages == 1
     assert VAULT not in await _context(store, GENERAL)
+
+
+@pytest.mark.parametrize("everywhere", [False, True], ids=["a moderator's forget", "forget-me"])
+async def test_a_forget_of_who_restated_it_in_general_narrows_it_back_to_staff(store: GraphStore, everywhere: bool) -> None:
+    t = await topical(store)
+    await _told_in_staff(t)
+    repeat = await t.p.say(GENERAL, "alice", "charlie told me the vault code is 4417", NOW - timedelta(days=1))
+    key = await t.p.episode(GENERAL, [repeat])
+    again = t.p.fact("vault_again", VAULT, [U("charlie")], repeat, importance=9)
+    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(again,)))
+    assert VAULT in await _context(store, GENERAL)
+
+    await delete_and_redact(store, PEOPLE["alice"], None if everywhere else G1)
+    assert VAULT not in await _context(store, GENERAL)
+    assert VAULT in await _context(store, STAFF)
