@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from common.settings import ContextSettings
-from graph.models import Corroboration, EpisodeWrite, Report
+from graph.models import Corroboration, EpisodeWrite, Message, Report
 from graph.privacy.deletion import delete_and_redact
 from graph.privacy.erasure import erase_messages
 from graph.store import GraphStore
@@ -42,13 +42,18 @@ async def _told_in_staff(t: Topical) -> str:
     return fact.uuid
 
 
+async def _restated_in_general(t: Topical, author: str, text: str) -> Message:
+    repeat = await t.p.say(GENERAL, author, text, NOW - timedelta(days=1))
+    key = await t.p.episode(GENERAL, [repeat])
+    again = t.p.fact("vault_again", VAULT, [U("charlie")], repeat, importance=9)
+    await write_episode(t.p.store, EpisodeWrite(key=key, guild_id=G1, facts=(again,)))
+    return repeat
+
+
 async def test_a_staff_fact_restated_in_general_by_its_reporter_is_recalled_there(store: GraphStore) -> None:
     t = await topical(store)
     await _told_in_staff(t)
-    repeat = await t.p.say(GENERAL, "charlie", "fyi all, the vault code is 4417", NOW - timedelta(days=1))
-    key = await t.p.episode(GENERAL, [repeat])
-    again = t.p.fact("vault_again", VAULT, [U("charlie")], repeat, importance=9)
-    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(again,)))
+    repeat = await _restated_in_general(t, "charlie", "fyi all, the vault code is 4417")
 
     assert VAULT in await _context(store, GENERAL)
     assert VAULT in await _context(store, STAFF)
@@ -60,10 +65,7 @@ async def test_a_staff_fact_restated_in_general_by_its_reporter_is_recalled_ther
 async def test_a_staff_fact_restated_in_general_by_another_member_is_recalled_there(store: GraphStore) -> None:
     t = await topical(store)
     await _told_in_staff(t)
-    repeat = await t.p.say(GENERAL, "alice", "charlie told me the vault code is 4417", NOW - timedelta(days=1))
-    key = await t.p.episode(GENERAL, [repeat])
-    again = t.p.fact("vault_again", VAULT, [U("charlie")], repeat, importance=9)
-    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(again,)))
+    await _restated_in_general(t, "alice", "charlie told me the vault code is 4417")
 
     assert VAULT in await _context(store, GENERAL)
 
@@ -87,10 +89,7 @@ async def test_a_corroboration_in_general_adds_general_to_the_audience(store: Gr
 async def test_a_forget_of_who_restated_it_in_general_narrows_it_back_to_staff(store: GraphStore, everywhere: bool) -> None:
     t = await topical(store)
     await _told_in_staff(t)
-    repeat = await t.p.say(GENERAL, "alice", "charlie told me the vault code is 4417", NOW - timedelta(days=1))
-    key = await t.p.episode(GENERAL, [repeat])
-    again = t.p.fact("vault_again", VAULT, [U("charlie")], repeat, importance=9)
-    await write_episode(store, EpisodeWrite(key=key, guild_id=G1, facts=(again,)))
+    await _restated_in_general(t, "alice", "charlie told me the vault code is 4417")
     assert VAULT in await _context(store, GENERAL)
 
     await delete_and_redact(store, PEOPLE["alice"], None if everywhere else G1)
