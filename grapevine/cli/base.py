@@ -1,28 +1,31 @@
 """What every `grapevine` command shares: the typer app, the consoles, reading the settings, running a
-coroutine with one-line errors, tables, and opening the store for one command's run."""
+coroutine with one-line errors, tables, and opening the store for one command's run.
+
+Every command starts by importing the CLI, so a library only some commands use (the graph driver and numpy with
+it, the settings' validation) is imported by the function that uses it, here and in each command's module."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from neo4j.exceptions import DriverError, Neo4jError
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from common import bounds, events
 from common.files import private_umask, touch_private
-from common.settings import ConfigError, Settings
 from common.urls import mask_credentials
 from grapevine.cli.usage import OneLineErrors
-from grapevine.config import load_settings
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from common.settings import Settings
 
 app = typer.Typer(
     cls=OneLineErrors,
@@ -46,6 +49,9 @@ def _private_files() -> None:
 def settings_or_exit(*, quiet: bool = True) -> Settings:
     """Read the configuration. Operator commands (`quiet`) log warnings only unless LOG_LEVEL is set, to
     LOG_FILE or else `<data dir>/logs/grapevine.log`, so stderr carries only what happened, in one line."""
+    from common.settings import ConfigError
+    from grapevine.config import load_settings
+
     try:
         settings = load_settings()
     except ConfigError as exc:
@@ -90,6 +96,12 @@ def _log_level_set() -> bool:
 def run_or_exit(coro: Coroutine[Any, Any, T], failed: str | None = None) -> T:
     """Run a command's work; a fault a user can cause (configuration, input, the engine, the LLM) is one
     line on stderr and exit code 1, never a traceback. `failed` says what did not happen and what comes next."""
+    import asyncio
+
+    from neo4j.exceptions import DriverError, Neo4jError
+
+    from common.settings import ConfigError
+
     try:
         return asyncio.run(coro)
     except (Neo4jError, DriverError) as exc:
@@ -162,6 +174,8 @@ def _fits(rows: list[dict[str, Any]], width: int) -> bool:
 
 def table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
     """Rows as a rich table: a column holding ids or links keeps each on one line (the others fold)."""
+    from rich.table import Table
+
     table = Table(title=title, show_lines=False)
     columns = list(rows[0]) if rows else []
     for col in columns:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from common.settings import ConfigError
 from grapevine.cli.base import (
     app,
     err,
@@ -21,11 +19,11 @@ from grapevine.cli.base import (
     with_store,
 )
 from grapevine.cli.names import Asked, checked, resolve
-from grapevine.cli.progress import Progress
-from grapevine.cli.watch import ExtractionWatch, watching
-from graph.privacy.purge import purge_due
-from graph.reads.backlog import episodes_by_status
-from graph.reads.stats import graph_stats, kept_totals, llm_usage, recount_every_guild, windows_waiting
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from grapevine.cli.watch import ExtractionWatch
 
 
 @app.command()
@@ -44,6 +42,8 @@ def run() -> None:
 async def _serve(rt: Any, data_dir: Path, idle_minutes: float | None) -> None:
     """Serve until SIGTERM (`serve-db --stop`), the idle time, or the engine child's death: a dead engine lets go of
     the data directory at once (an error: the command exits 1, its lock released)."""
+    import asyncio
+
     stopping = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)  # `serve-db --stop`
     died = asyncio.create_task(rt.engine_ended())  # a dead engine lets go of the data directory at once
@@ -60,6 +60,8 @@ async def _serve(rt: Any, data_dir: Path, idle_minutes: float | None) -> None:
 
 
 async def _serve_until(stopping: asyncio.Event, data_dir: Path, idle_minutes: float | None) -> None:
+    import asyncio
+
     from grapevine.ownership import IdleWatch
 
     if not idle_minutes:
@@ -85,16 +87,15 @@ def serve_db(
     """Run only the embedded ArcadeDB engine (Bolt on ARCADEDB_BOLT_PORT) until Ctrl-C; other grapevine
     commands on the same data directory join it. `--stop` stops the one serving now (one a command left
     running in the background too)."""
-    from grapevine.runtime import drop_secrets
-
     if not stop:
+        from grapevine.runtime import drop_secrets
+
         drop_secrets()  # it serves for days: no token or key it never uses stays readable in its environment
     settings = settings_or_exit()
     from grapevine.ownership import DataDirBusy, DataDirLock, busy_message, stop_owner
-    from grapevine.runtime import BACKGROUND, open_store
 
     data_dir = settings.graph.data_dir
-    if stop:
+    if stop:  # it only signals the process serving the data directory: no driver, no engine
         owner = DataDirLock(data_dir).owner()
         if owner is None:
             out.print(f"no engine serves {data_dir}")
@@ -107,6 +108,7 @@ def serve_db(
             raise typer.Exit(1)
         out.print(f"stopped `{owner.command}` (pid {owner.pid}), the engine of {data_dir}", highlight=False)
         return
+    from grapevine.runtime import BACKGROUND, open_store
 
     async def serve(rt: Any) -> None:
         engine = rt.engine
@@ -143,6 +145,8 @@ def stats(
     """Node and relationship counts per label and guild, each guild's kept totals, and what extraction cost
     (LLM_PRICE_* settings)."""
     settings = settings_or_exit()
+    from graph.privacy.purge import purge_due
+    from graph.reads.stats import graph_stats, kept_totals, llm_usage, recount_every_guild, windows_waiting
     from llm.cost import cost
     from llm.meter import UsageTotals
 
@@ -236,6 +240,8 @@ def import_(
 ) -> None:
     """Import DiscordChatExporter JSON exports; windows are formed as the live bot forms them."""
     settings = settings_or_exit()
+    from grapevine.cli.progress import Progress
+    from grapevine.cli.watch import watching
     from graph.privacy.guards.consent import Consent
     from ingest.export_format import ExportFormatError
     from ingest.history_import import import_export
@@ -331,8 +337,11 @@ def ingest(
         raise typer.Exit(2)
     guild = resolve(settings, asked).guild
     from common.clock import now_utc
+    from common.settings import ConfigError
+    from grapevine.cli.watch import watching
     from graph.models import EpisodeStatus
     from graph.privacy.guards.consent import Consent
+    from graph.reads.backlog import episodes_by_status
     from ingest.ingestor import Ingestor
     from ingest.rewindowing import window_buffered
     from llm.client import build_llm

@@ -9,8 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from grapevine.cli.base import app, err, invoked_as, out, run_or_exit, settings_or_exit, with_store
-from grapevine.cli.progress import Progress
-from graph.reads.stats import graph_stats
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SAMPLE = EXAMPLES / "discord-export"
@@ -47,7 +45,9 @@ def demo(
     from common import names
 
     names.warm_in_background()  # the lists the quick start's forget and export read, built while the demo imports
+    from grapevine.cli.progress import Progress
     from graph.privacy.guards.consent import Consent
+    from graph.reads.stats import graph_stats
     from ingest.export_format import parse_export
     from ingest.history_import import import_export
     from ingest.ingestor import Ingestor

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from common import ids
-from common.settings import Settings
 from grapevine.cli.base import app, out, print_rows, run_or_exit, settings_or_exit, strict, with_store
 
 if TYPE_CHECKING:  # the lookups are imported when a name is looked up: every command's start would pay for them
+    from common.settings import Settings
     from graph.reads.names import Member
 
 

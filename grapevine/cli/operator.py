@@ -7,14 +7,13 @@ import os
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from common import ids
 from common.files import exposed
-from common.settings import ConfigError, DiscordSettings, EmbeddingSettings, LLMSettings
 from common.urls import mask_credentials
 from grapevine.cli.base import (
     app,
@@ -32,8 +31,9 @@ from grapevine.cli.base import (
     with_store,
 )
 from grapevine.cli.names import Asked, checked, resolve
-from graph.reads.backlog import episodes_by_status
-from graph.reads.facts import entities_by_names, facts_by_uuid, facts_history
+
+if TYPE_CHECKING:
+    from common.settings import DiscordSettings, EmbeddingSettings, LLMSettings
 
 
 @app.command()
@@ -102,6 +102,7 @@ def facts(
     settings = settings_or_exit()
     asked = resolve(settings, asked)
     guild, user = str(asked.guild), asked.user
+    from graph.reads.facts import entities_by_names, facts_by_uuid, facts_history
 
     async def work(rt: Any) -> None:
         entity_uuids = [e.uuid for e in await entities_by_names(rt.store, guild, [entity])] if entity else []
@@ -143,6 +144,7 @@ def _fact_rows(found: list[Any], replaced_by: dict[str, str], *, history: bool) 
 async def _say_what_waits(rt: Any, guild: str) -> None:
     """No facts: when windows of the guild wait for extraction, that is why; say how many and what comes next."""
     from graph.models import EpisodeStatus
+    from graph.reads.backlog import episodes_by_status
 
     waiting = await episodes_by_status(rt.store, [EpisodeStatus.PENDING, EpisodeStatus.FAILED], guild_id=guild, limit=10_000)
     if not waiting:
@@ -441,6 +443,8 @@ def doctor() -> None:
 
 def _doctor_settings() -> Any:
     """The settings, and where they were read from; a configuration that cannot be read is exit 2."""
+    from common.settings import ConfigError
+
     try:
         from grapevine.config import load_settings
 

@@ -7,8 +7,6 @@ from typing import Annotated, Any
 import typer
 
 from grapevine.cli.base import app, out, run_or_exit, settings_or_exit, with_store
-from graph.privacy.purge import purge_if_due
-from graph.privacy.retention import apply_retention
 
 
 @app.command()
@@ -22,7 +20,8 @@ def retention(
     the engine's files of them (and of any erasure waiting for it) at once."""
     settings = settings_or_exit()
     memory = settings.memory
-    from graph.privacy.retention import retention_text
+    from graph.privacy.purge import purge_if_due
+    from graph.privacy.retention import apply_retention, retention_text
 
     out.print(retention_text(memory))
     if not apply:

@@ -12,8 +12,6 @@ import typer
 from common import bounds
 from grapevine.cli.base import app, parse_date, print_rows, run_or_exit, say_if_starting, settings_or_exit, strict, with_store
 from grapevine.cli.names import Asked, checked, resolve
-from graph.privacy.guards.consent import keyed
-from graph.reads.facts import users_by_id
 
 T = TypeVar("T")
 CHANNEL_HELP = (
@@ -23,6 +21,7 @@ CHANNEL_HELP = (
 
 async def _reading(rt: Any, work: Callable[[Any, Any], Awaitable[T]]) -> T:
     """`work(reader, opted_out)` on the runtime's read-only store."""
+    from graph.privacy.guards.consent import keyed
     from graph.privacy.opted_out import opted_out_reader
 
     reader = await rt.reader()
@@ -74,6 +73,7 @@ def timeline(
     asked = resolve(settings, asked)
     guild, user, channel = str(asked.guild), asked.user, asked.channel
     from graph.reads import topics
+    from graph.reads.facts import users_by_id
 
     async def work(reader: Any, opted_out: Any) -> list[dict[str, Any]]:
         found = await topics.timeline(

@@ -8,11 +8,12 @@ holds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from neo4j import AsyncDriver
+if TYPE_CHECKING:  # the package is imported by what only looks after the engine's process (grapevine.ownership)
+    from neo4j import AsyncDriver
 
-from graph.engines.arcadedb_purge import PurgeReport
+    from graph.engines.arcadedb_purge import PurgeReport
 
 
 class Engine(Protocol):
