@@ -11,7 +11,9 @@ a moderator's memory modes in any order (off deleting what the channel holds), o
 moderator's forget; retention; the migration that rebuilds facts' audiences; and a scripted extraction (the LLM
 is the boundary: facts drawn from one channel or two, superseding an earlier one) and `remember` facts.
 
-After every step, for every channel and DM space, every read that shows a member something (the reply's context
+After every step, every channel's mode as `/memory status` lists it (mode, set or not, what @everyone may view) and
+as the listener holds it is the model's (a widening shows there at once, whatever was said in the channel); and
+for every channel and DM space, every read that shows a member something (the reply's context
 reads, the read model's and the one-statement form of the reply's fact read, /memory about, who-knows and timeline
 as the bot answers them, the store's reads behind them, the MCP server's tools, asked by id and by a member's name
 written in another case or normal form: "STRASSE" for "Straße", "İLKAY" for "İlkay") is held to the plain model in
@@ -89,6 +91,7 @@ FORMS: list[Callable[[str], str]] = [str.upper, str.title, str.casefold, lambda 
 WORDS = ["kernel", "vault", "merger", "tea", "hello", "code"]
 BOT = str(BOT_ID)
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
+LISTED = re.compile(r"^• #(\S+): (.+), \d+ messages in \d+ days$", re.MULTILINE)  # a channel of `/memory status`
 FACT = re.compile(r"\bF(\d+)x\b")  # every fact's text carries its number: what a bot's answer shows is searched for it
 SHAPES: Counter[str] = Counter()
 DIMENSION = 16
@@ -641,7 +644,7 @@ class ScopeMachine(RuleBasedStateMachine):
                 assert self.m.may_show_fact(f.superseded_by, visible, guild), (read, "superseded by", f)
 
     def _modes(self) -> dict[str, tuple[str | None, bool, bool]]:
-        return {c[-2:]: (p.mode, p.mode_set, self.m.viewable(c)) for c, p in self.m.channels.items() if p.exists}
+        return {c[1] + c[-2:]: (p.mode, p.mode_set, self.m.viewable(c)) for c, p in self.m.channels.items() if p.exists}
 
     def _check_messages(self, read: str, ids: list[str], channel: str, guild: str) -> None:
         visible = self.m.visible(channel, guild)
@@ -871,6 +874,22 @@ class ScopeMachine(RuleBasedStateMachine):
         rows = await tool("run_query", {"name": "who_knows", "params": {"topic": "kernel"}})
         self._check_knowing("mcp run_query who_knows", rows, "", G1, hidden=frozenset(self.m.opted_out))
         assert not {str(r["user_id"]) for r in rows} & self.m.opted_out, ("mcp run_query who_knows", rows)
+
+    @invariant()
+    def every_mode_is_the_models(self) -> None:
+        """Every channel's mode as `/memory status` lists it to a moderator (mode, set or not, what @everyone may
+        view) and as the listener holds it (what it skips) is the model's: a change of mode shows here at the
+        step it happens, before anything is said there that a read would show elsewhere."""
+        listed = {guild: dict(LISTED.findall(self.run(self.bot.memory.status_text(guild)))) for guild in (G1, G2)}
+        for channel, place in self.m.channels.items():
+            if not place.exists:
+                continue
+            name, shown = self.bot.channels[channel].name, listed[place.guild]  # (names are a guild's own)
+            seen = "everyone can view" if place.stored_view else "restricted"
+            expected = f"{place.mode}{' (set)' if place.mode_set else ''}, {seen}"
+            assert shown.get(name) == expected, ("/memory status", channel, shown.get(name), expected, self._modes())
+            held = self.bot.services.channel_modes.get(channel)
+            assert held == place.mode, ("the listener's mode", name, held, place.mode, self._modes())
 
     @invariant()
     def every_read_shows_what_the_model_allows(self) -> None:
