@@ -55,6 +55,9 @@ from bench.locomo_at_k import BM25_AT_K, AtKResult, Contender, contender_descrip
 from bench.locomo_at_k import report as report_at_k
 from bench.locomo_parts import PartTally
 from bench.locomo_parts import report as report_parts
+from bench.locomo_replay import SavedRead, found_in, replay, rows
+from bench.locomo_replay import load as load_reads
+from bench.locomo_replay import save as save_reads
 from bench.queries import bench_read
 from common.settings import ContextSettings, ExtractionSettings, RecallTuning, WindowSettings
 from common.tokens import estimate_tokens
@@ -502,22 +505,25 @@ async def gathered_outcomes(
     misses: dict[str, int] | None = None,
     tuning: RecallTuning = RecallTuning(),
     parts: PartTally | None = None,
+    saved: list[SavedRead] | None = None,
 ) -> dict[int, Outcome]:
     """Evidence recall at each budget (0: unbounded) from one gathering, assembled at each as build_context
     does (its time: the gathering's and that assembly's); with `misses`, the evidence turns the unbounded context
-    lacks are counted there by kind (`miss_kind`); with `parts`, what each part spent and found at `budgets`."""
+    lacks are counted there by kind (`miss_kind`); with `parts`, what each part spent and found at `budgets`; with
+    `saved`, the reads are appended there (`bench.locomo_replay`)."""
     req = ContextRequest(ids.guild, ids.channel, ids.asker.id, question.text, None, at)
     started = time.perf_counter()
     first = await gather(store, req, context_settings(1000), tuning=tuning, embed=embed)
     gathered = await with_evidence(store, req, first, tuning)
     gathering = time.perf_counter() - started
+    if saved is not None:
+        saved.append(SavedRead(question.category, question.evidence, gathered, sources, dia_of))
     out = {}
     for budget in budgets:
         started = time.perf_counter()
         ctx = assemble(gathered, context_settings(budget), tuning)
         ms = (gathering + time.perf_counter() - started) * 1000
-        found = {dia_of[m] for m in ctx.message_ids if m in dia_of}
-        found |= {dia_of[m] for f in ctx.fact_uuids for m in sources.get(f, ()) if m in dia_of}
+        found = found_in(ctx, sources, dia_of)
         out[budget] = Outcome(recall(question.evidence, found), ctx.total_tokens, ms, found)
         if parts is not None:
             parts.add(budget, ctx, question.evidence, lambda key: _turns_of(key, sources, dia_of))
@@ -579,6 +585,7 @@ class Run:
     embedding_skipped: str | None = None
     grapevine_embeds: bool = False
     ingest_s: float = 0.0
+    saved: list[SavedRead] = field(default_factory=list)  # with --save-reads: each budgeted question's reads
     ceiling: list[float] = field(default_factory=list)  # per question: share of evidence some annotated fact cites
     # lever name ("" for every lever on) -> (budget, category or 0 for all) -> recalls with that lever off
     levers: dict[str, dict[tuple[int, int], list[float]]] = field(default_factory=dict)
@@ -603,10 +610,15 @@ UNBOUNDED = "grapevine, no budget (all gathered)"
 
 
 async def run(  # noqa: C901 - one pass over the questions per lever, the steps shared by all of them
-    convs: list[Conversation], budgets: Sequence[int], levers: Sequence[str] = LEVER_KEYS, grapevine_embeddings: bool = True
+    convs: list[Conversation],
+    budgets: Sequence[int],
+    levers: Sequence[str] = LEVER_KEYS,
+    grapevine_embeddings: bool = True,
+    keep_reads: bool = False,
 ) -> Run:
     """Every question gathered once and assembled at each budget (and without one); then, for each lever of
-    `levers` (keys of LEVERS), gathered again with that lever off."""
+    `levers` (keys of LEVERS), gathered again with that lever off. With `keep_reads`, each budgeted question's reads
+    are kept in `Run.saved`."""
     out = Run(parts=PartTally(budgets=(*budgets, 0)))
     reason = embedding_missing()
     embedder = None
@@ -667,6 +679,7 @@ async def run(  # noqa: C901 - one pass over the questions per lever, the steps 
                     embed,
                     out.misses if budgeted else None,
                     parts=out.parts if budgeted else None,
+                    saved=out.saved if budgeted and keep_reads else None,
                 )
                 order = bm25(question.text)
                 for name, budgets_k in chunked:
@@ -854,8 +867,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-embeddings", action="store_true", help="grapevine without embeddings even when the extra is installed"
     )
+    parser.add_argument("--save-reads", type=Path, help="save every question's reads to this file (for --replay)")
+    parser.add_argument(
+        "--replay", type=Path, help="assemble the reads saved by --save-reads at each budget and print recall (no ingest)"
+    )
     args = parser.parse_args(argv)
     quiet_logs()
+    if args.replay:
+        return replayed(args.replay, [*args.budgets, 0])
     if not args.data.is_file():
         parser.error(f"no LoCoMo file at {args.data} (the shared data lives in ../shared/data next to the repository)")
     convs = load_locomo(args.data)
@@ -866,8 +885,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         convs = quick(convs)
     levers = [] if args.no_levers else args.levers
-    result = asyncio.run(run(convs, args.budgets, levers, grapevine_embeddings=not args.no_embeddings))
+    result = asyncio.run(
+        run(convs, args.budgets, levers, grapevine_embeddings=not args.no_embeddings, keep_reads=bool(args.save_reads))
+    )
     report(result, convs, args.budgets, args.data)
+    if args.save_reads:
+        save_reads(args.save_reads, result.saved)
+        console().print(f"{len(result.saved)} questions' reads saved to {args.save_reads} (python -m bench.locomo --replay)")
+    return 0
+
+
+def replayed(path: Path, budgets: Sequence[int]) -> int:
+    """The reads saved at `path` assembled at each budget: evidence recall per category."""
+    reads = load_reads(path)
+    recalls = replay(reads, budgets, {b: context_settings(b) for b in budgets})
+    headers = ["budget", *(f"{c} {name} ({sum(r.category == c for r in reads)})" for c, name in CATEGORIES.items())]
+    title = f"LoCoMo evidence recall replayed from {path.name}: {len(reads)} questions"
+    console().print(table(title, [*headers, "overall"], rows(recalls, budgets, list(CATEGORIES)), left=1))
     return 0
 
 
